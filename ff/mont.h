@@ -1,0 +1,198 @@
+/*
+ * Multi-limb Montgomery arithmetic, generic in the limb count n (4 or 6).
+ *
+ * DESIGN: every function takes n as an argument and is static inline, so each
+ * field wrapper (ff/fp_tmpl.h) calls it with a constant n and a constant
+ * modulus and the compiler unrolls it into straight-line code. Elements are
+ * little-endian arrays of 64-bit limbs.
+ *
+ * Contract for all functions here:
+ *   - inputs are fully reduced, in [0, p); outputs are fully reduced.
+ *   - outputs may alias inputs.
+ *   - the modulus leaves its top bit clear and its top limb below 2^63 - 1
+ *     (true for all cuzk fields), which the "no-carry" Montgomery product and
+ *     the carry-free addition rely on.
+ *
+ * The portable C path (unsigned __int128) is always compiled; with
+ * CZ_ASM_X86_64 the 4- and 6-limb products use the mulx/adcx/adox code of
+ * ff/mont_x86_64.h instead. Exactly one of CZ_ASM_X86_64 / CZ_PORTABLE is set.
+ */
+#ifndef CZ_FF_MONT_H
+#define CZ_FF_MONT_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#if defined(CZ_ASM_X86_64) && defined(CZ_PORTABLE)
+#error "define exactly one of CZ_ASM_X86_64 and CZ_PORTABLE"
+#elif !defined(CZ_ASM_X86_64) && !defined(CZ_PORTABLE)
+#error "define exactly one of CZ_ASM_X86_64 and CZ_PORTABLE (the build system does)"
+#endif
+
+#define CZ_MAX_LIMBS 6
+
+#if defined(__GNUC__)
+#define CZ_INLINE static inline __attribute__((always_inline))
+#else
+#define CZ_INLINE static inline
+#endif
+
+typedef unsigned __int128 cz_u128;
+
+/* r = a + b + carry_in, returns carry out. */
+CZ_INLINE uint64_t cz_adc(uint64_t *r, uint64_t a, uint64_t b, uint64_t c)
+{
+    cz_u128 t = (cz_u128)a + b + c;
+    *r = (uint64_t)t;
+    return (uint64_t)(t >> 64);
+}
+
+/* r = a - b - borrow_in, returns borrow out (0 or 1). */
+CZ_INLINE uint64_t cz_sbb(uint64_t *r, uint64_t a, uint64_t b, uint64_t c)
+{
+    cz_u128 t = (cz_u128)a - b - c;
+    *r = (uint64_t)t;
+    return (uint64_t)(t >> 64) & 1;
+}
+
+CZ_INLINE int cz_limbs_is_zero(const uint64_t *a, int n)
+{
+    uint64_t acc = 0;
+    for (int i = 0; i < n; i++) acc |= a[i];
+    return acc == 0;
+}
+
+CZ_INLINE int cz_limbs_eq(const uint64_t *a, const uint64_t *b, int n)
+{
+    uint64_t acc = 0;
+    for (int i = 0; i < n; i++) acc |= a[i] ^ b[i];
+    return acc == 0;
+}
+
+/* Returns -1, 0, 1 as a <, =, > b (as integers). Not constant time. */
+CZ_INLINE int cz_limbs_cmp(const uint64_t *a, const uint64_t *b, int n)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+    }
+    return 0;
+}
+
+/* r = t - p if t >= p else t, for t < 2p; branch-free select. */
+CZ_INLINE void cz_mont_reduce_once(uint64_t *r, const uint64_t *t, const uint64_t *p, int n)
+{
+    uint64_t d[CZ_MAX_LIMBS];
+    uint64_t borrow = 0;
+    for (int i = 0; i < n; i++) borrow = cz_sbb(&d[i], t[i], p[i], borrow);
+    uint64_t keep = (uint64_t)0 - borrow; /* all ones: t < p, keep t */
+    for (int i = 0; i < n; i++) r[i] = (t[i] & keep) | (d[i] & ~keep);
+}
+
+CZ_INLINE void cz_mont_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, int n)
+{
+    uint64_t t[CZ_MAX_LIMBS];
+    uint64_t c = 0;
+    for (int i = 0; i < n; i++) c = cz_adc(&t[i], a[i], b[i], c);
+    /* a + b < 2p < 2^(64n): no carry out of the top limb */
+    cz_mont_reduce_once(r, t, p, n);
+}
+
+CZ_INLINE void cz_mont_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p, int n)
+{
+    uint64_t t[CZ_MAX_LIMBS];
+    uint64_t borrow = 0;
+    for (int i = 0; i < n; i++) borrow = cz_sbb(&t[i], a[i], b[i], borrow);
+    uint64_t mask = (uint64_t)0 - borrow; /* add p back on borrow */
+    uint64_t c = 0;
+    for (int i = 0; i < n; i++) c = cz_adc(&r[i], t[i], p[i] & mask, c);
+}
+
+CZ_INLINE void cz_mont_neg(uint64_t *r, const uint64_t *a, const uint64_t *p, int n)
+{
+    uint64_t nz = (uint64_t)0 - (uint64_t)!cz_limbs_is_zero(a, n);
+    uint64_t borrow = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t t;
+        borrow = cz_sbb(&t, p[i], a[i], borrow);
+        r[i] = t & nz;
+    }
+}
+
+/* r = 2a mod p */
+CZ_INLINE void cz_mont_dbl(uint64_t *r, const uint64_t *a, const uint64_t *p, int n)
+{
+    cz_mont_add(r, a, a, p, n);
+}
+
+/* r = a / 2 mod p */
+CZ_INLINE void cz_mont_half(uint64_t *r, const uint64_t *a, const uint64_t *p, int n)
+{
+    uint64_t t[CZ_MAX_LIMBS + 1];
+    uint64_t mask = (uint64_t)0 - (a[0] & 1);
+    uint64_t c = 0;
+    for (int i = 0; i < n; i++) c = cz_adc(&t[i], a[i], p[i] & mask, c);
+    t[n] = c;
+    for (int i = 0; i < n; i++) r[i] = (t[i] >> 1) | (t[i + 1] << 63);
+}
+
+/*
+ * Montgomery product r = a*b*2^(-64n) mod p, CIOS with the "no-carry"
+ * shortcut (the top limb of p is below 2^63 - 1, so t[n] never overflows).
+ * pinv = -p^-1 mod 2^64. Portable: always compiled.
+ */
+CZ_INLINE void cz_mont_mul_c(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p,
+                             uint64_t pinv, int n)
+{
+    uint64_t t[CZ_MAX_LIMBS + 1];
+    for (int i = 0; i < n; i++) t[i] = 0;
+    for (int i = 0; i < n; i++) {
+        cz_u128 acc;
+        uint64_t c = 0;
+        for (int j = 0; j < n; j++) {
+            acc = (cz_u128)a[j] * b[i] + t[j] + c;
+            t[j] = (uint64_t)acc;
+            c = (uint64_t)(acc >> 64);
+        }
+        uint64_t hi = c;
+        uint64_t m = t[0] * pinv;
+        acc = (cz_u128)m * p[0] + t[0];
+        c = (uint64_t)(acc >> 64);
+        for (int j = 1; j < n; j++) {
+            acc = (cz_u128)m * p[j] + t[j] + c;
+            t[j - 1] = (uint64_t)acc;
+            c = (uint64_t)(acc >> 64);
+        }
+        t[n - 1] = hi + c;
+    }
+    cz_mont_reduce_once(r, t, p, n);
+}
+
+/* Montgomery square; portable path is the product with itself. */
+CZ_INLINE void cz_mont_sqr_c(uint64_t *r, const uint64_t *a, const uint64_t *p, uint64_t pinv, int n)
+{
+    cz_mont_mul_c(r, a, a, p, pinv, n);
+}
+
+/* r = a * 2^(-64n) mod p: leaves Montgomery form (a is any value < p). */
+CZ_INLINE void cz_mont_redc_c(uint64_t *r, const uint64_t *a, const uint64_t *p, uint64_t pinv, int n)
+{
+    uint64_t one[CZ_MAX_LIMBS] = {1};
+    cz_mont_mul_c(r, a, one, p, pinv, n);
+}
+
+#if defined(CZ_ASM_X86_64)
+#include "ff/mont_x86_64.h"
+#define cz_mont_mul(r, a, b, p, pinv, n)                                                           \
+    ((n) == 4 ? cz_mont_mul_4_adx((r), (a), (b), (p), (pinv))                                      \
+              : (n) == 6 ? cz_mont_mul_6_adx((r), (a), (b), (p), (pinv))                           \
+                         : cz_mont_mul_c((r), (a), (b), (p), (pinv), (n)))
+#define cz_mont_sqr(r, a, p, pinv, n)                                                              \
+    ((n) == 4 ? cz_mont_sqr_4_adx((r), (a), (p), (pinv))                                           \
+              : (n) == 6 ? cz_mont_sqr_6_adx((r), (a), (p), (pinv))                                \
+                         : cz_mont_sqr_c((r), (a), (p), (pinv), (n)))
+#else
+#define cz_mont_mul(r, a, b, p, pinv, n) cz_mont_mul_c((r), (a), (b), (p), (pinv), (n))
+#define cz_mont_sqr(r, a, p, pinv, n) cz_mont_sqr_c((r), (a), (p), (pinv), (n))
+#endif
+
+#endif /* CZ_FF_MONT_H */
