@@ -44,14 +44,11 @@ CZ_INLINE void CZ_FN(sub)(CZ_FP *r, const CZ_FP *a, const CZ_FP *b)
 CZ_INLINE void CZ_FN(neg)(CZ_FP *r, const CZ_FP *a) { cz_mont_neg(r->l, a->l, CZ_FN(modulus), CZ_FP_N); }
 CZ_INLINE void CZ_FN(dbl)(CZ_FP *r, const CZ_FP *a) { cz_mont_dbl(r->l, a->l, CZ_FN(modulus), CZ_FP_N); }
 CZ_INLINE void CZ_FN(half)(CZ_FP *r, const CZ_FP *a) { cz_mont_half(r->l, a->l, CZ_FN(modulus), CZ_FP_N); }
-CZ_INLINE void CZ_FN(mul)(CZ_FP *r, const CZ_FP *a, const CZ_FP *b)
-{
-    cz_mont_mul(r->l, a->l, b->l, CZ_FN(modulus), CZ_FN(pinv), CZ_FP_N);
-}
-CZ_INLINE void CZ_FN(sqr)(CZ_FP *r, const CZ_FP *a)
-{
-    cz_mont_sqr(r->l, a->l, CZ_FN(modulus), CZ_FN(pinv), CZ_FP_N);
-}
+/* Products are out of line (ff/ff.c): one copy per field keeps the point
+ * formulas that call them small to compile; a call costs a few cycles next
+ * to the 30-100 of the product. */
+void CZ_FN(mul)(CZ_FP *r, const CZ_FP *a, const CZ_FP *b);
+void CZ_FN(sqr)(CZ_FP *r, const CZ_FP *a);
 /* Portable-path product, kept callable in every build so tests can compare. */
 CZ_INLINE void CZ_FN(mul_portable)(CZ_FP *r, const CZ_FP *a, const CZ_FP *b)
 {

@@ -11,6 +11,16 @@ static const uint64_t CZ_FN(tp1h_)[CZ_FP_N] = CZ_FK(TP1H);
 static const uint64_t CZ_FN(pm2_)[CZ_FP_N] = CZ_FK(PM2);
 static const CZ_FP CZ_FN(root_) = {CZ_FK(ROOT)};
 
+void CZ_FN(mul)(CZ_FP *r, const CZ_FP *a, const CZ_FP *b)
+{
+    cz_mont_mul(r->l, a->l, b->l, CZ_FN(modulus), CZ_FN(pinv), CZ_FP_N);
+}
+
+void CZ_FN(sqr)(CZ_FP *r, const CZ_FP *a)
+{
+    cz_mont_sqr(r->l, a->l, CZ_FN(modulus), CZ_FN(pinv), CZ_FP_N);
+}
+
 void CZ_FN(pow)(CZ_FP *r, const CZ_FP *a, const uint64_t *e, size_t ne)
 {
     CZ_FP acc = CZ_FN(ONE), base = *a;

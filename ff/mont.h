@@ -32,7 +32,7 @@
 #define CZ_MAX_LIMBS 6
 
 #if defined(__GNUC__)
-#define CZ_INLINE static inline __attribute__((always_inline))
+#define CZ_INLINE static inline
 #else
 #define CZ_INLINE static inline
 #endif
