@@ -1,0 +1,362 @@
+#include "io/proof.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ec/ec.h"
+#include "io/json.h"
+#include "util/atomic_file.h"
+
+/* ---- per-curve coordinate helpers ---- */
+
+static int nq_limbs(cz_curve c) { return c == CZ_CURVE_BLS12_381 ? 6 : 4; }
+
+static void fq_dec(cz_curve c, char *buf, const uint64_t *limbs)
+{
+    if (c == CZ_CURVE_BN254)
+        cz_bn254_fq_to_dec(buf, CZ_FP_DEC_MAX, (const cz_bn254_fq *)limbs);
+    else
+        cz_bls12_381_fq_to_dec(buf, CZ_FP_DEC_MAX, (const cz_bls12_381_fq *)limbs);
+}
+
+static cz_status fq_parse(cz_curve c, uint64_t *limbs, const char *s, size_t len)
+{
+    if (c == CZ_CURVE_BN254) return cz_bn254_fq_from_dec((cz_bn254_fq *)limbs, s, len);
+    return cz_bls12_381_fq_from_dec((cz_bls12_381_fq *)limbs, s, len);
+}
+
+static void fr_dec(cz_curve c, char *buf, const void *v)
+{
+    if (c == CZ_CURVE_BN254)
+        cz_bn254_fr_to_dec(buf, CZ_FP_DEC_MAX, v);
+    else
+        cz_bls12_381_fr_to_dec(buf, CZ_FP_DEC_MAX, v);
+}
+
+static cz_status fr_parse(cz_curve c, void *v, const char *s, size_t len)
+{
+    if (c == CZ_CURVE_BN254) return cz_bn254_fr_from_dec(v, s, len);
+    return cz_bls12_381_fr_from_dec(v, s, len);
+}
+
+/* Jacobian (x, y, z) in limbs -> affine; on-curve and (optionally) subgroup
+ * check. group 1 or 2. Returns 0 ok, 1 not on curve, 2 not in subgroup. */
+static int finish_point(cz_curve c, int group, uint64_t *aff, const uint64_t *jac, int subgroup)
+{
+#define FINISH(G)                                                                                  \
+    do {                                                                                           \
+        G j;                                                                                       \
+        memcpy(&j, jac, sizeof j);                                                                 \
+        if (!G##_is_on_curve(&j)) return 1;                                                        \
+        if (subgroup && !G##_in_subgroup(&j)) return 2;                                            \
+        G##_to_affine((G##_affine *)aff, &j);                                                      \
+        return 0;                                                                                  \
+    } while (0)
+    if (c == CZ_CURVE_BN254) {
+        if (group == 1) FINISH(cz_bn254_g1);
+        FINISH(cz_bn254_g2);
+    }
+    if (group == 1) FINISH(cz_bls12_381_g1);
+    FINISH(cz_bls12_381_g2);
+#undef FINISH
+}
+
+static int affine_is_inf(cz_curve c, int group, const uint64_t *aff)
+{
+    int words = nq_limbs(c) * 2 * group;
+    for (int i = 0; i < words; i++)
+        if (aff[i]) return 0;
+    return 1;
+}
+
+/* ---- writing ---- */
+
+static void write_g1(FILE *f, cz_curve c, const uint64_t *p, const char *indent)
+{
+    char x[CZ_FP_DEC_MAX], y[CZ_FP_DEC_MAX];
+    if (affine_is_inf(c, 1, p)) {
+        fprintf(f, "[\n%s \"0\",\n%s \"1\",\n%s \"0\"\n%s]", indent, indent, indent, indent);
+        return;
+    }
+    int n = nq_limbs(c);
+    fq_dec(c, x, p);
+    fq_dec(c, y, p + n);
+    fprintf(f, "[\n%s \"%s\",\n%s \"%s\",\n%s \"1\"\n%s]", indent, x, indent, y, indent, indent);
+}
+
+static void write_g2(FILE *f, cz_curve c, const uint64_t *p, const char *indent)
+{
+    char v[4][CZ_FP_DEC_MAX];
+    int n = nq_limbs(c);
+    if (affine_is_inf(c, 2, p)) {
+        fprintf(f, "[\n%s [\n%s  \"0\",\n%s  \"0\"\n%s ],\n%s [\n%s  \"1\",\n%s  \"0\"\n%s ],\n%s [\n%s  \"0\",\n%s  \"0\"\n%s ]\n%s]",
+                indent, indent, indent, indent, indent, indent, indent, indent, indent, indent, indent, indent, indent);
+        return;
+    }
+    for (int i = 0; i < 4; i++) fq_dec(c, v[i], p + i * n);
+    fprintf(f,
+            "[\n%s [\n%s  \"%s\",\n%s  \"%s\"\n%s ],\n%s [\n%s  \"%s\",\n%s  \"%s\"\n%s ],\n%s [\n%s  \"1\",\n%s  \"0\"\n%s ]\n%s]",
+            indent, indent, v[0], indent, v[1], indent, indent, indent, v[2], indent, v[3], indent, indent, indent,
+            indent, indent, indent);
+}
+
+cz_status cz_proof_write_json(const char *path, const cz_proof *p, cz_error *err)
+{
+    cz_atomic_file af;
+    cz_status st = cz_atomic_file_open(&af, path, err);
+    if (st != CZ_OK) return st;
+    FILE *f = af.fp;
+    fprintf(f, "{\n \"pi_a\": ");
+    write_g1(f, p->curve, p->a, " ");
+    fprintf(f, ",\n \"pi_b\": ");
+    write_g2(f, p->curve, p->b, " ");
+    fprintf(f, ",\n \"pi_c\": ");
+    write_g1(f, p->curve, p->c, " ");
+    fprintf(f, ",\n \"protocol\": \"groth16\",\n \"curve\": \"%s\"\n}", cz_curve_snarkjs_name(p->curve));
+    return cz_atomic_file_commit(&af, err);
+}
+
+cz_status cz_public_write_json(const char *path, cz_curve curve, const void *values, size_t n, cz_error *err)
+{
+    cz_atomic_file af;
+    cz_status st = cz_atomic_file_open(&af, path, err);
+    if (st != CZ_OK) return st;
+    FILE *f = af.fp;
+    char buf[CZ_FP_DEC_MAX];
+    fprintf(f, "[");
+    for (size_t i = 0; i < n; i++) {
+        fr_dec(curve, buf, (const uint8_t *)values + 32 * i);
+        fprintf(f, "%s\n \"%s\"", i ? "," : "", buf);
+    }
+    fprintf(f, "%s]", n ? "\n" : "");
+    return cz_atomic_file_commit(&af, err);
+}
+
+cz_status cz_vkey_write_json(const char *path, const cz_vkey *vk, const void *alphabeta, cz_error *err)
+{
+    cz_atomic_file af;
+    cz_status st = cz_atomic_file_open(&af, path, err);
+    if (st != CZ_OK) return st;
+    FILE *f = af.fp;
+    cz_curve c = vk->curve;
+    fprintf(f, "{\n \"protocol\": \"groth16\",\n \"curve\": \"%s\",\n \"nPublic\": %u,\n \"vk_alpha_1\": ",
+            cz_curve_snarkjs_name(c), vk->n_public);
+    write_g1(f, c, vk->alpha1, " ");
+    fprintf(f, ",\n \"vk_beta_2\": ");
+    write_g2(f, c, vk->beta2, " ");
+    fprintf(f, ",\n \"vk_gamma_2\": ");
+    write_g2(f, c, vk->gamma2, " ");
+    fprintf(f, ",\n \"vk_delta_2\": ");
+    write_g2(f, c, vk->delta2, " ");
+    /* Fq12 = (Fq6, Fq6), Fq6 = (Fq2, Fq2, Fq2), Fq2 = (c0, c1) */
+    fprintf(f, ",\n \"vk_alphabeta_12\": [");
+    const uint64_t *ab = alphabeta;
+    int n = nq_limbs(c);
+    char buf[CZ_FP_DEC_MAX];
+    for (int i6 = 0; i6 < 2; i6++) {
+        fprintf(f, "%s\n  [", i6 ? "," : "");
+        for (int i2 = 0; i2 < 3; i2++) {
+            fprintf(f, "%s\n   [", i2 ? "," : "");
+            for (int k = 0; k < 2; k++) {
+                fq_dec(c, buf, ab + ((i6 * 3 + i2) * 2 + k) * n);
+                fprintf(f, "%s\n    \"%s\"", k ? "," : "", buf);
+            }
+            fprintf(f, "\n   ]");
+        }
+        fprintf(f, "\n  ]");
+    }
+    fprintf(f, "\n ],\n \"IC\": [");
+    for (uint32_t i = 0; i <= vk->n_public; i++) {
+        fprintf(f, "%s\n  ", i ? "," : "");
+        write_g1(f, c, vk->ic + 12 * (size_t)i, "  ");
+    }
+    fprintf(f, "\n ]\n}");
+    return cz_atomic_file_commit(&af, err);
+}
+
+/* ---- reading ---- */
+
+static cz_status want_coord(cz_curve c, uint64_t *limbs, const cz_json *v, const char *path, const char *what,
+                            cz_error *err)
+{
+    if (!v || v->type != CZ_JSON_STRING)
+        return cz_error_set(err, CZ_ERR_FORMAT, "%s: %s: expected a decimal string", path, what);
+    cz_status st = fq_parse(c, limbs, v->str, v->len);
+    if (st == CZ_ERR_RANGE) return cz_error_set(err, st, "%s: %s: value >= the base field prime q", path, what);
+    if (st != CZ_OK) return cz_error_set(err, CZ_ERR_FORMAT, "%s: %s: '%.40s' is not a decimal integer", path, what, v->str);
+    return CZ_OK;
+}
+
+/* Parses a G1 ([x,y,z]) or G2 ([[x0,x1],[y0,y1],[z0,z1]]) JSON point. */
+static cz_status read_point(cz_curve c, int group, uint64_t *aff, const cz_json *v, int subgroup, const char *path,
+                            const char *name, cz_error *err)
+{
+    char what[128];
+    if (!v) return cz_error_set(err, CZ_ERR_FORMAT, "%s: %s is missing", path, name);
+    if (v->type != CZ_JSON_ARRAY || v->nchild != 3)
+        return cz_error_set(err, CZ_ERR_FORMAT, "%s: %s: expected an array of 3 coordinates", path, name);
+    int n = nq_limbs(c);
+    uint64_t jac[3 * 2 * 6] = {0}; /* X, Y, Z each group x n limbs */
+    static const char *cn = "xyz";
+    for (int k = 0; k < 3; k++) {
+        const cz_json *e = v->child[k];
+        if (group == 1) {
+            snprintf(what, sizeof what, "%s.%c", name, cn[k]);
+            cz_status st = want_coord(c, jac + k * n, e, path, what, err);
+            if (st != CZ_OK) return st;
+        } else {
+            if (e->type != CZ_JSON_ARRAY || e->nchild != 2)
+                return cz_error_set(err, CZ_ERR_FORMAT, "%s: %s.%c: expected [c0, c1]", path, name, cn[k]);
+            for (int j = 0; j < 2; j++) {
+                snprintf(what, sizeof what, "%s.%c.c%d", name, cn[k], j);
+                cz_status st = want_coord(c, jac + (2 * k + j) * n, e->child[j], path, what, err);
+                if (st != CZ_OK) return st;
+            }
+        }
+    }
+    /* internal limbs are Montgomery: z == 0 checks are representation-free */
+    int zlen = n * group;
+    int zzero = 1;
+    for (int i = 0; i < zlen; i++) zzero &= jac[2 * zlen + i] == 0;
+    if (zzero) {
+        memset(aff, 0, (size_t)2 * zlen * 8);
+        return CZ_OK;
+    }
+    int r = finish_point(c, group, aff, jac, subgroup);
+    if (r == 1) return cz_error_set(err, CZ_ERR_NOT_ON_CURVE, "%s: %s is not on the curve", path, name);
+    if (r == 2) return cz_error_set(err, CZ_ERR_NOT_IN_SUBGROUP, "%s: %s is not in the prime-order subgroup", path, name);
+    return CZ_OK;
+}
+
+cz_status cz_proof_read_json(cz_proof *p, cz_curve curve, const char *path, cz_error *err)
+{
+    memset(p, 0, sizeof *p);
+    cz_json_doc *doc;
+    cz_json *root;
+    cz_status st = cz_json_parse_file(&doc, &root, path, err);
+    if (st != CZ_OK) return st;
+    if (root->type != CZ_JSON_OBJECT) {
+        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: expected a JSON object with pi_a, pi_b, pi_c", path);
+        goto done;
+    }
+    const cz_json *pc = cz_json_get(root, "curve");
+    if (pc && pc->type == CZ_JSON_STRING && cz_curve_parse(pc->str) != curve) {
+        st = cz_error_set(err, CZ_ERR_MISMATCH, "%s: proof is for curve '%s', the verifying key for %s", path, pc->str,
+                          cz_curve_snarkjs_name(curve));
+        goto done;
+    }
+    p->curve = curve;
+    if ((st = read_point(curve, 1, p->a, cz_json_get(root, "pi_a"), 1, path, "pi_a", err)) != CZ_OK) goto done;
+    if ((st = read_point(curve, 2, p->b, cz_json_get(root, "pi_b"), 1, path, "pi_b", err)) != CZ_OK) goto done;
+    if ((st = read_point(curve, 1, p->c, cz_json_get(root, "pi_c"), 1, path, "pi_c", err)) != CZ_OK) goto done;
+done:
+    cz_json_free(doc);
+    return st;
+}
+
+cz_status cz_public_read_json(void **values, size_t *n, cz_curve curve, const char *path, cz_error *err)
+{
+    *values = NULL;
+    *n = 0;
+    cz_json_doc *doc;
+    cz_json *root;
+    cz_status st = cz_json_parse_file(&doc, &root, path, err);
+    if (st != CZ_OK) return st;
+    if (root->type != CZ_JSON_ARRAY) {
+        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: expected a JSON array of decimal strings", path);
+        goto done;
+    }
+    uint8_t *v = malloc(root->nchild ? root->nchild * 32 : 1);
+    if (!v) {
+        st = cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory", path);
+        goto done;
+    }
+    for (size_t i = 0; i < root->nchild; i++) {
+        const cz_json *e = root->child[i];
+        if (e->type != CZ_JSON_STRING && e->type != CZ_JSON_NUMBER) {
+            st = cz_error_set(err, CZ_ERR_FORMAT, "%s: element %zu: expected a decimal string", path, i);
+            break;
+        }
+        st = fr_parse(curve, v + 32 * i, e->str, e->len);
+        if (st == CZ_ERR_RANGE) {
+            st = cz_error_set(err, st, "%s: element %zu: public signal >= the scalar field prime r", path, i);
+            break;
+        }
+        if (st != CZ_OK) {
+            st = cz_error_set(err, CZ_ERR_FORMAT, "%s: element %zu: '%.40s' is not a decimal integer", path, i, e->str);
+            break;
+        }
+    }
+    if (st != CZ_OK) {
+        free(v);
+        goto done;
+    }
+    *values = v;
+    *n = root->nchild;
+done:
+    cz_json_free(doc);
+    return st;
+}
+
+void cz_vkey_free(cz_vkey *vk)
+{
+    free(vk->ic);
+    vk->ic = NULL;
+}
+
+cz_status cz_vkey_read_json(cz_vkey *vk, const char *path, cz_error *err)
+{
+    memset(vk, 0, sizeof *vk);
+    cz_json_doc *doc;
+    cz_json *root;
+    cz_status st = cz_json_parse_file(&doc, &root, path, err);
+    if (st != CZ_OK) return st;
+    const cz_json *proto = cz_json_get(root, "protocol"), *curve = cz_json_get(root, "curve");
+    const cz_json *ic = cz_json_get(root, "IC"), *np = cz_json_get(root, "nPublic");
+    if (root->type != CZ_JSON_OBJECT) {
+        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: expected a JSON object (a snarkjs verification key)", path);
+        goto done;
+    }
+    if (!proto || proto->type != CZ_JSON_STRING || strcmp(proto->str, "groth16") != 0) {
+        st = cz_error_set(err, CZ_ERR_UNSUPPORTED, "%s: protocol is %s%s%s, expected \"groth16\"", path,
+                          proto && proto->type == CZ_JSON_STRING ? "\"" : "",
+                          proto && proto->type == CZ_JSON_STRING ? proto->str : "missing",
+                          proto && proto->type == CZ_JSON_STRING ? "\"" : "");
+        goto done;
+    }
+    vk->curve = curve && curve->type == CZ_JSON_STRING ? cz_curve_parse(curve->str) : CZ_CURVE_NONE;
+    if (vk->curve == CZ_CURVE_NONE) {
+        st = cz_error_set(err, CZ_ERR_UNSUPPORTED, "%s: curve is %s, expected \"bn128\" or \"bls12381\"", path,
+                          curve && curve->type == CZ_JSON_STRING ? curve->str : "missing");
+        goto done;
+    }
+    if (!ic || ic->type != CZ_JSON_ARRAY || ic->nchild == 0) {
+        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: IC: expected a non-empty array of G1 points", path);
+        goto done;
+    }
+    vk->n_public = (uint32_t)(ic->nchild - 1);
+    if (np && (np->type != CZ_JSON_NUMBER || strtoul(np->str, NULL, 10) != vk->n_public)) {
+        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: nPublic = %s does not match the %zu IC points", path,
+                          np->type == CZ_JSON_NUMBER ? np->str : "(not a number)", ic->nchild);
+        goto done;
+    }
+    cz_curve c = vk->curve;
+    if ((st = read_point(c, 1, vk->alpha1, cz_json_get(root, "vk_alpha_1"), 1, path, "vk_alpha_1", err)) != CZ_OK) goto done;
+    if ((st = read_point(c, 2, vk->beta2, cz_json_get(root, "vk_beta_2"), 1, path, "vk_beta_2", err)) != CZ_OK) goto done;
+    if ((st = read_point(c, 2, vk->gamma2, cz_json_get(root, "vk_gamma_2"), 1, path, "vk_gamma_2", err)) != CZ_OK) goto done;
+    if ((st = read_point(c, 2, vk->delta2, cz_json_get(root, "vk_delta_2"), 1, path, "vk_delta_2", err)) != CZ_OK) goto done;
+    vk->ic = calloc(ic->nchild, 12 * sizeof(uint64_t));
+    if (!vk->ic) {
+        st = cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory", path);
+        goto done;
+    }
+    for (size_t i = 0; i < ic->nchild; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "IC[%zu]", i);
+        if ((st = read_point(c, 1, vk->ic + 12 * i, ic->child[i], 1, path, name, err)) != CZ_OK) goto done;
+    }
+done:
+    cz_json_free(doc);
+    if (st != CZ_OK) cz_vkey_free(vk);
+    return st;
+}

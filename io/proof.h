@@ -1,0 +1,58 @@
+/*
+ * io/proof: Groth16 proofs and verifying keys in the snarkjs JSON formats
+ * (proof.json, public.json, verification_key.json), and the bellperson
+ * 192-byte binary proof for BLS12-381.
+ *
+ * DESIGN: cz_proof and cz_vkey hold points in the curve's ec *_affine types
+ * (storage sized for BLS12-381, the larger curve; all-zero = infinity).
+ * Readers accept exactly what `snarkjs groth16 verify` accepts: decimal
+ * strings, points as [x, y, z] with z = 1 (affine), z = 0 (infinity) or any
+ * other z (Jacobian), G2 coordinates as [c0, c1]; each coordinate < q, each
+ * point on the curve, and — stricter than snarkjs — proof points in the
+ * prime-order subgroup. Public signals must be < r. Writers produce the same
+ * JSON shape snarkjs writes, through util/atomic_file (no partial files).
+ */
+#ifndef CZ_IO_PROOF_H
+#define CZ_IO_PROOF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/curve.h"
+#include "util/error.h"
+
+typedef struct cz_proof {
+    cz_curve curve;
+    uint64_t a[12]; /* G1 affine */
+    uint64_t b[24]; /* G2 affine */
+    uint64_t c[12]; /* G1 affine */
+} cz_proof;
+
+typedef struct cz_vkey {
+    cz_curve curve;
+    uint32_t n_public;
+    uint64_t alpha1[12];
+    uint64_t beta2[24], gamma2[24], delta2[24];
+    uint64_t *ic; /* n_public + 1 G1 affine points, malloc'ed (12 words each slot) */
+} cz_vkey;
+
+void cz_vkey_free(cz_vkey *vk);
+
+/* proof.json */
+cz_status cz_proof_write_json(const char *path, const cz_proof *p, cz_error *err);
+cz_status cz_proof_read_json(cz_proof *p, cz_curve curve, const char *path, cz_error *err);
+/* public.json: n values, scalar-field elements in Montgomery form
+ * (32 bytes each). */
+cz_status cz_public_write_json(const char *path, cz_curve curve, const void *values, size_t n, cz_error *err);
+/* Reads public.json; *values is malloc'ed (32 bytes each, Montgomery). */
+cz_status cz_public_read_json(void **values, size_t *n, cz_curve curve, const char *path, cz_error *err);
+/* verification_key.json. alphabeta is e(alpha1, beta2) in the curve's Fq12
+ * type (12 Fq coefficients in tower order), written as vk_alphabeta_12. */
+cz_status cz_vkey_write_json(const char *path, const cz_vkey *vk, const void *alphabeta, cz_error *err);
+cz_status cz_vkey_read_json(cz_vkey *vk, const char *path, cz_error *err);
+
+/* bellperson/zcash binary proof (BLS12-381 only): A (48) || B (96) || C (48),
+ * compressed. */
+#define CZ_PROOF_BIN_BYTES 192
+
+#endif

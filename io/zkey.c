@@ -1,0 +1,359 @@
+#include "io/zkey.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ec/ec.h"
+#include "io/binfile.h"
+#include "util/thread.h"
+
+size_t cz_g1_affine_size(cz_curve c)
+{
+    return c == CZ_CURVE_BN254 ? sizeof(cz_bn254_g1_affine) : c == CZ_CURVE_BLS12_381 ? sizeof(cz_bls12_381_g1_affine) : 0;
+}
+
+size_t cz_g2_affine_size(cz_curve c)
+{
+    return c == CZ_CURVE_BN254 ? sizeof(cz_bn254_g2_affine) : c == CZ_CURVE_BLS12_381 ? sizeof(cz_bls12_381_g2_affine) : 0;
+}
+
+/* ---- point validation: every coordinate < q, point on the curve ---- */
+
+static int ok_bn254_g1(const void *p, int curve_check)
+{
+    const cz_bn254_g1_affine *a = p;
+    return cz_bn254_fq_limbs_in_range(a->x.l) && cz_bn254_fq_limbs_in_range(a->y.l) &&
+           (!curve_check || cz_bn254_g1_affine_is_on_curve(a));
+}
+static int ok_bn254_g2(const void *p, int curve_check)
+{
+    const cz_bn254_g2_affine *a = p;
+    return cz_bn254_fq_limbs_in_range(a->x.c0.l) && cz_bn254_fq_limbs_in_range(a->x.c1.l) &&
+           cz_bn254_fq_limbs_in_range(a->y.c0.l) && cz_bn254_fq_limbs_in_range(a->y.c1.l) &&
+           (!curve_check || cz_bn254_g2_affine_is_on_curve(a));
+}
+static int ok_bls_g1(const void *p, int curve_check)
+{
+    const cz_bls12_381_g1_affine *a = p;
+    return cz_bls12_381_fq_limbs_in_range(a->x.l) && cz_bls12_381_fq_limbs_in_range(a->y.l) &&
+           (!curve_check || cz_bls12_381_g1_affine_is_on_curve(a));
+}
+static int ok_bls_g2(const void *p, int curve_check)
+{
+    const cz_bls12_381_g2_affine *a = p;
+    return cz_bls12_381_fq_limbs_in_range(a->x.c0.l) && cz_bls12_381_fq_limbs_in_range(a->x.c1.l) &&
+           cz_bls12_381_fq_limbs_in_range(a->y.c0.l) && cz_bls12_381_fq_limbs_in_range(a->y.c1.l) &&
+           (!curve_check || cz_bls12_381_g2_affine_is_on_curve(a));
+}
+
+typedef int (*pt_check_fn)(const void *, int);
+
+static pt_check_fn point_check(cz_curve c, int group)
+{
+    if (c == CZ_CURVE_BN254) return group == 1 ? ok_bn254_g1 : ok_bn254_g2;
+    return group == 1 ? ok_bls_g1 : ok_bls_g2;
+}
+
+typedef struct {
+    const uint8_t *src;
+    uint8_t *dst;
+    size_t psize;
+    pt_check_fn check;
+    int curve_check;
+    uint64_t bad; /* smallest bad index or UINT64_MAX */
+} copy_ctx;
+
+static void note_bad(uint64_t *slot, uint64_t i)
+{
+    uint64_t cur = __atomic_load_n(slot, __ATOMIC_RELAXED);
+    while (i < cur && !__atomic_compare_exchange_n(slot, &cur, i, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+}
+
+static void copy_range(void *arg, size_t b, size_t e, int thread)
+{
+    copy_ctx *c = arg;
+    (void)thread;
+    memcpy(c->dst + b * c->psize, c->src + b * c->psize, (e - b) * c->psize);
+    for (size_t i = b; i < e; i++)
+        if (!c->check(c->dst + i * c->psize, c->curve_check)) note_bad(&c->bad, i);
+}
+
+static const char *const SECTION_NAMES[] = {"", "header", "groth16 header", "IC", "coefficients", "A", "B1",
+                                            "B2", "C", "H", "contributions"};
+
+/* Copies count points of section id into a new aligned table, checking
+ * each. */
+static cz_status load_points(cz_zkey *z, const cz_binfile *f, uint32_t id, int group, uint64_t count, void **out,
+                             const cz_zkey_opts *o, cz_error *err)
+{
+    const cz_binsection *s;
+    cz_status st = cz_binfile_section(f, id, &s, err);
+    if (st != CZ_OK) return st;
+    size_t psize = group == 1 ? cz_g1_affine_size(z->curve) : cz_g2_affine_size(z->curve);
+    if (s->size != count * psize)
+        return cz_error_set(err, CZ_ERR_FORMAT,
+                            "%s: section %u (%s) holds %" PRIu64 " bytes, expected %" PRIu64 " points x %zu = %" PRIu64,
+                            f->path, id, SECTION_NAMES[id], s->size, count, psize, count * psize);
+    if (count == 0) {
+        *out = NULL;
+        return CZ_OK;
+    }
+    void *dst = cz_alloc(z->alloc, count * psize);
+    if (!dst)
+        return cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory for section %u (%" PRIu64 " bytes)", f->path, id,
+                            count * psize);
+    z->bytes += count * psize;
+    copy_ctx c = {f->data + s->offset, dst, psize, point_check(z->curve, group), !o->skip_point_checks, UINT64_MAX};
+    cz_parallel_for(cz_pool_default(), count, 1024, copy_range, &c);
+    *out = dst;
+    if (c.bad != UINT64_MAX) {
+        /* re-check the first bad point to say whether it is a range or curve failure */
+        int range_ok = c.check(c.dst + c.bad * psize, 0);
+        return cz_error_set(err, range_ok ? CZ_ERR_NOT_ON_CURVE : CZ_ERR_RANGE,
+                            "%s: section %u (%s), offset %" PRIu64 ": point %" PRIu64 " %s", f->path, id,
+                            SECTION_NAMES[id], s->offset + c.bad * psize, c.bad,
+                            range_ok ? "is not on the curve" : "has a coordinate >= the base field prime q");
+    }
+    return CZ_OK;
+}
+
+static cz_status read_header_point(cz_zkey *z, cz_reader *r, int group, uint64_t *dst, const char *name,
+                                   cz_error *err)
+{
+    size_t psize = group == 1 ? cz_g1_affine_size(z->curve) : cz_g2_affine_size(z->curve);
+    const uint8_t *p;
+    uint64_t off = r->pos;
+    cz_status st = cz_rd_bytes(r, &p, psize, name, err);
+    if (st != CZ_OK) return st;
+    memcpy(dst, p, psize);
+    if (!point_check(z->curve, group)(dst, 1))
+        return cz_error_set(err, CZ_ERR_NOT_ON_CURVE, "%s: section 2, offset %" PRIu64 ": %s is not a valid %s point",
+                            r->f->path, off, name, group == 1 ? "G1" : "G2");
+    return CZ_OK;
+}
+
+/* ---- coefficients -> CSR ---- */
+
+static cz_status csr_alloc(cz_csr *m, uint32_t nrows, uint32_t ncols, uint64_t nnz, const cz_allocator *a)
+{
+    memset(m, 0, sizeof *m);
+    m->nrows = nrows;
+    m->ncols = ncols;
+    m->nnz = nnz;
+    m->row_ptr = cz_alloc(a, ((size_t)nrows + 1) * sizeof(uint64_t));
+    m->col = nnz ? cz_alloc(a, nnz * sizeof(uint32_t)) : NULL;
+    m->val = nnz ? cz_alloc(a, nnz * 32) : NULL;
+    if (!m->row_ptr || (nnz && (!m->col || !m->val))) return CZ_ERR_NO_MEMORY;
+    memset(m->row_ptr, 0, ((size_t)nrows + 1) * sizeof(uint64_t));
+    return CZ_OK;
+}
+
+void cz_csr_free(cz_csr *m, const cz_allocator *a)
+{
+    cz_free(a, m->row_ptr, ((size_t)m->nrows + 1) * sizeof(uint64_t));
+    cz_free(a, m->col, m->nnz * sizeof(uint32_t));
+    cz_free(a, m->val, m->nnz * 32);
+    memset(m, 0, sizeof *m);
+}
+
+enum { COEF_ENTRY = 12 + 32 };
+
+static cz_status load_coefficients(cz_zkey *z, const cz_binfile *f, cz_error *err)
+{
+    cz_reader r;
+    uint32_t ncoef;
+    cz_status st;
+    if ((st = cz_reader_init(&r, f, 4, err)) != CZ_OK) return st;
+    if ((st = cz_rd_u32(&r, &ncoef, "coefficient count", err)) != CZ_OK) return st;
+    if (r.end - r.pos != (uint64_t)ncoef * COEF_ENTRY)
+        return cz_error_set(err, CZ_ERR_FORMAT,
+                            "%s: section 4 (coefficients): %" PRIu64 " bytes follow the count, expected %u x %d = %" PRIu64,
+                            f->path, r.end - r.pos, ncoef, COEF_ENTRY, (uint64_t)ncoef * COEF_ENTRY);
+    z->n_coef = ncoef;
+    const uint8_t *base = r.p;
+    uint64_t base_off = r.pos;
+    uint64_t cnt[2] = {0, 0};
+    /* pass 1: validate indices and count per row */
+    uint64_t *rows[2];
+    rows[0] = calloc((size_t)z->domain_size + 1, sizeof(uint64_t));
+    rows[1] = calloc((size_t)z->domain_size + 1, sizeof(uint64_t));
+    if (!rows[0] || !rows[1]) {
+        free(rows[0]);
+        free(rows[1]);
+        return cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory for row counts", f->path);
+    }
+    for (uint64_t i = 0; i < ncoef; i++) {
+        const uint8_t *e = base + i * COEF_ENTRY;
+        uint32_t m = cz_load_u32(e), row = cz_load_u32(e + 4), sig = cz_load_u32(e + 8);
+        const char *what = NULL;
+        if (m > 1)
+            what = "matrix id is not 0 (A) or 1 (B)";
+        else if (row >= z->domain_size)
+            what = "constraint index >= domain size";
+        else if (sig >= z->n_vars)
+            what = "signal index >= nVars";
+        if (what) {
+            free(rows[0]);
+            free(rows[1]);
+            return cz_error_set(err, CZ_ERR_FORMAT,
+                                "%s: section 4, offset %" PRIu64 ": coefficient %" PRIu64
+                                ": %s (matrix %u, constraint %u, signal %u; domain %u, nVars %u)",
+                                f->path, base_off + i * COEF_ENTRY, i, what, m, row, sig, z->domain_size, z->n_vars);
+        }
+        rows[m][row + 1]++;
+        cnt[m]++;
+    }
+    cz_csr *mats[2] = {&z->A, &z->B};
+    for (int m = 0; m < 2; m++) {
+        if (csr_alloc(mats[m], z->domain_size, z->n_vars, cnt[m], z->alloc) != CZ_OK) {
+            free(rows[0]);
+            free(rows[1]);
+            return cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory for the %c matrix (%" PRIu64 " entries)",
+                                f->path, m ? 'B' : 'A', cnt[m]);
+        }
+        z->bytes += ((uint64_t)z->domain_size + 1) * 8 + cnt[m] * 36;
+        for (uint32_t i = 0; i < z->domain_size; i++) rows[m][i + 1] += rows[m][i];
+        memcpy(mats[m]->row_ptr, rows[m], ((size_t)z->domain_size + 1) * sizeof(uint64_t));
+    }
+    /* pass 2: fill (rows[m][row] is the next free slot of the row) */
+    for (uint64_t i = 0; i < ncoef; i++) {
+        const uint8_t *e = base + i * COEF_ENTRY;
+        uint32_t m = cz_load_u32(e), row = cz_load_u32(e + 4), sig = cz_load_u32(e + 8);
+        uint64_t slot = rows[m][row]++;
+        uint64_t limbs[4];
+        for (int k = 0; k < 4; k++) limbs[k] = cz_load_u64(e + 12 + 8 * k);
+        int ok;
+        uint64_t *dst = (uint64_t *)mats[m]->val + 4 * slot;
+        /* file value = coef * R^2 (standard LE); one Montgomery reduction gives
+         * coef * R, the Montgomery form of coef */
+        if (z->curve == CZ_CURVE_BN254) {
+            ok = cz_bn254_fr_limbs_in_range(limbs);
+            cz_bn254_fr t;
+            memcpy(t.l, limbs, 32);
+            cz_bn254_fr_to_canonical(dst, &t);
+        } else {
+            ok = cz_bls12_381_fr_limbs_in_range(limbs);
+            cz_bls12_381_fr t;
+            memcpy(t.l, limbs, 32);
+            cz_bls12_381_fr_to_canonical(dst, &t);
+        }
+        if (!ok) {
+            free(rows[0]);
+            free(rows[1]);
+            return cz_error_set(err, CZ_ERR_RANGE, "%s: section 4, offset %" PRIu64 ": coefficient %" PRIu64 " value is >= r",
+                                f->path, base_off + i * COEF_ENTRY + 12, i);
+        }
+        mats[m]->col[slot] = sig;
+    }
+    free(rows[0]);
+    free(rows[1]);
+    return CZ_OK;
+}
+
+cz_status cz_zkey_load(cz_zkey *z, const char *path, const cz_zkey_opts *opts, cz_error *err)
+{
+    static const cz_zkey_opts defaults = {0};
+    const cz_zkey_opts *o = opts ? opts : &defaults;
+    memset(z, 0, sizeof *z);
+    z->alloc = o->alloc;
+    cz_binfile f;
+    cz_status st = cz_binfile_open(&f, path, "zkey", 1, 1, err);
+    if (st != CZ_OK) return st;
+
+    cz_reader r;
+    uint32_t protocol;
+    if ((st = cz_reader_init(&r, &f, 1, err)) != CZ_OK) goto done;
+    if ((st = cz_rd_u32(&r, &protocol, "protocol", err)) != CZ_OK) goto done;
+    if (protocol != 1) {
+        st = cz_error_set(err, CZ_ERR_UNSUPPORTED, "%s: section 1: protocol %u, expected 1 (groth16)%s", path, protocol,
+                          protocol == 2 ? "; this is a PLONK key" : protocol == 10 ? "; this is a FFLONK key" : "");
+        goto done;
+    }
+
+    const uint8_t *q, *rr;
+    if ((st = cz_reader_init(&r, &f, 2, err)) != CZ_OK) goto done;
+    if ((st = cz_rd_u32(&r, &z->n8q, "n8q", err)) != CZ_OK) goto done;
+    if (z->n8q != 32 && z->n8q != 48) {
+        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: section 2, offset %" PRIu64 ": n8q = %u, expected 32 or 48", path,
+                          r.pos - 4, z->n8q);
+        goto done;
+    }
+    if ((st = cz_rd_bytes(&r, &q, z->n8q, "q", err)) != CZ_OK) goto done;
+    if ((st = cz_rd_u32(&r, &z->n8r, "n8r", err)) != CZ_OK) goto done;
+    if (z->n8r != 32) {
+        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: section 2, offset %" PRIu64 ": n8r = %u, expected 32", path,
+                          r.pos - 4, z->n8r);
+        goto done;
+    }
+    if ((st = cz_rd_bytes(&r, &rr, z->n8r, "r", err)) != CZ_OK) goto done;
+    z->curve = cz_curve_from_q(q, z->n8q);
+    if (z->curve == CZ_CURVE_NONE || cz_curve_from_r(rr, z->n8r) != z->curve) {
+        st = cz_error_set(err, CZ_ERR_UNSUPPORTED,
+                          "%s: section 2: the primes q and r are not those of bn128 or bls12381", path);
+        z->curve = CZ_CURVE_NONE;
+        goto done;
+    }
+    if ((st = cz_rd_u32(&r, &z->n_vars, "nVars", err)) != CZ_OK) goto done;
+    if ((st = cz_rd_u32(&r, &z->n_public, "nPublic", err)) != CZ_OK) goto done;
+    if ((st = cz_rd_u32(&r, &z->domain_size, "domainSize", err)) != CZ_OK) goto done;
+    {
+        uint32_t d = z->domain_size, lg = 0;
+        while (lg < 32 && ((uint32_t)1 << lg) < d) lg++;
+        uint32_t max_lg = z->curve == CZ_CURVE_BN254 ? CZ_BN254_FR_S : CZ_BLS12_381_FR_S;
+        if (d == 0 || (d & (d - 1)) != 0 || lg > max_lg) {
+            st = cz_error_set(err, CZ_ERR_FORMAT,
+                              "%s: section 2: domainSize = %u, expected a power of two up to 2^%u", path, d, max_lg);
+            goto done;
+        }
+        z->log_domain = lg;
+    }
+    if (z->n_vars == 0 || z->n_public >= z->n_vars) {
+        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: section 2: nPublic = %u must be below nVars = %u", path,
+                          z->n_public, z->n_vars);
+        goto done;
+    }
+    if ((st = read_header_point(z, &r, 1, z->alpha1, "alpha_1", err)) != CZ_OK) goto done;
+    if ((st = read_header_point(z, &r, 1, z->beta1, "beta_1", err)) != CZ_OK) goto done;
+    if ((st = read_header_point(z, &r, 2, z->beta2, "beta_2", err)) != CZ_OK) goto done;
+    if ((st = read_header_point(z, &r, 2, z->gamma2, "gamma_2", err)) != CZ_OK) goto done;
+    if ((st = read_header_point(z, &r, 1, z->delta1, "delta_1", err)) != CZ_OK) goto done;
+    if ((st = read_header_point(z, &r, 2, z->delta2, "delta_2", err)) != CZ_OK) goto done;
+    if ((st = cz_rd_expect_end(&r, "the groth16 header", err)) != CZ_OK) goto done;
+
+    if (o->header_only) {
+        /* still report the coefficient count if the section is there */
+        const cz_binsection *s4;
+        if (cz_binfile_section(&f, 4, &s4, NULL) == CZ_OK && s4->size >= 4)
+            z->n_coef = cz_load_u32(f.data + s4->offset);
+        goto done;
+    }
+    if ((st = load_points(z, &f, 3, 1, (uint64_t)z->n_public + 1, &z->ic, o, err)) != CZ_OK) goto done;
+    if ((st = load_coefficients(z, &f, err)) != CZ_OK) goto done;
+    if ((st = load_points(z, &f, 5, 1, z->n_vars, &z->a, o, err)) != CZ_OK) goto done;
+    if ((st = load_points(z, &f, 6, 1, z->n_vars, &z->b1, o, err)) != CZ_OK) goto done;
+    if ((st = load_points(z, &f, 7, 2, z->n_vars, &z->b2, o, err)) != CZ_OK) goto done;
+    if ((st = load_points(z, &f, 8, 1, (uint64_t)z->n_vars - z->n_public - 1, &z->c, o, err)) != CZ_OK) goto done;
+    if ((st = load_points(z, &f, 9, 1, z->domain_size, &z->h, o, err)) != CZ_OK) goto done;
+done:
+    cz_binfile_close(&f);
+    if (st != CZ_OK) cz_zkey_free(z);
+    return st;
+}
+
+void cz_zkey_free(cz_zkey *z)
+{
+    size_t g1 = cz_g1_affine_size(z->curve), g2 = cz_g2_affine_size(z->curve);
+    cz_free(z->alloc, z->ic, ((size_t)z->n_public + 1) * g1);
+    cz_free(z->alloc, z->a, (size_t)z->n_vars * g1);
+    cz_free(z->alloc, z->b1, (size_t)z->n_vars * g1);
+    cz_free(z->alloc, z->b2, (size_t)z->n_vars * g2);
+    cz_free(z->alloc, z->c, ((size_t)z->n_vars - z->n_public - 1) * g1);
+    cz_free(z->alloc, z->h, (size_t)z->domain_size * g1);
+    cz_csr_free(&z->A, z->alloc);
+    cz_csr_free(&z->B, z->alloc);
+    const cz_allocator *a = z->alloc;
+    memset(z, 0, sizeof *z);
+    z->alloc = a;
+}
