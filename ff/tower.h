@@ -31,6 +31,28 @@ extern "C" {
 #undef CZ_F2_B
 #undef CZ_F2_XI
 
+/* Fq6 and Fq12 (ff/fq12_tmpl.h): cz_bls12_381_fq6, cz_bls12_381_fq12,
+ * cz_bn254_fq6, cz_bn254_fq12. */
+#define CZ_F12 cz_bls12_381_fq12
+#define CZ_F6 cz_bls12_381_fq6
+#define CZ_F2 cz_bls12_381_fq2
+#define CZ_F2_B cz_bls12_381_fq
+#include "ff/fq12_tmpl.h"
+#undef CZ_F12
+#undef CZ_F6
+#undef CZ_F2
+#undef CZ_F2_B
+
+#define CZ_F12 cz_bn254_fq12
+#define CZ_F6 cz_bn254_fq6
+#define CZ_F2 cz_bn254_fq2
+#define CZ_F2_B cz_bn254_fq
+#include "ff/fq12_tmpl.h"
+#undef CZ_F12
+#undef CZ_F6
+#undef CZ_F2
+#undef CZ_F2_B
+
 #ifdef __cplusplus
 }
 #endif
