@@ -10,6 +10,58 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static cz_status index_container(cz_binfile *f, const char *magic, uint32_t vmin, uint32_t vmax, cz_error *err)
+{
+    memcpy(f->magic, f->data, 4);
+    f->magic[4] = '\0';
+    if (memcmp(f->data, magic, 4) != 0) {
+        char shown[20];
+        for (int i = 0; i < 4; i++)
+            shown[i] = (f->data[i] >= 32 && f->data[i] < 127) ? (char)f->data[i] : '?';
+        shown[4] = 0;
+        return cz_error_set(err, CZ_ERR_FORMAT, "%s: offset 0: magic is '%s', expected '%s'", f->path, shown, magic);
+    }
+    f->version = cz_load_u32(f->data + 4);
+    if (f->version < vmin || f->version > vmax) {
+        return cz_error_set(err, CZ_ERR_FORMAT, "%s: offset 4: %s version %u, expected %u%s", f->path, magic,
+                            f->version, vmin, vmin == vmax ? "" : " or later");
+    }
+    uint32_t ns = cz_load_u32(f->data + 8);
+    /* each section header is 12 bytes: bound the count by the file size */
+    if ((uint64_t)ns > (f->size - 12) / 12) {
+        return cz_error_set(err, CZ_ERR_FORMAT, "%s: offset 8: %u sections cannot fit in %" PRIu64 " bytes", f->path,
+                            ns, f->size);
+    }
+    f->sections = calloc(ns ? ns : 1, sizeof *f->sections);
+    if (!f->sections) {
+        return cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory indexing %u sections", f->path, ns);
+    }
+    uint64_t pos = 12;
+    for (uint32_t i = 0; i < ns; i++) {
+        if (f->size - pos < 12) {
+            return cz_error_set(err, CZ_ERR_FORMAT,
+                                "%s: offset %" PRIu64 ": section header %u of %u is truncated (file ends at %" PRIu64
+                                ")",
+                                f->path, pos, i + 1, ns, f->size);
+        }
+        uint32_t id = cz_load_u32(f->data + pos);
+        uint64_t sz = cz_load_u64(f->data + pos + 4);
+        pos += 12;
+        if (sz > f->size - pos) {
+            return cz_error_set(err, CZ_ERR_FORMAT,
+                                "%s: offset %" PRIu64 ": section id %u claims %" PRIu64 " bytes but only %" PRIu64
+                                " remain (truncated file?)",
+                                f->path, pos - 12, id, sz, f->size - pos);
+        }
+        f->sections[i].id = id;
+        f->sections[i].offset = pos;
+        f->sections[i].size = sz;
+        pos += sz;
+    }
+    f->nsections = ns;
+    return CZ_OK;
+}
+
 cz_status cz_binfile_open(cz_binfile *f, const char *path, const char *magic, uint32_t vmin, uint32_t vmax,
                           cz_error *err)
 {
@@ -30,9 +82,8 @@ cz_status cz_binfile_open(cz_binfile *f, const char *path, const char *magic, ui
     f->size = (uint64_t)st.st_size;
     if (f->size < 12) {
         close(fd);
-        return cz_error_set(err, CZ_ERR_FORMAT,
-                            "%s: file is %" PRIu64 " bytes, too short for a '%s' header (12 bytes)", path, f->size,
-                            magic);
+        return cz_error_set(err, CZ_ERR_FORMAT, "%s: file is %" PRIu64 " bytes, too short for a '%s' header (12 bytes)",
+                            path, f->size, magic);
     }
     void *m = mmap(NULL, (size_t)f->size, PROT_READ, MAP_PRIVATE, fd, 0);
     int e = errno;
@@ -40,70 +91,33 @@ cz_status cz_binfile_open(cz_binfile *f, const char *path, const char *magic, ui
     if (m == MAP_FAILED) return cz_error_set(err, CZ_ERR_IO, "%s: cannot map: %s", path, strerror(e));
     f->data = m;
 
-    memcpy(f->magic, f->data, 4);
-    f->magic[4] = '\0';
-    cz_status st2 = CZ_OK;
-    if (memcmp(f->data, magic, 4) != 0) {
-        char shown[20];
-        for (int i = 0; i < 4; i++) shown[i] = (f->data[i] >= 32 && f->data[i] < 127) ? (char)f->data[i] : '?';
-        shown[4] = 0;
-        st2 = cz_error_set(err, CZ_ERR_FORMAT, "%s: offset 0: magic is '%s', expected '%s'", path, shown, magic);
-        goto fail;
-    }
-    f->version = cz_load_u32(f->data + 4);
-    if (f->version < vmin || f->version > vmax) {
-        st2 = cz_error_set(err, CZ_ERR_FORMAT, "%s: offset 4: %s version %u, expected %u%s", path, magic,
-                           f->version, vmin, vmin == vmax ? "" : " or later");
-        goto fail;
-    }
-    uint32_t ns = cz_load_u32(f->data + 8);
-    /* each section header is 12 bytes: bound the count by the file size */
-    if ((uint64_t)ns > (f->size - 12) / 12) {
-        st2 = cz_error_set(err, CZ_ERR_FORMAT, "%s: offset 8: %u sections cannot fit in %" PRIu64 " bytes", path, ns,
-                           f->size);
-        goto fail;
-    }
-    f->sections = calloc(ns ? ns : 1, sizeof *f->sections);
-    if (!f->sections) {
-        st2 = cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory indexing %u sections", path, ns);
-        goto fail;
-    }
-    uint64_t pos = 12;
-    for (uint32_t i = 0; i < ns; i++) {
-        if (f->size - pos < 12) {
-            st2 = cz_error_set(err, CZ_ERR_FORMAT,
-                               "%s: offset %" PRIu64 ": section header %u of %u is truncated (file ends at %" PRIu64
-                               ")",
-                               path, pos, i + 1, ns, f->size);
-            goto fail;
-        }
-        uint32_t id = cz_load_u32(f->data + pos);
-        uint64_t sz = cz_load_u64(f->data + pos + 4);
-        pos += 12;
-        if (sz > f->size - pos) {
-            st2 = cz_error_set(err, CZ_ERR_FORMAT,
-                               "%s: offset %" PRIu64 ": section id %u claims %" PRIu64
-                               " bytes but only %" PRIu64 " remain (truncated file?)",
-                               path, pos - 12, id, sz, f->size - pos);
-            goto fail;
-        }
-        f->sections[i].id = id;
-        f->sections[i].offset = pos;
-        f->sections[i].size = sz;
-        pos += sz;
-    }
-    f->nsections = ns;
-    return CZ_OK;
-fail:
-    cz_binfile_close(f);
+    f->mapped = 1;
+    cz_status st2 = index_container(f, magic, vmin, vmax, err);
+    if (st2 != CZ_OK) cz_binfile_close(f);
     return st2;
+}
+
+cz_status cz_binfile_open_mem(cz_binfile *f, const void *data, uint64_t size, const char *name, const char *magic,
+                              uint32_t vmin, uint32_t vmax, cz_error *err)
+{
+    memset(f, 0, sizeof *f);
+    snprintf(f->path, sizeof f->path, "%s", name);
+    f->size = size;
+    f->data = data;
+    if (size < 12)
+        return cz_error_set(err, CZ_ERR_FORMAT, "%s: %" PRIu64 " bytes, too short for a '%s' header (12 bytes)", name,
+                            size, magic);
+    cz_status st = index_container(f, magic, vmin, vmax, err);
+    if (st != CZ_OK) cz_binfile_close(f);
+    return st;
 }
 
 void cz_binfile_close(cz_binfile *f)
 {
-    if (f->data) munmap((void *)f->data, (size_t)f->size);
+    if (f->data && f->mapped) munmap((void *)f->data, (size_t)f->size);
     free(f->sections);
     f->data = NULL;
+    f->mapped = 0;
     f->sections = NULL;
     f->nsections = 0;
 }
@@ -121,8 +135,9 @@ cz_status cz_binfile_section(const cz_binfile *f, uint32_t id, const cz_binsecti
     for (uint32_t i = 0; i < f->nsections; i++) {
         if (f->sections[i].id != id) continue;
         if (found)
-            return cz_error_set(err, CZ_ERR_FORMAT, "%s: section id %u occurs twice (offsets %" PRIu64 " and %" PRIu64 ")",
-                                f->path, id, found->offset - 12, f->sections[i].offset - 12);
+            return cz_error_set(err, CZ_ERR_FORMAT,
+                                "%s: section id %u occurs twice (offsets %" PRIu64 " and %" PRIu64 ")", f->path, id,
+                                found->offset - 12, f->sections[i].offset - 12);
         found = &f->sections[i];
     }
     if (!found) return cz_error_set(err, CZ_ERR_FORMAT, "%s: section id %u is missing", f->path, id);
@@ -146,7 +161,8 @@ cz_status cz_reader_init(cz_reader *r, const cz_binfile *f, uint32_t section, cz
 static cz_status short_read(cz_reader *r, uint64_t n, const char *field, cz_error *err)
 {
     return cz_error_set(err, CZ_ERR_FORMAT,
-                        "%s: section %u, offset %" PRIu64 ": %s needs %" PRIu64 " bytes but the section ends after %" PRIu64,
+                        "%s: section %u, offset %" PRIu64 ": %s needs %" PRIu64
+                        " bytes but the section ends after %" PRIu64,
                         r->f->path, r->section, r->pos, field, n, r->end - r->pos);
 }
 

@@ -26,7 +26,8 @@ typedef struct {
 
 typedef struct cz_binfile {
     char path[512];
-    const uint8_t *data; /* mapping (NULL for an empty file) */
+    const uint8_t *data; /* mapping, or caller memory */
+    int mapped;
     uint64_t size;
     char magic[5];
     uint32_t version;
@@ -38,6 +39,10 @@ typedef struct cz_binfile {
  * [vmin, vmax]. On failure nothing stays open. */
 cz_status cz_binfile_open(cz_binfile *f, const char *path, const char *magic, uint32_t vmin, uint32_t vmax,
                           cz_error *err);
+/* Same over caller-owned memory (fuzzing, embedded keys); name labels errors.
+ * The memory must outlive f. */
+cz_status cz_binfile_open_mem(cz_binfile *f, const void *data, uint64_t size, const char *name, const char *magic,
+                              uint32_t vmin, uint32_t vmax, cz_error *err);
 void cz_binfile_close(cz_binfile *f);
 
 /* The unique section with this id. CZ_ERR_FORMAT if it is missing or occurs

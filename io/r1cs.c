@@ -84,27 +84,23 @@ static cz_status walk(cz_r1cs *rc, const cz_binfile *f, int fill, uint64_t nnz[3
     return cz_rd_expect_end(&rd, "the last constraint", err);
 }
 
-cz_status cz_r1cs_load(cz_r1cs *rc, const char *path, int header_only, const cz_allocator *alloc, cz_error *err)
+static cz_status r1cs_read(cz_r1cs *rc, const cz_binfile *f, int header_only, const cz_allocator *alloc, cz_error *err)
 {
-    memset(rc, 0, sizeof *rc);
-    rc->alloc = alloc;
-    cz_binfile f;
-    cz_status st = cz_binfile_open(&f, path, "r1cs", 1, 1, err);
-    if (st != CZ_OK) return st;
+    cz_status st;
     cz_reader r;
     uint32_t n8;
     const uint8_t *prime;
-    if ((st = cz_reader_init(&r, &f, 1, err)) != CZ_OK) goto done;
+    if ((st = cz_reader_init(&r, f, 1, err)) != CZ_OK) goto done;
     if ((st = cz_rd_u32(&r, &n8, "field size n8", err)) != CZ_OK) goto done;
     if (n8 != 32) {
-        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: header: field size n8 = %u, expected 32", path, n8);
+        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: header: field size n8 = %u, expected 32", f->path, n8);
         goto done;
     }
     if ((st = cz_rd_bytes(&r, &prime, n8, "prime", err)) != CZ_OK) goto done;
     rc->curve = cz_curve_from_r(prime, n8);
     if (rc->curve == CZ_CURVE_NONE) {
         st = cz_error_set(err, CZ_ERR_UNSUPPORTED, "%s: header: the prime is not the scalar field of bn128 or bls12381",
-                          path);
+                          f->path);
         goto done;
     }
     if ((st = cz_rd_u32(&r, &rc->n_wires, "nWires", err)) != CZ_OK) goto done;
@@ -116,26 +112,51 @@ cz_status cz_r1cs_load(cz_r1cs *rc, const char *path, int header_only, const cz_
     if ((st = cz_rd_expect_end(&r, "the r1cs header", err)) != CZ_OK) goto done;
     if (rc->n_wires == 0 || (uint64_t)rc->n_pub_out + rc->n_pub_in + rc->n_prv_in >= rc->n_wires) {
         st = cz_error_set(err, CZ_ERR_FORMAT,
-                          "%s: header: nWires = %u cannot hold ONE + %u outputs + %u public + %u private inputs", path,
+                          "%s: header: nWires = %u cannot hold ONE + %u outputs + %u public + %u private inputs", f->path,
                           rc->n_wires, rc->n_pub_out, rc->n_pub_in, rc->n_prv_in);
         goto done;
     }
-    if (cz_binfile_has(&f, 4) || cz_binfile_has(&f, 5)) {
-        st = cz_error_set(err, CZ_ERR_UNSUPPORTED, "%s: custom gates (sections 4/5) are PLONK-only, not Groth16", path);
+    if (cz_binfile_has(f, 4) || cz_binfile_has(f, 5)) {
+        st = cz_error_set(err, CZ_ERR_UNSUPPORTED, "%s: custom gates (sections 4/5) are PLONK-only, not Groth16", f->path);
         goto done;
     }
     if (header_only) goto done;
     uint64_t nnz[3] = {0, 0, 0};
-    if ((st = walk(rc, &f, 0, nnz, err)) != CZ_OK) goto done;
+    if ((st = walk(rc, f, 0, nnz, err)) != CZ_OK) goto done;
     cz_csr *mats[3] = {&rc->A, &rc->B, &rc->C};
     for (int m = 0; m < 3; m++) {
         if (csr_init(mats[m], rc->n_constraints, rc->n_wires, nnz[m], alloc) != CZ_OK) {
-            st = cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory for %" PRIu64 " matrix entries", path, nnz[m]);
+            st = cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory for %" PRIu64 " matrix entries", f->path, nnz[m]);
             goto done;
         }
     }
-    st = walk(rc, &f, 1, nnz, err);
+    st = walk(rc, f, 1, nnz, err);
 done:
+    return st;
+}
+
+cz_status cz_r1cs_load(cz_r1cs *rc, const char *path, int header_only, const cz_allocator *alloc, cz_error *err)
+{
+    memset(rc, 0, sizeof *rc);
+    rc->alloc = alloc;
+    cz_binfile f;
+    cz_status st = cz_binfile_open(&f, path, "r1cs", 1, 1, err);
+    if (st != CZ_OK) return st;
+    st = r1cs_read(rc, &f, header_only, alloc, err);
+    cz_binfile_close(&f);
+    if (st != CZ_OK) cz_r1cs_free(rc);
+    return st;
+}
+
+cz_status cz_r1cs_load_mem(cz_r1cs *rc, const void *data, size_t len, const char *name, int header_only,
+                           const cz_allocator *alloc, cz_error *err)
+{
+    memset(rc, 0, sizeof *rc);
+    rc->alloc = alloc;
+    cz_binfile f;
+    cz_status st = cz_binfile_open_mem(&f, data, len, name, "r1cs", 1, 1, err);
+    if (st != CZ_OK) return st;
+    st = r1cs_read(rc, &f, header_only, alloc, err);
     cz_binfile_close(&f);
     if (st != CZ_OK) cz_r1cs_free(rc);
     return st;

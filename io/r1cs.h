@@ -26,6 +26,8 @@ typedef struct cz_r1cs {
 
 /* header_only: fill the counts, leave the matrices empty. */
 cz_status cz_r1cs_load(cz_r1cs *r, const char *path, int header_only, const cz_allocator *alloc, cz_error *err);
+cz_status cz_r1cs_load_mem(cz_r1cs *r, const void *data, size_t len, const char *name, int header_only,
+                           const cz_allocator *alloc, cz_error *err);
 void cz_r1cs_free(cz_r1cs *r);
 
 #endif

@@ -22,6 +22,8 @@ typedef struct cz_wtns {
 
 /* Loads and validates path. On failure w is left empty (nothing to free). */
 cz_status cz_wtns_load(cz_wtns *w, const char *path, const cz_allocator *alloc, cz_error *err);
+cz_status cz_wtns_load_mem(cz_wtns *w, const void *data, size_t len, const char *name, const cz_allocator *alloc,
+                           cz_error *err);
 void cz_wtns_free(cz_wtns *w);
 
 #endif

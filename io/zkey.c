@@ -252,38 +252,31 @@ static cz_status load_coefficients(cz_zkey *z, const cz_binfile *f, cz_error *er
     return CZ_OK;
 }
 
-cz_status cz_zkey_load(cz_zkey *z, const char *path, const cz_zkey_opts *opts, cz_error *err)
+static cz_status zkey_read(cz_zkey *z, const cz_binfile *f, const cz_zkey_opts *o, cz_error *err)
 {
-    static const cz_zkey_opts defaults = {0};
-    const cz_zkey_opts *o = opts ? opts : &defaults;
-    memset(z, 0, sizeof *z);
-    z->alloc = o->alloc;
-    cz_binfile f;
-    cz_status st = cz_binfile_open(&f, path, "zkey", 1, 1, err);
-    if (st != CZ_OK) return st;
-
+    cz_status st;
     cz_reader r;
     uint32_t protocol;
-    if ((st = cz_reader_init(&r, &f, 1, err)) != CZ_OK) goto done;
+    if ((st = cz_reader_init(&r, f, 1, err)) != CZ_OK) goto done;
     if ((st = cz_rd_u32(&r, &protocol, "protocol", err)) != CZ_OK) goto done;
     if (protocol != 1) {
-        st = cz_error_set(err, CZ_ERR_UNSUPPORTED, "%s: section 1: protocol %u, expected 1 (groth16)%s", path, protocol,
+        st = cz_error_set(err, CZ_ERR_UNSUPPORTED, "%s: section 1: protocol %u, expected 1 (groth16)%s", f->path, protocol,
                           protocol == 2 ? "; this is a PLONK key" : protocol == 10 ? "; this is a FFLONK key" : "");
         goto done;
     }
 
     const uint8_t *q, *rr;
-    if ((st = cz_reader_init(&r, &f, 2, err)) != CZ_OK) goto done;
+    if ((st = cz_reader_init(&r, f, 2, err)) != CZ_OK) goto done;
     if ((st = cz_rd_u32(&r, &z->n8q, "n8q", err)) != CZ_OK) goto done;
     if (z->n8q != 32 && z->n8q != 48) {
-        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: section 2, offset %" PRIu64 ": n8q = %u, expected 32 or 48", path,
+        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: section 2, offset %" PRIu64 ": n8q = %u, expected 32 or 48", f->path,
                           r.pos - 4, z->n8q);
         goto done;
     }
     if ((st = cz_rd_bytes(&r, &q, z->n8q, "q", err)) != CZ_OK) goto done;
     if ((st = cz_rd_u32(&r, &z->n8r, "n8r", err)) != CZ_OK) goto done;
     if (z->n8r != 32) {
-        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: section 2, offset %" PRIu64 ": n8r = %u, expected 32", path,
+        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: section 2, offset %" PRIu64 ": n8r = %u, expected 32", f->path,
                           r.pos - 4, z->n8r);
         goto done;
     }
@@ -291,7 +284,7 @@ cz_status cz_zkey_load(cz_zkey *z, const char *path, const cz_zkey_opts *opts, c
     z->curve = cz_curve_from_q(q, z->n8q);
     if (z->curve == CZ_CURVE_NONE || cz_curve_from_r(rr, z->n8r) != z->curve) {
         st = cz_error_set(err, CZ_ERR_UNSUPPORTED,
-                          "%s: section 2: the primes q and r are not those of bn128 or bls12381", path);
+                          "%s: section 2: the primes q and r are not those of bn128 or bls12381", f->path);
         z->curve = CZ_CURVE_NONE;
         goto done;
     }
@@ -304,13 +297,13 @@ cz_status cz_zkey_load(cz_zkey *z, const char *path, const cz_zkey_opts *opts, c
         uint32_t max_lg = z->curve == CZ_CURVE_BN254 ? CZ_BN254_FR_S : CZ_BLS12_381_FR_S;
         if (d == 0 || (d & (d - 1)) != 0 || lg > max_lg) {
             st = cz_error_set(err, CZ_ERR_FORMAT,
-                              "%s: section 2: domainSize = %u, expected a power of two up to 2^%u", path, d, max_lg);
+                              "%s: section 2: domainSize = %u, expected a power of two up to 2^%u", f->path, d, max_lg);
             goto done;
         }
         z->log_domain = lg;
     }
     if (z->n_vars == 0 || z->n_public >= z->n_vars) {
-        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: section 2: nPublic = %u must be below nVars = %u", path,
+        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: section 2: nPublic = %u must be below nVars = %u", f->path,
                           z->n_public, z->n_vars);
         goto done;
     }
@@ -325,18 +318,70 @@ cz_status cz_zkey_load(cz_zkey *z, const char *path, const cz_zkey_opts *opts, c
     if (o->header_only) {
         /* still report the coefficient count if the section is there */
         const cz_binsection *s4;
-        if (cz_binfile_section(&f, 4, &s4, NULL) == CZ_OK && s4->size >= 4)
-            z->n_coef = cz_load_u32(f.data + s4->offset);
+        if (cz_binfile_section(f, 4, &s4, NULL) == CZ_OK && s4->size >= 4)
+            z->n_coef = cz_load_u32(f->data + s4->offset);
         goto done;
     }
-    if ((st = load_points(z, &f, 3, 1, (uint64_t)z->n_public + 1, &z->ic, o, err)) != CZ_OK) goto done;
-    if ((st = load_coefficients(z, &f, err)) != CZ_OK) goto done;
-    if ((st = load_points(z, &f, 5, 1, z->n_vars, &z->a, o, err)) != CZ_OK) goto done;
-    if ((st = load_points(z, &f, 6, 1, z->n_vars, &z->b1, o, err)) != CZ_OK) goto done;
-    if ((st = load_points(z, &f, 7, 2, z->n_vars, &z->b2, o, err)) != CZ_OK) goto done;
-    if ((st = load_points(z, &f, 8, 1, (uint64_t)z->n_vars - z->n_public - 1, &z->c, o, err)) != CZ_OK) goto done;
-    if ((st = load_points(z, &f, 9, 1, z->domain_size, &z->h, o, err)) != CZ_OK) goto done;
+    /* every section size is checked against the header counts before any
+     * allocation, so a small file cannot make the reader allocate for a
+     * domain or variable count it does not contain */
+    {
+        const struct {
+            uint32_t id;
+            int group;
+            uint64_t count;
+        } want[] = {{3, 1, (uint64_t)z->n_public + 1}, {5, 1, z->n_vars}, {6, 1, z->n_vars},
+                    {7, 2, z->n_vars},  {8, 1, (uint64_t)z->n_vars - z->n_public - 1}, {9, 1, z->domain_size}};
+        for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+            const cz_binsection *s;
+            if ((st = cz_binfile_section(f, want[i].id, &s, err)) != CZ_OK) goto done;
+            size_t psize = want[i].group == 1 ? cz_g1_affine_size(z->curve) : cz_g2_affine_size(z->curve);
+            if (s->size != want[i].count * psize) {
+                st = cz_error_set(err, CZ_ERR_FORMAT,
+                                  "%s: section %u (%s) holds %" PRIu64 " bytes, expected %" PRIu64 " points x %zu = %" PRIu64,
+                                  f->path, want[i].id, SECTION_NAMES[want[i].id], s->size, want[i].count, psize,
+                                  want[i].count * psize);
+                goto done;
+            }
+        }
+    }
+    if ((st = load_points(z, f, 3, 1, (uint64_t)z->n_public + 1, &z->ic, o, err)) != CZ_OK) goto done;
+    if ((st = load_coefficients(z, f, err)) != CZ_OK) goto done;
+    if ((st = load_points(z, f, 5, 1, z->n_vars, &z->a, o, err)) != CZ_OK) goto done;
+    if ((st = load_points(z, f, 6, 1, z->n_vars, &z->b1, o, err)) != CZ_OK) goto done;
+    if ((st = load_points(z, f, 7, 2, z->n_vars, &z->b2, o, err)) != CZ_OK) goto done;
+    if ((st = load_points(z, f, 8, 1, (uint64_t)z->n_vars - z->n_public - 1, &z->c, o, err)) != CZ_OK) goto done;
+    if ((st = load_points(z, f, 9, 1, z->domain_size, &z->h, o, err)) != CZ_OK) goto done;
 done:
+    return st;
+}
+
+static const cz_zkey_opts zkey_defaults;
+
+cz_status cz_zkey_load(cz_zkey *z, const char *path, const cz_zkey_opts *opts, cz_error *err)
+{
+    const cz_zkey_opts *o = opts ? opts : &zkey_defaults;
+    memset(z, 0, sizeof *z);
+    z->alloc = o->alloc;
+    cz_binfile f;
+    cz_status st = cz_binfile_open(&f, path, "zkey", 1, 1, err);
+    if (st != CZ_OK) return st;
+    st = zkey_read(z, &f, o, err);
+    cz_binfile_close(&f);
+    if (st != CZ_OK) cz_zkey_free(z);
+    return st;
+}
+
+cz_status cz_zkey_load_mem(cz_zkey *z, const void *data, size_t len, const char *name, const cz_zkey_opts *opts,
+                           cz_error *err)
+{
+    const cz_zkey_opts *o = opts ? opts : &zkey_defaults;
+    memset(z, 0, sizeof *z);
+    z->alloc = o->alloc;
+    cz_binfile f;
+    cz_status st = cz_binfile_open_mem(&f, data, len, name, "zkey", 1, 1, err);
+    if (st != CZ_OK) return st;
+    st = zkey_read(z, &f, o, err);
     cz_binfile_close(&f);
     if (st != CZ_OK) cz_zkey_free(z);
     return st;

@@ -73,6 +73,9 @@ size_t cz_g2_affine_size(cz_curve c);
 
 /* Loads path. opts may be NULL. On failure z is left empty. */
 cz_status cz_zkey_load(cz_zkey *z, const char *path, const cz_zkey_opts *opts, cz_error *err);
+/* Same from memory (name labels errors). */
+cz_status cz_zkey_load_mem(cz_zkey *z, const void *data, size_t len, const char *name, const cz_zkey_opts *opts,
+                           cz_error *err);
 void cz_zkey_free(cz_zkey *z);
 void cz_csr_free(cz_csr *m, const cz_allocator *alloc);
 
