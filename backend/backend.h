@@ -1,0 +1,58 @@
+/*
+ * backend: the table of operations the prover runs on a device.
+ *
+ * DESIGN: the Groth16 prover does not know where its heavy steps run. A
+ * backend is a table of function pointers plus a context (ggml-backend
+ * style); the CPU backend (backend/cpu.c) runs ntt/ and msm/ on the thread
+ * pool, the CUDA backend (backend/cuda.c, built when nvcc is found) runs the
+ * kernels of cuda/. Optional members may be NULL: the prover then uses the
+ * CPU backend for that step. Every member returns a cz_status and fills err
+ * with the detail (a CUDA error string, say); none aborts.
+ *
+ * Data is passed in host memory in the layouts of ff/ and ec/: scalars are
+ * 32-byte scalar-field elements, bases the curve's *_affine points (all-zero
+ * = infinity), results Jacobian points. Backends may keep device copies of
+ * bases between calls (keys resident in VRAM), keyed by the host pointer.
+ */
+#ifndef CZ_BACKEND_BACKEND_H
+#define CZ_BACKEND_BACKEND_H
+
+#include <stddef.h>
+
+#include "cuzk/curve.h"
+#include "msm/msm.h"
+#include "util/error.h"
+
+typedef struct cz_backend cz_backend;
+
+typedef struct cz_backend_ops {
+    /* The H step of a snarkjs-convention Groth16 proof. On entry a, b, c hold
+     * the n = 2^log_n constraint-row values A.w, B.w, C.w (Montgomery). On
+     * return a holds, in natural order, h_i = A(x_i) B(x_i) - C(x_i) at the
+     * coset points x_i = g omega_n^i (g = omega_2n, or 25 when n = 2^s), in
+     * Montgomery form; b and c are clobbered. */
+    cz_status (*compute_h)(cz_backend *be, cz_curve curve, unsigned log_n, void *a, void *b, void *c, cz_error *err);
+    /* out (Jacobian) = sum_{i<n} scalars_i * bases_i in G1 / G2. */
+    cz_status (*msm_g1)(cz_backend *be, cz_curve curve, void *out, const void *bases, const void *scalars, size_t n,
+                        cz_msm_scalar_form form, cz_error *err);
+    cz_status (*msm_g2)(cz_backend *be, cz_curve curve, void *out, const void *bases, const void *scalars, size_t n,
+                        cz_msm_scalar_form form, cz_error *err);
+    void (*free)(cz_backend *be);
+} cz_backend_ops;
+
+struct cz_backend {
+    const cz_backend_ops *ops;
+    void *ctx;
+    char name[96]; /* e.g. "cpu (16 threads)", "cuda:0 (NVIDIA H200)" */
+};
+
+/* The CPU backend over a thread pool (NULL: the default pool). */
+cz_status cz_backend_cpu_create(cz_backend **out, cz_pool *pool);
+
+/* Picks a backend from a spec: "cpu", "cuda", "cuda:N" or "auto" (CUDA when
+ * a usable GPU is present, else CPU). CZ_ERR_NO_DEVICE / CZ_ERR_UNSUPPORTED
+ * when a CUDA backend is asked for and cannot be had. */
+cz_status cz_backend_create(cz_backend **out, const char *spec, cz_error *err);
+void cz_backend_free(cz_backend *be);
+
+#endif

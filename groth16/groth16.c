@@ -1,0 +1,151 @@
+/* The Groth16 prover and verifier: per-curve code from
+ * groth16/groth16_tmpl_impl.h, dispatched on the key's curve. */
+#include "groth16/groth16.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ec/pairing.h"
+#include "util/timer.h"
+
+#define CZ_G cz_bn254
+#define CZ_G_CURVE CZ_CURVE_BN254
+#include "groth16/groth16_tmpl_impl.h"
+#undef CZ_G
+#undef CZ_G_CURVE
+
+#define CZ_G cz_bls12_381
+#define CZ_G_CURVE CZ_CURVE_BLS12_381
+#include "groth16/groth16_tmpl_impl.h"
+#undef CZ_G
+#undef CZ_G_CURVE
+
+size_t cz_groth16_abc_bytes(const cz_zkey *zk) { return (size_t)3 * zk->domain_size * 32; }
+
+cz_status cz_groth16_check_inputs(const cz_zkey *zk, const cz_wtns *w, const char *zkey_name, const char *wtns_name,
+                                  cz_error *err)
+{
+    if (w->curve != zk->curve)
+        return cz_error_set(err, CZ_ERR_MISMATCH, "%s is a %s witness but %s is a %s key", wtns_name,
+                            cz_curve_snarkjs_name(w->curve), zkey_name, cz_curve_snarkjs_name(zk->curve));
+    if (w->n != zk->n_vars)
+        return cz_error_set(err, CZ_ERR_MISMATCH,
+                            "%s holds %u values but %s expects %u (nVars): a witness of another circuit?", wtns_name,
+                            w->n, zkey_name, zk->n_vars);
+    return CZ_OK;
+}
+
+void cz_groth16_abc(const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c, cz_pool *pool)
+{
+    if (zk->curve == CZ_CURVE_BN254)
+        cz_bn254_abc(zk, w, a, b, c, pool);
+    else
+        cz_bls12_381_abc(zk, w, a, b, c, pool);
+}
+
+cz_status cz_vkey_from_zkey(cz_vkey *vk, const cz_zkey *zk)
+{
+    memset(vk, 0, sizeof *vk);
+    size_t g1 = cz_g1_affine_size(zk->curve), g2 = cz_g2_affine_size(zk->curve);
+    vk->curve = zk->curve;
+    vk->n_public = zk->n_public;
+    memcpy(vk->alpha1, zk->alpha1, g1);
+    memcpy(vk->beta2, zk->beta2, g2);
+    memcpy(vk->gamma2, zk->gamma2, g2);
+    memcpy(vk->delta2, zk->delta2, g2);
+    vk->ic = calloc((size_t)zk->n_public + 1, 12 * sizeof(uint64_t));
+    if (!vk->ic) return CZ_ERR_NO_MEMORY;
+    for (uint32_t i = 0; i <= zk->n_public; i++) memcpy(vk->ic + 12 * (size_t)i, (const uint8_t *)zk->ic + g1 * i, g1);
+    return CZ_OK;
+}
+
+cz_status cz_groth16_alphabeta(uint64_t out[72], const cz_vkey *vk)
+{
+    memset(out, 0, 72 * sizeof(uint64_t));
+    return vk->curve == CZ_CURVE_BN254 ? cz_bn254_alphabeta(out, vk) : cz_bls12_381_alphabeta(out, vk);
+}
+
+cz_status cz_groth16_verify(const cz_vkey *vk, const void *pub, size_t npub, const cz_proof *p, cz_error *err)
+{
+    if (p->curve != vk->curve)
+        return cz_error_set(err, CZ_ERR_MISMATCH, "proof is on %s, verifying key on %s", cz_curve_name(p->curve),
+                            cz_curve_name(vk->curve));
+    if (vk->curve == CZ_CURVE_BN254) return cz_bn254_verify(vk, pub, npub, p, err);
+    if (vk->curve == CZ_CURVE_BLS12_381) return cz_bls12_381_verify(vk, pub, npub, p, err);
+    return cz_error_set(err, CZ_ERR_UNSUPPORTED, "unknown curve");
+}
+
+cz_status cz_groth16_prove_abc(cz_proof *out, const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c,
+                               const cz_prove_opts *opts, cz_prove_timings *t, cz_error *err)
+{
+    static const cz_prove_opts defaults;
+    const cz_prove_opts *o = opts ? opts : &defaults;
+    cz_prove_timings tdummy;
+    if (!t) t = &tdummy;
+    cz_status st = cz_groth16_check_inputs(zk, w, "the proving key", "the witness", err);
+    if (st != CZ_OK) return st;
+    cz_backend *be = o->backend, *own = NULL;
+    if (!be) {
+        if ((st = cz_backend_cpu_create(&own, NULL)) != CZ_OK)
+            return cz_error_set(err, st, "cannot create the CPU backend");
+        be = own;
+    }
+    st = zk->curve == CZ_CURVE_BN254 ? cz_bn254_prove_abc(out, zk, w, a, b, c, o, be, t, err)
+                                     : cz_bls12_381_prove_abc(out, zk, w, a, b, c, o, be, t, err);
+    cz_backend_free(own);
+    if (st != CZ_OK || o->skip_verify) return st;
+    /* verify before anything is written: an unsatisfied witness ends here */
+    double t0 = cz_now();
+    cz_vkey vk;
+    if ((st = cz_vkey_from_zkey(&vk, zk)) != CZ_OK) return cz_error_set(err, st, "out of memory");
+    cz_error verr;
+    cz_error_clear(&verr);
+    st = cz_groth16_verify(&vk, (const uint8_t *)w->values + 32, zk->n_public, out, &verr);
+    cz_vkey_free(&vk);
+    t->verify = cz_now() - t0;
+    if (st == CZ_ERR_VERIFY)
+        return cz_error_set(err, CZ_ERR_UNSATISFIED,
+                            "the proof does not verify: the witness does not satisfy the circuit of this key (run "
+                            "with the .r1cs and --check to find the first failing constraint)");
+    if (st != CZ_OK) return cz_error_set(err, st, "self-verification failed: %s", cz_error_msg(&verr));
+    return CZ_OK;
+}
+
+cz_status cz_groth16_prove(cz_proof *out, const cz_zkey *zk, const cz_wtns *w, const cz_prove_opts *opts,
+                           cz_prove_timings *t, cz_error *err)
+{
+    static const cz_prove_opts defaults;
+    const cz_prove_opts *o = opts ? opts : &defaults;
+    cz_prove_timings tdummy;
+    if (!t) t = &tdummy;
+    memset(t, 0, sizeof *t);
+    double t0 = cz_now();
+    cz_status st = cz_groth16_check_inputs(zk, w, "the proving key", "the witness", err);
+    if (st != CZ_OK) return st;
+    size_t each = (size_t)zk->domain_size * 32;
+    uint8_t *abc = cz_alloc(o->alloc, 3 * each);
+    if (!abc) return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory for the a, b, c vectors (%zu bytes)", 3 * each);
+    cz_groth16_abc(zk, w, abc, abc + each, abc + 2 * each, NULL);
+    t->synth = cz_now() - t0;
+    st = cz_groth16_prove_abc(out, zk, w, abc, abc + each, abc + 2 * each, o, t, err);
+    cz_free(o->alloc, abc, 3 * each);
+    t->total = cz_now() - t0;
+    return st;
+}
+
+cz_status cz_r1cs_check(const cz_r1cs *r, const cz_wtns *w, uint64_t *first_bad, cz_error *err)
+{
+    *first_bad = UINT64_MAX;
+    if (w->curve != r->curve)
+        return cz_error_set(err, CZ_ERR_MISMATCH, "the witness is for %s, the r1cs for %s", cz_curve_name(w->curve),
+                            cz_curve_name(r->curve));
+    if (w->n != r->n_wires)
+        return cz_error_set(err, CZ_ERR_MISMATCH, "the witness holds %u values, the r1cs has %u wires", w->n,
+                            r->n_wires);
+    uint64_t bad = r->curve == CZ_CURVE_BN254 ? cz_bn254_r1cs_first_bad(r, w) : cz_bls12_381_r1cs_first_bad(r, w);
+    *first_bad = bad;
+    if (bad != UINT64_MAX)
+        return cz_error_set(err, CZ_ERR_UNSATISFIED, "constraint %llu of %u is not satisfied (A.w * B.w != C.w)",
+                            (unsigned long long)bad, r->n_constraints);
+    return CZ_OK;
+}

@@ -1,0 +1,82 @@
+/*
+ * groth16: the prover, the verifier and the verifying key, for both curves,
+ * in the snarkjs conventions (../shared/SNARKJS-FORMATS.md §4).
+ *
+ * DESIGN: proving is three stages so the engine can pipeline them:
+ *   1. synthesis (CPU): a = A.w, b = B.w over the zkey's CSR matrices
+ *      (parallel over rows), c = a o b, written into caller buffers
+ *      (cz_groth16_abc);
+ *   2. device work through a backend: h from a, b, c (3 inverse NTTs, 3
+ *      coset NTTs, pointwise), the G1 MSMs A, B1, C, H and the G2 MSM B;
+ *   3. finalize (CPU): blinding with r, s from the OS CSPRNG, assembly
+ *      pi_a = A + alpha1 + r delta1, pi_b = B + beta2 + s delta2,
+ *      pi_c = C + H + s pi_a + r (B1 + beta1 + s delta1) - r s delta1, and a
+ *      pairing check of the proof against the key's verifying key.
+ * cz_groth16_prove runs all three. Because C is not stored in a zkey, an
+ * unsatisfied witness is caught by that final verification (CZ_ERR_VERIFY,
+ * reported as "witness does not satisfy the circuit"); with the circuit's
+ * .r1cs, cz_r1cs_check names the first unsatisfied constraint.
+ */
+#ifndef CZ_GROTH16_GROTH16_H
+#define CZ_GROTH16_GROTH16_H
+
+#include "backend/backend.h"
+#include "io/proof.h"
+#include "io/r1cs.h"
+#include "io/wtns.h"
+#include "io/zkey.h"
+
+typedef struct cz_prove_timings {
+    double synth;   /* a, b, c */
+    double h;       /* NTTs + pointwise */
+    double msm_a, msm_b1, msm_b2, msm_c, msm_h;
+    double finalize; /* blinding, assembly */
+    double verify;
+    double total;
+} cz_prove_timings;
+
+typedef struct cz_prove_opts {
+    cz_backend *backend;        /* NULL: a CPU backend on the default pool */
+    const cz_allocator *alloc;  /* working buffers a, b, c (NULL: heap) */
+    int skip_verify;            /* 1: do not verify the proof before returning */
+    /* Fixed blinding (32-byte little-endian canonical scalars < r) for tests
+     * that compare proofs coordinate by coordinate. NULL: uniform from the OS
+     * CSPRNG, as zero knowledge requires. */
+    const uint8_t *fixed_r, *fixed_s;
+} cz_prove_opts;
+
+/* Bytes of the a, b, c working set for a key: 3 x domain x 32. */
+size_t cz_groth16_abc_bytes(const cz_zkey *zk);
+
+/* Checks that the witness fits the key (curve, length). */
+cz_status cz_groth16_check_inputs(const cz_zkey *zk, const cz_wtns *w, const char *zkey_name, const char *wtns_name,
+                                  cz_error *err);
+
+/* Stage 1: a, b, c (each domain_size scalars, Montgomery) from the witness. */
+void cz_groth16_abc(const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c, cz_pool *pool);
+
+/* Stages 2 and 3 from a, b, c (clobbered). */
+cz_status cz_groth16_prove_abc(cz_proof *out, const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c,
+                               const cz_prove_opts *opts, cz_prove_timings *t, cz_error *err);
+
+/* All stages. t may be NULL. */
+cz_status cz_groth16_prove(cz_proof *out, const cz_zkey *zk, const cz_wtns *w, const cz_prove_opts *opts,
+                           cz_prove_timings *t, cz_error *err);
+
+/* Verifying key of a proving key (IC copied; free with cz_vkey_free). */
+cz_status cz_vkey_from_zkey(cz_vkey *vk, const cz_zkey *zk);
+/* e(alpha1, beta2) in the curve's Fq12 type, as snarkjs writes
+ * vk_alphabeta_12 (out holds 12 x 6 words). */
+cz_status cz_groth16_alphabeta(uint64_t out[72], const cz_vkey *vk);
+
+/* CZ_OK if the proof verifies for these public signals (npub Montgomery
+ * scalars), CZ_ERR_VERIFY if not, other codes for malformed input. The
+ * proof's points must be on the curve and in the subgroup (the JSON reader
+ * checks; this function checks again). */
+cz_status cz_groth16_verify(const cz_vkey *vk, const void *pub, size_t npub, const cz_proof *p, cz_error *err);
+
+/* Evaluates every constraint of r on w; CZ_ERR_UNSATISFIED with the index of
+ * the first failing constraint in *first_bad (and the message). */
+cz_status cz_r1cs_check(const cz_r1cs *r, const cz_wtns *w, uint64_t *first_bad, cz_error *err);
+
+#endif
