@@ -316,10 +316,12 @@ static cz_status zkey_read(cz_zkey *z, const cz_binfile *f, const cz_zkey_opts *
     if ((st = cz_rd_expect_end(&r, "the groth16 header", err)) != CZ_OK) goto done;
 
     if (o->header_only) {
-        /* still report the coefficient count if the section is there */
+        /* the verifying key needs IC too; report the coefficient count if
+         * the section is there */
         const cz_binsection *s4;
         if (cz_binfile_section(f, 4, &s4, NULL) == CZ_OK && s4->size >= 4)
             z->n_coef = cz_load_u32(f->data + s4->offset);
+        st = load_points(z, f, 3, 1, (uint64_t)z->n_public + 1, &z->ic, o, err);
         goto done;
     }
     /* every section size is checked against the header counts before any

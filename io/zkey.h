@@ -63,7 +63,7 @@ typedef struct cz_zkey {
 
 typedef struct cz_zkey_opts {
     const cz_allocator *alloc; /* NULL: default heap */
-    int header_only;           /* read sections 1-2 (and counts) only */
+    int header_only;           /* read sections 1-3 (header, vkey points, IC) only */
     int skip_point_checks;     /* skip on-curve checks of the tables (range checks stay) */
 } cz_zkey_opts;
 

@@ -1,0 +1,586 @@
+/*
+ * cuzk: the command-line front end.
+ *
+ * DESIGN: one subcommand per job (prove, verify, export-vkey, info); each
+ * parses its options, calls the library, and maps the library's status to a
+ * documented exit code. Messages go to stderr, prefixed "cuzk: "; progress
+ * lines only when stderr is a terminal and --quiet is not given. Outputs
+ * are written through util/atomic_file, so a failed command leaves no
+ * partial file.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cuzk/status.h"
+#include "ec/ec.h"
+#include "ec/ec_serde.h"
+#include "groth16/groth16.h"
+#include "io/binfile.h"
+#include "io/proof.h"
+#include "io/r1cs.h"
+#include "io/wtns.h"
+#include "io/zkey.h"
+#include "util/atomic_file.h"
+#include "util/thread.h"
+#include "util/timer.h"
+
+#ifndef CUZK_VERSION
+#define CUZK_VERSION "0.1.0"
+#endif
+
+/* exit codes (documented in usage() and README.md) */
+enum {
+    EXIT_OK = 0,
+    EXIT_INVALID = 1,     /* verify: the proof is invalid */
+    EXIT_USAGE = 2,       /* bad command line */
+    EXIT_INPUT = 3,       /* unreadable or malformed input, inputs that do not match */
+    EXIT_UNSATISFIED = 4, /* the witness does not satisfy the circuit */
+    EXIT_OUTPUT = 5,      /* an output file cannot be written */
+    EXIT_RESOURCE = 6,    /* out of memory, device failure */
+    EXIT_INTERNAL = 70,
+};
+
+static int g_quiet = 0, g_verbose = 0, g_progress = 0;
+
+static void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void msg(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("cuzk: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* progress line on a terminal: "\r<text>" overwritten, ended by done() */
+static double g_stage_t0;
+static void stage(const char *what)
+{
+    g_stage_t0 = cz_now();
+    if (g_progress) fprintf(stderr, "\r\033[K  %s ...", what);
+}
+static void stage_done(void)
+{
+    if (g_progress) fprintf(stderr, " %.2fs\n", cz_now() - g_stage_t0);
+}
+
+static int exit_for(cz_status st)
+{
+    switch (st) {
+    case CZ_OK: return EXIT_OK;
+    case CZ_ERR_VERIFY: return EXIT_INVALID;
+    case CZ_ERR_UNSATISFIED: return EXIT_UNSATISFIED;
+    case CZ_ERR_NO_MEMORY:
+    case CZ_ERR_CUDA:
+    case CZ_ERR_NO_DEVICE:
+    case CZ_ERR_DEVICE_MEMORY:
+    case CZ_ERR_BUDGET: return EXIT_RESOURCE;
+    case CZ_ERR_INTERNAL: return EXIT_INTERNAL;
+    default: return EXIT_INPUT;
+    }
+}
+
+static int fail(cz_status st, const cz_error *err)
+{
+    msg("error: %s", cz_error_msg(err));
+    return exit_for(st);
+}
+
+static const char *USAGE =
+    "usage: cuzk <command> [options] [arguments]\n"
+    "\n"
+    "Groth16 prover for snarkjs/circom files, on BN254 (bn128) and BLS12-381.\n"
+    "\n"
+    "commands:\n"
+    "  prove   circuit.zkey witness.wtns proof.json public.json\n"
+    "          Prove, verify the proof against the key, then write proof.json and\n"
+    "          public.json in snarkjs's format.\n"
+    "  verify  verification_key.json public.json proof.json\n"
+    "          Check a Groth16 proof (snarkjs JSON); prints OK or INVALID.\n"
+    "  export-vkey circuit.zkey verification_key.json\n"
+    "          Write the verifying key as `snarkjs zkey export verificationkey` does.\n"
+    "  info    FILE\n"
+    "          Describe a .zkey, .r1cs or .wtns file (curve, sizes, counts).\n"
+    "  help [command], --help, --version\n"
+    "\n"
+    "Run `cuzk <command> --help` for the options of a command.\n"
+    "\n"
+    "exit codes:\n"
+    "  0   success (verify: the proof is valid)\n"
+    "  1   verify: the proof is invalid\n"
+    "  2   bad command line\n"
+    "  3   bad input: unreadable, malformed or mismatched files (the message names\n"
+    "      the file, the offset or field, and what was expected)\n"
+    "  4   prove: the witness does not satisfy the circuit\n"
+    "  5   an output file cannot be written\n"
+    "  6   out of memory or device failure\n"
+    "  70  internal error\n";
+
+static const char *USAGE_PROVE =
+    "usage: cuzk prove [options] circuit.zkey witness.wtns proof.json public.json\n"
+    "\n"
+    "Makes a Groth16 proof from a snarkjs proving key and a circom witness. The\n"
+    "curve is read from the files. The proof is verified before it is written;\n"
+    "a witness that does not satisfy the circuit ends with exit code 4 and no\n"
+    "output files. Blinding scalars come from the OS CSPRNG (getrandom).\n"
+    "\n"
+    "options:\n"
+    "  -d, --device DEV      auto (default; CUDA when a usable GPU is present),\n"
+    "                        cpu, cuda or cuda:N\n"
+    "  -t, --threads N       CPU threads (default: all cores)\n"
+    "  -c, --check FILE      with the circuit's .r1cs: check every constraint first\n"
+    "                        and report the first unsatisfied one by index\n"
+    "  -b, --proof-bin FILE  also write the 192-byte bellperson binary proof\n"
+    "                        (A||B||C compressed; BLS12-381 only)\n"
+    "      --no-verify       skip the verification of the proof (not recommended)\n"
+    "  -q, --quiet           no progress output\n"
+    "  -v, --verbose         print the time of each stage\n"
+    "  -h, --help            this text\n";
+
+static const char *USAGE_VERIFY =
+    "usage: cuzk verify [options] verification_key.json public.json proof.json\n"
+    "\n"
+    "Checks a Groth16 proof in snarkjs's JSON format against a snarkjs\n"
+    "verification key. Prints OK (exit 0) or INVALID (exit 1). Proof points must\n"
+    "be on the curve and in the prime-order subgroup; public signals must be < r\n"
+    "and as many as the key's nPublic.\n"
+    "\n"
+    "options:\n"
+    "  -q, --quiet           print nothing, use the exit code\n"
+    "  -h, --help            this text\n";
+
+static const char *USAGE_EXPORT =
+    "usage: cuzk export-vkey [options] circuit.zkey verification_key.json\n"
+    "\n"
+    "Writes the verifying key of a proving key in the JSON format of\n"
+    "`snarkjs zkey export verificationkey` (including vk_alphabeta_12).\n"
+    "\n"
+    "options:\n"
+    "  -q, --quiet           no progress output\n"
+    "  -h, --help            this text\n";
+
+static const char *USAGE_INFO =
+    "usage: cuzk info [options] FILE\n"
+    "\n"
+    "Describes a snarkjs .zkey, a circom .r1cs or a .wtns file: curve, number of\n"
+    "constraints, variables and public inputs, domain size, and sizes. The kind\n"
+    "of file is read from its magic bytes.\n"
+    "\n"
+    "options:\n"
+    "  -h, --help            this text\n";
+
+static void human_bytes(char *buf, size_t cap, uint64_t b)
+{
+    const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)b;
+    int i = 0;
+    while (v >= 1024 && i < 4) {
+        v /= 1024;
+        i++;
+    }
+    snprintf(buf, cap, i ? "%.1f %s" : "%.0f %s", v, u[i]);
+}
+
+/* ---- prove ---- */
+static int cmd_prove(int argc, char **argv)
+{
+    static const struct option opts[] = {{"device", required_argument, 0, 'd'}, {"threads", required_argument, 0, 't'},
+                                         {"check", required_argument, 0, 'c'},  {"proof-bin", required_argument, 0, 'b'},
+                                         {"no-verify", no_argument, 0, 'N'},    {"quiet", no_argument, 0, 'q'},
+                                         {"verbose", no_argument, 0, 'v'},      {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *device = "auto", *check = NULL, *bin = NULL;
+    int no_verify = 0, c;
+    while ((c = getopt_long(argc, argv, "d:t:c:b:qvh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': device = optarg; break;
+        case 't': {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*end || n < 1 || n > 4096) {
+                msg("--threads: '%s' is not a thread count (1..4096)", optarg);
+                return EXIT_USAGE;
+            }
+            cz_set_threads((int)n);
+            break;
+        }
+        case 'c': check = optarg; break;
+        case 'b': bin = optarg; break;
+        case 'N': no_verify = 1; break;
+        case 'q': g_quiet = 1; break;
+        case 'v': g_verbose = 1; break;
+        case 'h': fputs(USAGE_PROVE, stdout); return EXIT_OK;
+        default: fputs(USAGE_PROVE, stderr); return EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 4) {
+        msg("prove needs 4 arguments: circuit.zkey witness.wtns proof.json public.json (got %d)", argc - optind);
+        fputs(USAGE_PROVE, stderr);
+        return EXIT_USAGE;
+    }
+    const char *zkey_path = argv[optind], *wtns_path = argv[optind + 1];
+    const char *proof_path = argv[optind + 2], *public_path = argv[optind + 3];
+    g_progress = !g_quiet && isatty(2);
+    cz_error err;
+    cz_error_clear(&err);
+    cz_status st;
+    double t0 = cz_now();
+
+    cz_backend *be = NULL;
+    if ((st = cz_backend_create(&be, device, &err)) != CZ_OK) return fail(st, &err);
+    if (g_verbose) msg("device: %s", be->name);
+
+    cz_zkey zk;
+    cz_wtns w;
+    stage("loading the proving key");
+    if ((st = cz_zkey_load(&zk, zkey_path, NULL, &err)) != CZ_OK) {
+        cz_backend_free(be);
+        return fail(st, &err);
+    }
+    stage_done();
+    double t_key = cz_now() - g_stage_t0;
+    stage("loading the witness");
+    if ((st = cz_wtns_load(&w, wtns_path, NULL, &err)) != CZ_OK) goto out_key;
+    stage_done();
+    double t_wtns = cz_now() - g_stage_t0;
+    if ((st = cz_groth16_check_inputs(&zk, &w, zkey_path, wtns_path, &err)) != CZ_OK) goto out_wtns;
+    if (bin && zk.curve != CZ_CURVE_BLS12_381) {
+        st = cz_error_set(&err, CZ_ERR_UNSUPPORTED, "--proof-bin: the bellperson binary proof is for BLS12-381 only; %s is %s",
+                          zkey_path, cz_curve_name(zk.curve));
+        goto out_wtns;
+    }
+    if (check) {
+        cz_r1cs r1;
+        stage("checking the constraints");
+        if ((st = cz_r1cs_load(&r1, check, 0, NULL, &err)) != CZ_OK) goto out_wtns;
+        uint64_t first;
+        st = cz_r1cs_check(&r1, &w, &first, &err);
+        cz_r1cs_free(&r1);
+        if (st != CZ_OK) goto out_wtns;
+        stage_done();
+    }
+    cz_prove_opts po;
+    memset(&po, 0, sizeof po);
+    po.backend = be;
+    po.skip_verify = no_verify;
+    cz_prove_timings tm;
+    cz_proof proof;
+    stage(no_verify ? "proving" : "proving and verifying");
+    if ((st = cz_groth16_prove(&proof, &zk, &w, &po, &tm, &err)) != CZ_OK) goto out_wtns;
+    stage_done();
+
+    /* outputs: every file complete or none (best effort across files: the
+     * proof is written last-but-one, and a failure removes what was written) */
+    stage("writing");
+    if ((st = cz_public_write_json(public_path, zk.curve, (const uint8_t *)w.values + 32, zk.n_public, &err)) != CZ_OK)
+        goto out_wtns_output;
+    if (bin) {
+        uint8_t buf[CZ_PROOF_BIN_BYTES];
+        cz_bls12_381_g1_to_compressed(buf, (const cz_bls12_381_g1_affine *)proof.a);
+        cz_bls12_381_g2_to_compressed(buf + 48, (const cz_bls12_381_g2_affine *)proof.b);
+        cz_bls12_381_g1_to_compressed(buf + 144, (const cz_bls12_381_g1_affine *)proof.c);
+        cz_atomic_file af;
+        if ((st = cz_atomic_file_open(&af, bin, &err)) == CZ_OK) {
+            fwrite(buf, 1, sizeof buf, af.fp);
+            st = cz_atomic_file_commit(&af, &err);
+        }
+        if (st != CZ_OK) {
+            unlink(public_path);
+            goto out_wtns_output;
+        }
+    }
+    if ((st = cz_proof_write_json(proof_path, &proof, &err)) != CZ_OK) {
+        unlink(public_path);
+        if (bin) unlink(bin);
+        goto out_wtns_output;
+    }
+    stage_done();
+    if (g_verbose) {
+        msg("%s: %s, domain %u (2^%u), %u variables, %u public", zkey_path, cz_curve_name(zk.curve), zk.domain_size,
+            zk.log_domain, zk.n_vars, zk.n_public);
+        msg("time: load key %.3fs, witness %.3fs", t_key, t_wtns);
+        msg("time: synthesis (a,b,c) %.3fs, h (3 iNTT + 3 coset NTT) %.3fs", tm.synth, tm.h);
+        msg("time: msm A %.3fs, B1 %.3fs, B2 (G2) %.3fs, C %.3fs, H %.3fs", tm.msm_a, tm.msm_b1, tm.msm_b2, tm.msm_c,
+            tm.msm_h);
+        msg("time: finalize %.3fs, verify %.3fs, prove total %.3fs, command %.3fs", tm.finalize, tm.verify, tm.total,
+            cz_now() - t0);
+    }
+    cz_wtns_free(&w);
+    cz_zkey_free(&zk);
+    cz_backend_free(be);
+    return EXIT_OK;
+out_wtns_output:
+    cz_wtns_free(&w);
+    cz_zkey_free(&zk);
+    cz_backend_free(be);
+    if (g_progress) fputc('\n', stderr);
+    msg("error: %s", cz_error_msg(&err));
+    return st == CZ_ERR_IO ? EXIT_OUTPUT : exit_for(st);
+out_wtns:
+    cz_wtns_free(&w);
+out_key:
+    cz_zkey_free(&zk);
+    cz_backend_free(be);
+    if (g_progress) fputc('\n', stderr);
+    return fail(st, &err);
+}
+
+/* ---- verify ---- */
+static int cmd_verify(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'q': g_quiet = 1; break;
+        case 'h': fputs(USAGE_VERIFY, stdout); return EXIT_OK;
+        default: fputs(USAGE_VERIFY, stderr); return EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 3) {
+        msg("verify needs 3 arguments: verification_key.json public.json proof.json (got %d)", argc - optind);
+        fputs(USAGE_VERIFY, stderr);
+        return EXIT_USAGE;
+    }
+    cz_error err;
+    cz_error_clear(&err);
+    cz_vkey vk;
+    cz_status st = cz_vkey_read_json(&vk, argv[optind], &err);
+    if (st != CZ_OK) return fail(st, &err);
+    void *pub = NULL;
+    size_t npub = 0;
+    cz_proof proof;
+    if ((st = cz_public_read_json(&pub, &npub, vk.curve, argv[optind + 1], &err)) != CZ_OK) goto out;
+    st = cz_proof_read_json(&proof, vk.curve, argv[optind + 2], &err);
+    if (st == CZ_ERR_NOT_ON_CURVE || st == CZ_ERR_NOT_IN_SUBGROUP || st == CZ_ERR_RANGE) {
+        /* a well-formed file whose points are not valid: an invalid proof */
+        if (!g_quiet) printf("INVALID: %s\n", cz_error_msg(&err));
+        st = CZ_ERR_VERIFY;
+        goto out_quiet;
+    }
+    if (st != CZ_OK) goto out;
+    if (npub != vk.n_public) {
+        if (!g_quiet)
+            printf("INVALID: %s holds %zu public signals, the key expects %u\n", argv[optind + 1], npub, vk.n_public);
+        st = CZ_ERR_VERIFY;
+        goto out_quiet;
+    }
+    st = cz_groth16_verify(&vk, pub, npub, &proof, &err);
+    if (st == CZ_OK) {
+        if (!g_quiet) printf("OK\n");
+    } else if (st == CZ_ERR_VERIFY || st == CZ_ERR_NOT_IN_SUBGROUP) {
+        if (!g_quiet) printf("INVALID: %s\n", cz_error_msg(&err));
+        st = CZ_ERR_VERIFY;
+    } else {
+        goto out;
+    }
+out_quiet:
+    free(pub);
+    cz_vkey_free(&vk);
+    return exit_for(st);
+out:
+    free(pub);
+    cz_vkey_free(&vk);
+    return fail(st, &err);
+}
+
+/* ---- export-vkey ---- */
+static int cmd_export(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'q': g_quiet = 1; break;
+        case 'h': fputs(USAGE_EXPORT, stdout); return EXIT_OK;
+        default: fputs(USAGE_EXPORT, stderr); return EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 2) {
+        msg("export-vkey needs 2 arguments: circuit.zkey verification_key.json (got %d)", argc - optind);
+        fputs(USAGE_EXPORT, stderr);
+        return EXIT_USAGE;
+    }
+    g_progress = !g_quiet && isatty(2);
+    cz_error err;
+    cz_error_clear(&err);
+    cz_zkey zk;
+    cz_zkey_opts zo;
+    memset(&zo, 0, sizeof zo);
+    zo.header_only = 1;
+    stage("reading the key");
+    cz_status st = cz_zkey_load(&zk, argv[optind], &zo, &err);
+    if (st != CZ_OK) return fail(st, &err);
+    stage_done();
+    cz_vkey vk;
+    if ((st = cz_vkey_from_zkey(&vk, &zk)) != CZ_OK) {
+        cz_zkey_free(&zk);
+        return fail(st, &err);
+    }
+    cz_zkey_free(&zk);
+    uint64_t ab[72];
+    stage("computing e(alpha, beta)");
+    if ((st = cz_groth16_alphabeta(ab, &vk)) != CZ_OK) {
+        cz_vkey_free(&vk);
+        cz_error_set(&err, st, "pairing failed");
+        return fail(st, &err);
+    }
+    stage_done();
+    st = cz_vkey_write_json(argv[optind + 1], &vk, ab, &err);
+    cz_vkey_free(&vk);
+    if (st != CZ_OK) {
+        msg("error: %s", cz_error_msg(&err));
+        return st == CZ_ERR_IO ? EXIT_OUTPUT : exit_for(st);
+    }
+    return EXIT_OK;
+}
+
+/* ---- info ---- */
+static int cmd_info(int argc, char **argv)
+{
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(USAGE_INFO, stdout); return EXIT_OK;
+        default: fputs(USAGE_INFO, stderr); return EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1) {
+        msg("info needs 1 argument: a .zkey, .r1cs or .wtns file (got %d)", argc - optind);
+        fputs(USAGE_INFO, stderr);
+        return EXIT_USAGE;
+    }
+    const char *path = argv[optind];
+    cz_error err;
+    cz_error_clear(&err);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        cz_error_set(&err, CZ_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return fail(CZ_ERR_IO, &err);
+    }
+    char magic[4] = {0};
+    size_t got = fread(magic, 1, 4, f);
+    fclose(f);
+    struct stat sb;
+    char hb[32];
+    human_bytes(hb, sizeof hb, stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0);
+    cz_status st;
+    if (got == 4 && memcmp(magic, "zkey", 4) == 0) {
+        cz_zkey zk;
+        if ((st = cz_zkey_load(&zk, path, NULL, &err)) != CZ_OK) return fail(st, &err);
+        /* constraint rows with an A or B term, public-input rows excluded */
+        uint32_t used = 0;
+        for (uint32_t i = 0; i < zk.domain_size; i++)
+            if (zk.A.row_ptr[i + 1] > zk.A.row_ptr[i] || zk.B.row_ptr[i + 1] > zk.B.row_ptr[i]) used = i + 1;
+        char kb[32];
+        human_bytes(kb, sizeof kb, zk.bytes);
+        printf("file:            %s (%s)\n", path, hb);
+        printf("kind:            snarkjs Groth16 proving key (zkey v1)\n");
+        printf("curve:           %s (snarkjs: %s)\n", cz_curve_name(zk.curve), cz_curve_snarkjs_name(zk.curve));
+        printf("variables:       %u (wire 0 = 1, %u public, %u private)\n", zk.n_vars, zk.n_public,
+               zk.n_vars - zk.n_public - 1);
+        printf("public inputs:   %u\n", zk.n_public);
+        printf("constraints:     <= %u (rows with A/B terms, before the %u public-input rows)\n",
+               used > zk.n_public + 1 ? used - zk.n_public - 1 : 0, zk.n_public + 1);
+        printf("domain size:     %u (2^%u)\n", zk.domain_size, zk.log_domain);
+        printf("coefficients:    %" PRIu64 " (A %" PRIu64 ", B %" PRIu64 ")\n", zk.n_coef, zk.A.nnz, zk.B.nnz);
+        printf("points:          A %u, B1 %u, B2 %u (G2), C %u, H %u, IC %u\n", zk.n_vars, zk.n_vars, zk.n_vars,
+               zk.n_vars - zk.n_public - 1, zk.domain_size, zk.n_public + 1);
+        printf("memory loaded:   %s\n", kb);
+        printf("prover working set: %zu bytes for a, b, c\n", cz_groth16_abc_bytes(&zk));
+        cz_zkey_free(&zk);
+        return EXIT_OK;
+    }
+    if (got == 4 && memcmp(magic, "r1cs", 4) == 0) {
+        cz_r1cs r;
+        if ((st = cz_r1cs_load(&r, path, 0, NULL, &err)) != CZ_OK) return fail(st, &err);
+        uint32_t npub = r.n_pub_out + r.n_pub_in;
+        uint32_t k = 0;
+        while (((uint64_t)1 << k) <= (uint64_t)r.n_constraints + npub) k++;
+        printf("file:            %s (%s)\n", path, hb);
+        printf("kind:            circom constraint system (r1cs v1)\n");
+        printf("curve:           %s (snarkjs: %s)\n", cz_curve_name(r.curve), cz_curve_snarkjs_name(r.curve));
+        printf("constraints:     %u\n", r.n_constraints);
+        printf("wires:           %u (outputs %u, public inputs %u, private inputs %u, labels %" PRIu64 ")\n", r.n_wires,
+               r.n_pub_out, r.n_pub_in, r.n_prv_in, r.n_labels);
+        printf("public inputs:   %u\n", npub);
+        printf("non-zeros:       A %" PRIu64 ", B %" PRIu64 ", C %" PRIu64 "\n", r.A.nnz, r.B.nnz, r.C.nnz);
+        printf("domain size:     2^%u (snarkjs: smallest power of two > constraints + public)\n", k);
+        cz_r1cs_free(&r);
+        return EXIT_OK;
+    }
+    if (got == 4 && memcmp(magic, "wtns", 4) == 0) {
+        cz_wtns w;
+        if ((st = cz_wtns_load(&w, path, NULL, &err)) != CZ_OK) return fail(st, &err);
+        /* share of 0/1 values: the MSMs skip 0 and sum 1 cheaply */
+        uint64_t zeros = 0, ones = 0;
+        for (uint32_t i = 0; i < w.n; i++) {
+            const uint8_t *v = (const uint8_t *)w.values + 32 * i;
+            if (w.curve == CZ_CURVE_BN254) {
+                zeros += cz_bn254_fr_is_zero((const cz_bn254_fr *)v);
+                ones += cz_bn254_fr_is_one((const cz_bn254_fr *)v);
+            } else {
+                zeros += cz_bls12_381_fr_is_zero((const cz_bls12_381_fr *)v);
+                ones += cz_bls12_381_fr_is_one((const cz_bls12_381_fr *)v);
+            }
+        }
+        printf("file:            %s (%s)\n", path, hb);
+        printf("kind:            witness (wtns v2)\n");
+        printf("curve:           %s (snarkjs: %s)\n", cz_curve_name(w.curve), cz_curve_snarkjs_name(w.curve));
+        printf("values:          %u\n", w.n);
+        printf("zeros / ones:    %" PRIu64 " (%.1f%%) / %" PRIu64 " (%.1f%%)\n", zeros, 100.0 * (double)zeros / w.n,
+               ones, 100.0 * (double)ones / w.n);
+        cz_wtns_free(&w);
+        return EXIT_OK;
+    }
+    cz_error_set(&err, CZ_ERR_FORMAT, "%s: not a .zkey, .r1cs or .wtns file (magic bytes '%.4s')", path,
+                 got == 4 ? magic : "");
+    return fail(CZ_ERR_FORMAT, &err);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(USAGE, stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || (!strcmp(cmd, "help") && argc == 2)) {
+        fputs(USAGE, stdout);
+        return EXIT_OK;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("cuzk %s\n", CUZK_VERSION);
+        return EXIT_OK;
+    }
+    static char *help_args[4];
+    if (!strcmp(cmd, "help")) {
+        /* help <command> == <command> --help */
+        help_args[0] = argv[0];
+        help_args[1] = argv[2];
+        help_args[2] = (char *)"--help";
+        cmd = argv[2];
+        argv = help_args;
+        argc = 3;
+    }
+    /* subcommand options are parsed from argv[1..] */
+    optind = 1;
+    if (!strcmp(cmd, "prove")) return cmd_prove(argc - 1, argv + 1);
+    if (!strcmp(cmd, "verify")) return cmd_verify(argc - 1, argv + 1);
+    if (!strcmp(cmd, "export-vkey")) return cmd_export(argc - 1, argv + 1);
+    if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
+    msg("unknown command '%s'", cmd);
+    fputs(USAGE, stderr);
+    return EXIT_USAGE;
+}

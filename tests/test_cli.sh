@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# End-to-end tests of the `cuzk` command against snarkjs (pinned in tests/js):
+#   - every fixture of both curves: `cuzk prove`, then `snarkjs groth16 verify`
+#     and `cuzk verify` accept the proof; public.json equals snarkjs's;
+#   - `cuzk verify` accepts snarkjs's own proof of each fixture;
+#   - a proof with one coordinate changed, or changed public inputs, is
+#     rejected by both verifiers;
+#   - `cuzk export-vkey` writes the same JSON content as snarkjs's export;
+#   - bad input, each case: truncated / corrupted / wrong-magic files, a
+#     witness of another circuit or curve, an unsatisfied witness, missing or
+#     unwritable outputs: non-zero exit, a message naming the file, and no
+#     output file left behind.
+# Usage: tests/test_cli.sh path/to/cuzk      (prints "N passed, N failed")
+set -uo pipefail
+cuzk=${1:?usage: test_cli.sh path/to/cuzk}
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+fix="$here/fixtures"
+verify_js="$here/js/verify.sh"
+tmp=$(mktemp -d /tmp/cz_test_cli.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+failn=0
+ok() { pass=$((pass + 1)); }
+bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
+check() { if "$@"; then ok; else bad "$*"; fi; }
+
+if [ ! -f "$here/js/node_modules/snarkjs/build/cli.cjs" ]; then
+  echo "test_cli: snarkjs is not installed: run 'npm ci' in tests/js (scripts/test.sh does)" >&2
+  exit 1
+fi
+export VERIFY_QUIET=1
+sj_accepts() { "$verify_js" "$@" >/dev/null 2>&1; }
+json_equal() { node -e 'const a=require(process.argv[1]),b=require(process.argv[2]);process.exit(JSON.stringify(a)===JSON.stringify(b)?0:1)' "$1" "$2"; }
+# changes the last digit of pi_a[0] (a coordinate change; the point leaves the curve)
+tamper_proof() { node -e '
+  const fs=require("fs");const p=JSON.parse(fs.readFileSync(process.argv[1]));
+  const x=p.pi_a[0];const d=(+(x[x.length-1])+1)%10;p.pi_a[0]=x.slice(0,-1)+d;
+  fs.writeFileSync(process.argv[2],JSON.stringify(p));' "$1" "$2"; }
+# adds 1 to the first public signal
+tamper_public() { node -e '
+  const fs=require("fs");const p=JSON.parse(fs.readFileSync(process.argv[1]));
+  p[0]=(BigInt(p[0])+1n).toString();fs.writeFileSync(process.argv[2],JSON.stringify(p));' "$1" "$2"; }
+
+dirs=$(node -e 'for (const f of require(process.argv[1]).fixtures) console.log(f.dir)' "$fix/fixtures.json")
+for d in $dirs; do
+  F="$fix/$d"
+  out="$tmp/$(echo "$d" | tr / _)"
+  mkdir -p "$out"
+  if "$cuzk" prove -q "$F/circuit.zkey" "$F/witness.wtns" "$out/proof.json" "$out/public.json"; then ok; else bad "$d: cuzk prove exit $?"; continue; fi
+  check sj_accepts "$F/verification_key.json" "$out/public.json" "$out/proof.json"
+  check "$cuzk" verify -q "$F/verification_key.json" "$out/public.json" "$out/proof.json"
+  check cmp -s "$out/public.json" "$F/public.json"
+  check "$cuzk" verify -q "$F/verification_key.json" "$F/public.json" "$F/proof.json"
+  tamper_proof "$out/proof.json" "$out/bad_proof.json"
+  tamper_public "$out/public.json" "$out/bad_public.json"
+  check test "$("$cuzk" verify "$F/verification_key.json" "$out/public.json" "$out/bad_proof.json" | cut -c1-7; echo "${PIPESTATUS[0]}")" = "INVALID
+1"
+  check test "$("$cuzk" verify -q "$F/verification_key.json" "$out/bad_public.json" "$out/proof.json"; echo $?)" = 1
+  check test "$("$cuzk" verify -q "$F/verification_key.json" "$F/public.json" "$out/bad_proof.json"; echo $?)" = 1
+  if sj_accepts "$F/verification_key.json" "$out/public.json" "$out/bad_proof.json"; then bad "$d: snarkjs accepted a tampered proof"; else ok; fi
+  if sj_accepts "$F/verification_key.json" "$out/bad_public.json" "$out/proof.json"; then bad "$d: snarkjs accepted tampered public inputs"; else ok; fi
+  check "$cuzk" export-vkey -q "$F/circuit.zkey" "$out/vk.json"
+  check json_equal "$out/vk.json" "$F/verification_key.json"
+done
+
+# ---- bad input ----
+F="$fix/bn128/poseidon"
+G="$fix/bls12381/poseidon"
+# expect_fail CODE PATTERN -- args: exit code CODE, stderr mentions PATTERN, no outputs
+expect_fail() {
+  local code=$1 pat=$2; shift 2
+  rm -f "$tmp/o_proof.json" "$tmp/o_public.json"
+  "$cuzk" "$@" 2>"$tmp/err" >/dev/null
+  local rc=$?
+  if [ "$rc" -ne "$code" ]; then bad "exit $rc (want $code): cuzk $* :: $(cat "$tmp/err")"; return; fi
+  if ! grep -q -- "$pat" "$tmp/err"; then bad "message lacks '$pat': cuzk $* :: $(cat "$tmp/err")"; return; fi
+  if ls "$tmp"/o_proof.json* "$tmp"/o_public.json* >/dev/null 2>&1; then bad "output left behind: cuzk $*"; return; fi
+  ok
+}
+P=("$tmp/o_proof.json" "$tmp/o_public.json")
+head -c 5000 "$F/circuit.zkey" >"$tmp/trunc.zkey"
+expect_fail 3 "trunc.zkey" prove "$tmp/trunc.zkey" "$F/witness.wtns" "${P[@]}"
+head -c 100 "$F/witness.wtns" >"$tmp/trunc.wtns"
+expect_fail 3 "trunc.wtns" prove "$F/circuit.zkey" "$tmp/trunc.wtns" "${P[@]}"
+printf 'zkez' | cat - <(tail -c +5 "$F/circuit.zkey") >"$tmp/magic.zkey"
+expect_fail 3 "magic" prove "$tmp/magic.zkey" "$F/witness.wtns" "${P[@]}"
+cp "$F/circuit.zkey" "$tmp/ver.zkey" && printf '\x07' | dd of="$tmp/ver.zkey" bs=1 seek=4 conv=notrunc 2>/dev/null
+expect_fail 3 "version" prove "$tmp/ver.zkey" "$F/witness.wtns" "${P[@]}"
+cp "$F/witness.wtns" "$tmp/ver.wtns" && printf '\x09' | dd of="$tmp/ver.wtns" bs=1 seek=4 conv=notrunc 2>/dev/null
+expect_fail 3 "version" prove "$F/circuit.zkey" "$tmp/ver.wtns" "${P[@]}"
+expect_fail 3 "another circuit" prove "$F/circuit.zkey" "$fix/bn128/mul_chain/witness.wtns" "${P[@]}"
+expect_fail 3 "bls12381 witness" prove "$F/circuit.zkey" "$G/witness.wtns" "${P[@]}"
+# a witness value >= r: overwrite value 3 with all-ones bytes
+cp "$F/witness.wtns" "$tmp/big.wtns"
+off=$(node -e '
+  const b=require("fs").readFileSync(process.argv[1]);let p=12;
+  for(let i=0;i<b.readUInt32LE(8);i++){const id=b.readUInt32LE(p),sz=Number(b.readBigUInt64LE(p+4));
+  if(id===2){console.log(p+12+32*3);break;}p+=12+sz;}' "$tmp/big.wtns")
+head -c 32 /dev/zero | tr '\0' '\377' | dd of="$tmp/big.wtns" bs=1 seek="$off" conv=notrunc 2>/dev/null
+expect_fail 3 "witness value 3" prove "$F/circuit.zkey" "$tmp/big.wtns" "${P[@]}"
+# unsatisfied witness: change private value 5 (standard LE, add 1 to the low byte if < 255)
+cp "$F/witness.wtns" "$tmp/unsat.wtns"
+off5=$((off + 64))
+byte=$(od -An -tu1 -j "$off5" -N1 "$tmp/unsat.wtns" | tr -d ' ')
+printf "\\$(printf '%03o' $(( (byte + 1) % 256 )))" | dd of="$tmp/unsat.wtns" bs=1 seek="$off5" conv=notrunc 2>/dev/null
+expect_fail 4 "does not satisfy" prove "$F/circuit.zkey" "$tmp/unsat.wtns" "${P[@]}"
+expect_fail 4 "constraint" prove --check "$F/circuit.r1cs" "$F/circuit.zkey" "$tmp/unsat.wtns" "${P[@]}"
+expect_fail 3 "/nonexistent/x.zkey" prove /nonexistent/x.zkey "$F/witness.wtns" "${P[@]}"
+expect_fail 5 "/nonexistent-dir/proof.json" prove "$F/circuit.zkey" "$F/witness.wtns" /nonexistent-dir/proof.json "$tmp/o_public.json"
+expect_fail 5 "/nonexistent-dir/public.json" prove "$F/circuit.zkey" "$F/witness.wtns" "$tmp/o_proof.json" /nonexistent-dir/public.json
+mkdir -p "$tmp/ro" && chmod 500 "$tmp/ro"
+if [ "$(id -u)" -ne 0 ]; then
+  expect_fail 5 "ro/proof.json" prove "$F/circuit.zkey" "$F/witness.wtns" "$tmp/ro/proof.json" "$tmp/o_public.json"
+fi
+expect_fail 2 "4 arguments" prove "$F/circuit.zkey" "$F/witness.wtns"
+expect_fail 2 "unknown command" frobnicate
+expect_fail 3 "not a .zkey" info "$F/verification_key.json"
+expect_fail 3 "bls12381" prove --proof-bin "$tmp/x.bin" "$F/circuit.zkey" "$G/witness.wtns" "${P[@]}"
+expect_fail 3 "proof.json: IC" verify "$F/proof.json" "$F/public.json" "$F/proof.json"
+
+# --help of every command is complete and exits 0
+for c in prove verify export-vkey info; do
+  check "$cuzk" "$c" --help >/dev/null
+  check sh -c "'$cuzk' help $c | grep -q usage"
+done
+check sh -c "'$cuzk' --help | grep -q 'exit codes'"
+# info on each file kind
+check sh -c "'$cuzk' info '$F/circuit.zkey' | grep -q 'domain size:     256'"
+check sh -c "'$cuzk' info '$G/circuit.r1cs' | grep -q 'constraints:     240'"
+check sh -c "'$cuzk' info '$F/witness.wtns' | grep -q 'values:          243'"
+# the 192-byte binary proof for BLS12-381
+check "$cuzk" prove -q --proof-bin "$tmp/g.bin" "$G/circuit.zkey" "$G/witness.wtns" "$tmp/g_proof.json" "$tmp/g_public.json"
+check test "$(stat -c %s "$tmp/g.bin")" = 192
+
+echo "test_cli: $pass passed, $failn failed"
+[ "$failn" -eq 0 ]
