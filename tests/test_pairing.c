@@ -7,7 +7,7 @@
  *   PAIRING     e(G1, G2) as snarkjs's curve.pairing returns it, i.e. the
  *               convention of vk_alphabeta_12. The same values are published
  *               elsewhere: BLS12-381's is the e(G1, G2) of the zkcrypto
- *               `pairing` crate tests; BN254's is what arkworks prints.
+ *               `pairing` crate tests; BN254's appears in arkworks-based outputs.
  *   PAIRING_AB  e([A]G1, [B]G2) for the fixed A, B below (non-generator points).
  *   EXACT       the plain reduced pairing f^((p^12 - 1)/r) of (G1, G2)
  *               (ffjavascript's _finalExponentiationOld; for BN254 also the
