@@ -132,9 +132,13 @@ void CZ_EFN(mul_fr)(CZ_EC *r, const CZ_EC *p, const CZ_EC_FR *k);
 /* r = k*p in constant time with respect to k (fixed window, full-table
  * scans): for blinding scalars. */
 void CZ_EFN(mul_fr_ct)(CZ_EC *r, const CZ_EC *p, const CZ_EC_FR *k);
-/* 1 if p (on the curve) lies in the order-r subgroup. */
+/* 1 if p is on the curve and lies in the order-r subgroup (infinity: 1).
+ * in_subgroup is the fast endomorphism test of ec/ec_subgroup.c; the _slow
+ * variant multiplies by r (a full 255-bit scalar multiplication) and is
+ * kept as the reference the tests compare against. */
 int CZ_EFN(affine_in_subgroup)(const CZ_EC_A *p);
 int CZ_EFN(in_subgroup)(const CZ_EC *p);
+int CZ_EFN(in_subgroup_slow)(const CZ_EC *p);
 /* Random point of the prime-order subgroup (k*G for random k). */
 void CZ_EFN(random)(CZ_EC *r, cz_rng *rng);
 

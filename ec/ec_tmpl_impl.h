@@ -458,7 +458,9 @@ void CZ_EFN(mul_fr_ct)(CZ_EC *r, const CZ_EC *p, const CZ_EC_FR *k)
     *r = acc;
 }
 
-int CZ_EFN(in_subgroup)(const CZ_EC *p)
+/* Reference subgroup test r*p == O; the fast in_subgroup is per curve
+ * (ec/ec_subgroup.c). */
+int CZ_EFN(in_subgroup_slow)(const CZ_EC *p)
 {
     if (!CZ_EFN(is_on_curve)(p)) return 0;
     CZ_EC t;
