@@ -42,18 +42,173 @@ void CZ_FN(inv_ct)(CZ_FP *r, const CZ_FP *a)
     CZ_FN(pow)(r, a, CZ_FN(pm2_), CZ_FP_N);
 }
 
-/* Shift right by one bit, n limbs. */
-static inline void CZ_FN(shr1_)(uint64_t *a)
+/*
+ * Inversion: Bernstein-Yang "safegcd" divsteps, variable time, in batches of
+ * 62 (the structure of Wuille's variable-time variant of the algorithm).
+ *
+ * The state is f, g (f odd, starting at f = p, g = x) and d, e with
+ * d*x = f*c, e*x = g*c (mod p). One batch looks only at the low 62 bits of f
+ * and g and yields an integer matrix T = [u v; q r] with |u|+|v|, |q|+|r| <=
+ * 2^62 that applies 62 divsteps at once: (f, g) <- T (f, g) / 2^62 exactly,
+ * and (d, e) <- T (d, e) / 2^62 mod p, where the division is made exact by
+ * adding a multiple of p chosen from p^-1 mod 2^62. When g reaches 0, f is
+ * +-gcd(p, x) = +-1, so x^-1 = +-d / c. Starting from c = R^2 mod p and
+ * x = a*R (the stored limbs of a in Montgomery form) gives d = +-R/a, which
+ * is 1/a in Montgomery form, with no conversion.
+ *
+ * Numbers are held in "signed-62" limbs: N+1 int64 limbs of 62 bits, the
+ * lower ones in [0, 2^62), the top one signed, so that limb products fit
+ * an __int128 with room for the sums and the division by 2^62 is a shift by
+ * one limb. d and e stay in (-2p, p); f and g in [-p, p], and as they shrink
+ * the loop drops their top limbs (the variable-time gain).
+ */
+#ifndef CZ_FP_DIVSTEPS_DEFINED_
+#define CZ_FP_DIVSTEPS_DEFINED_
+#define CZ_S62_MASK ((int64_t)0x3fffffffffffffff)
+typedef __int128 cz_i128;
+typedef struct {
+    int64_t u, v, q, r;
+} cz_divsteps_mat;
+
+/*
+ * 62 divsteps on the low bits of f (odd) and g, eta = -delta. Returns the new
+ * eta and the transition matrix scaled by 2^62. A run of divsteps that only
+ * halves g (or adds f, then halves) is done at once: zeros of g are shifted
+ * out with one ctz, and up to 6 low bits of g are cancelled by adding w*f
+ * with w = -g/f mod 2^k, k at most eta+1 (the steps before the next swap).
+ */
+static int64_t cz_divsteps62_var(int64_t eta, uint64_t f, uint64_t g, cz_divsteps_mat *t)
 {
-    for (int i = 0; i < CZ_FP_N - 1; i++) a[i] = (a[i] >> 1) | (a[i + 1] << 63);
-    a[CZ_FP_N - 1] >>= 1;
+    uint64_t u = 1, v = 0, q = 0, r = 1; /* wrap-around arithmetic = int64 */
+    int i = 62;                          /* steps left */
+    for (;;) {
+        int z = __builtin_ctzll(g | (~(uint64_t)0 << i));
+        g >>= z;
+        u <<= z;
+        v <<= z;
+        eta -= z;
+        i -= z;
+        if (i == 0) break;
+        /* delta > 0: swap, (f, g) <- (g, -f). Taken in almost every pass
+         * (eta hovers around 0), so the branch predicts well; a branch-free
+         * swap measured slower. */
+        if (eta < 0) {
+            uint64_t x;
+            eta = -eta;
+            x = f, f = g, g = (uint64_t)0 - x;
+            x = u, u = q, q = (uint64_t)0 - x;
+            x = v, v = r, r = (uint64_t)0 - x;
+        }
+        int k = eta + 1 < i ? (int)eta + 1 : i;
+        uint64_t mask = (~(uint64_t)0 >> (64 - k)) & 63;
+        /* f(f^2 - 2) = -1/f mod 64 for odd f */
+        uint64_t w = (g * f * (f * f - 2)) & mask;
+        g += f * w;
+        q += u * w;
+        r += v * w;
+    }
+    t->u = (int64_t)u;
+    t->v = (int64_t)v;
+    t->q = (int64_t)q;
+    t->r = (int64_t)r;
+    return eta;
+}
+#endif
+
+enum { CZ_FN(S62_) = CZ_FP_N + 1 }; /* signed-62 limbs: 62(N+1) > 64N + 1 */
+
+/* 64-bit limbs (a < 2^(64N)) -> signed-62 limbs */
+static void CZ_FN(to_s62_)(int64_t *out, const uint64_t *in)
+{
+    for (int k = 0; k < CZ_FN(S62_); k++) {
+        int bit = 62 * k, w = bit / 64, sh = bit % 64;
+        uint64_t x = w < CZ_FP_N ? in[w] >> sh : 0;
+        if (sh > 2 && w + 1 < CZ_FP_N) x |= in[w + 1] << (64 - sh);
+        out[k] = (int64_t)(x & (uint64_t)CZ_S62_MASK);
+    }
 }
 
-static inline int CZ_FN(limbs_is_one_)(const uint64_t *a)
+/* signed-62 limbs, normalised, of a value in [0, 2^(64N)) -> 64-bit limbs */
+static void CZ_FN(from_s62_)(uint64_t *out, const int64_t *in)
 {
-    uint64_t acc = a[0] ^ 1;
-    for (int i = 1; i < CZ_FP_N; i++) acc |= a[i];
-    return acc == 0;
+    cz_u128 acc = 0;
+    int nbits = 0, j = 0;
+    for (int k = 0; k < CZ_FN(S62_) && j < CZ_FP_N; k++) {
+        acc |= (cz_u128)(uint64_t)in[k] << nbits;
+        nbits += 62;
+        if (nbits >= 64) {
+            out[j++] = (uint64_t)acc;
+            acc >>= 64;
+            nbits -= 64;
+        }
+    }
+    while (j < CZ_FP_N) {
+        out[j++] = (uint64_t)acc;
+        acc >>= 64;
+    }
+}
+
+/* (d, e) <- T (d, e) / 2^62 mod p; in and out in (-2p, p) */
+static void CZ_FN(update_de_)(int64_t *d, int64_t *e, const cz_divsteps_mat *t, const int64_t *p62,
+                              uint64_t pinv62)
+{
+    const int L = CZ_FN(S62_);
+    const int64_t u = t->u, v = t->v, q = t->q, r = t->r;
+    /* adding p*[d<0] and p*[e<0] brings d, e into (-p, p); the subtracted
+     * multiple of p below is in [0, 2^62), so the result is in (-2p, p) */
+    const int64_t sd = d[L - 1] < 0 ? -1 : 0, se = e[L - 1] < 0 ? -1 : 0;
+    int64_t md = (u & sd) + (v & se), me = (q & sd) + (r & se);
+    cz_i128 cd = (cz_i128)u * d[0] + (cz_i128)v * e[0];
+    cz_i128 ce = (cz_i128)q * d[0] + (cz_i128)r * e[0];
+    md -= (int64_t)((pinv62 * (uint64_t)cd + (uint64_t)md) & (uint64_t)CZ_S62_MASK);
+    me -= (int64_t)((pinv62 * (uint64_t)ce + (uint64_t)me) & (uint64_t)CZ_S62_MASK);
+    cd += (cz_i128)p62[0] * md; /* the low 62 bits are now 0 */
+    ce += (cz_i128)p62[0] * me;
+    cd >>= 62;
+    ce >>= 62;
+    for (int k = 1; k < L; k++) {
+        cd += (cz_i128)u * d[k] + (cz_i128)v * e[k] + (cz_i128)p62[k] * md;
+        ce += (cz_i128)q * d[k] + (cz_i128)r * e[k] + (cz_i128)p62[k] * me;
+        d[k - 1] = (int64_t)cd & CZ_S62_MASK;
+        e[k - 1] = (int64_t)ce & CZ_S62_MASK;
+        cd >>= 62;
+        ce >>= 62;
+    }
+    d[L - 1] = (int64_t)cd;
+    e[L - 1] = (int64_t)ce;
+}
+
+/* (f, g) <- T (f, g) / 2^62 (exact), on the len low limbs */
+static void CZ_FN(update_fg_)(int64_t *f, int64_t *g, int len, const cz_divsteps_mat *t)
+{
+    const int64_t u = t->u, v = t->v, q = t->q, r = t->r;
+    cz_i128 cf = (cz_i128)u * f[0] + (cz_i128)v * g[0];
+    cz_i128 cg = (cz_i128)q * f[0] + (cz_i128)r * g[0];
+    cf >>= 62;
+    cg >>= 62;
+    for (int k = 1; k < len; k++) {
+        cf += (cz_i128)u * f[k] + (cz_i128)v * g[k];
+        cg += (cz_i128)q * f[k] + (cz_i128)r * g[k];
+        f[k - 1] = (int64_t)cf & CZ_S62_MASK;
+        g[k - 1] = (int64_t)cg & CZ_S62_MASK;
+        cf >>= 62;
+        cg >>= 62;
+    }
+    f[len - 1] = (int64_t)cf;
+    g[len - 1] = (int64_t)cg;
+}
+
+/* d <- d + s*p (s = +-1), limbs normalised */
+static void CZ_FN(s62_add_p_)(int64_t *d, const int64_t *p62, int64_t s)
+{
+    const int L = CZ_FN(S62_);
+    cz_i128 c = 0;
+    for (int k = 0; k < L - 1; k++) {
+        c += (cz_i128)d[k] + (cz_i128)s * p62[k];
+        d[k] = (int64_t)c & CZ_S62_MASK;
+        c >>= 62;
+    }
+    d[L - 1] = (int64_t)(c + d[L - 1] + (cz_i128)s * p62[L - 1]);
 }
 
 cz_status CZ_FN(inv)(CZ_FP *r, const CZ_FP *a)
@@ -62,40 +217,60 @@ cz_status CZ_FN(inv)(CZ_FP *r, const CZ_FP *a)
         CZ_FN(set_zero)(r);
         return CZ_ERR_DIV_BY_ZERO;
     }
-    /*
-     * Binary extended Euclid on the integer A = a*R (the stored limbs).
-     * Invariants: x1*A = u and x2*A = v (mod p). Starting from x1 = R^2 instead
-     * of 1 makes the result R^2 / (a*R) = a^-1 * R, the Montgomery form of
-     * 1/a, with no conversion afterwards.
-     */
-    uint64_t u[CZ_FP_N], v[CZ_FP_N], x1[CZ_FP_N], x2[CZ_FP_N] = {0};
-    const uint64_t *p = CZ_FN(modulus);
-    for (int i = 0; i < CZ_FP_N; i++) {
-        u[i] = a->l[i];
-        v[i] = p[i];
-        x1[i] = CZ_FN(r2_limbs)[i];
+    const int L = CZ_FN(S62_);
+    int64_t f[CZ_FN(S62_)], g[CZ_FN(S62_)], d[CZ_FN(S62_)] = {0}, e[CZ_FN(S62_)], p62[CZ_FN(S62_)];
+    CZ_FN(to_s62_)(p62, CZ_FN(modulus));
+    CZ_FN(to_s62_)(g, a->l);
+    CZ_FN(to_s62_)(e, CZ_FN(r2_limbs));
+    for (int k = 0; k < L; k++) f[k] = p62[k];
+    /* p^-1 mod 2^62 from pinv = -p^-1 mod 2^64 */
+    const uint64_t pinv62 = ((uint64_t)0 - CZ_FN(pinv)) & (uint64_t)CZ_S62_MASK;
+    int64_t eta = -1;
+    int len = L;
+    /* a 384-bit input needs fewer than 1200 divsteps (Bernstein-Yang bound
+     * for the variable-time loop is well below); 64 batches is a safety net */
+    for (int it = 0;; it++) {
+        if (it == 64) {
+            CZ_FN(set_zero)(r);
+            return CZ_ERR_INTERNAL;
+        }
+        cz_divsteps_mat t;
+        eta = cz_divsteps62_var(eta, (uint64_t)f[0], (uint64_t)g[0], &t);
+        CZ_FN(update_de_)(d, e, &t, p62, pinv62);
+        CZ_FN(update_fg_)(f, g, len, &t);
+        if (g[0] == 0) {
+            int64_t rest = 0;
+            for (int k = 1; k < len; k++) rest |= g[k];
+            if (rest == 0) break;
+        }
+        /* drop the top limbs of f and g when both are 0 or -1 */
+        const int64_t fn = f[len - 1], gn = g[len - 1];
+        if (len > 1 && ((fn ^ (fn >> 63)) | (gn ^ (gn >> 63))) == 0) {
+            f[len - 2] = (int64_t)((uint64_t)f[len - 2] | ((uint64_t)fn << 62));
+            g[len - 2] = (int64_t)((uint64_t)g[len - 2] | ((uint64_t)gn << 62));
+            len--;
+        }
     }
-    while (!CZ_FN(limbs_is_one_)(u) && !CZ_FN(limbs_is_one_)(v)) {
-        while (!(u[0] & 1)) {
-            CZ_FN(shr1_)(u);
-            cz_mont_half(x1, x1, p, CZ_FP_N);
+    CZ_VERIFY_CHECK(f[len - 1] == 1 || f[len - 1] == -1);
+    /* d = +-1/a: negate for f = -1, then bring (-2p, 2p) into [0, p) */
+    if (f[len - 1] < 0) {
+        cz_i128 c = 0;
+        for (int k = 0; k < L - 1; k++) {
+            c -= d[k];
+            d[k] = (int64_t)c & CZ_S62_MASK;
+            c >>= 62;
         }
-        while (!(v[0] & 1)) {
-            CZ_FN(shr1_)(v);
-            cz_mont_half(x2, x2, p, CZ_FP_N);
-        }
-        if (cz_limbs_cmp(u, v, CZ_FP_N) >= 0) {
-            uint64_t b = 0;
-            for (int i = 0; i < CZ_FP_N; i++) b = cz_sbb(&u[i], u[i], v[i], b);
-            cz_mont_sub(x1, x1, x2, p, CZ_FP_N);
-        } else {
-            uint64_t b = 0;
-            for (int i = 0; i < CZ_FP_N; i++) b = cz_sbb(&v[i], v[i], u[i], b);
-            cz_mont_sub(x2, x2, x1, p, CZ_FP_N);
-        }
+        d[L - 1] = (int64_t)(c - d[L - 1]);
     }
-    const uint64_t *x = CZ_FN(limbs_is_one_)(u) ? x1 : x2;
-    for (int i = 0; i < CZ_FP_N; i++) r->l[i] = x[i];
+    while (d[L - 1] < 0) CZ_FN(s62_add_p_)(d, p62, 1);
+    for (;;) {
+        int64_t t[CZ_FN(S62_)];
+        for (int k = 0; k < L; k++) t[k] = d[k];
+        CZ_FN(s62_add_p_)(t, p62, -1);
+        if (t[L - 1] < 0) break;
+        for (int k = 0; k < L; k++) d[k] = t[k];
+    }
+    CZ_FN(from_s62_)(r->l, d);
     return CZ_OK;
 }
 

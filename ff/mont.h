@@ -167,10 +167,54 @@ CZ_INLINE void cz_mont_mul_c(uint64_t *r, const uint64_t *a, const uint64_t *b, 
     cz_mont_reduce_once(r, t, p, n);
 }
 
-/* Montgomery square; portable path is the product with itself. */
+/*
+ * Montgomery square r = a^2 * 2^(-64n) mod p, portable. Each cross product
+ * a_i a_j (i < j) is computed once: the 2n-word square is the doubled
+ * cross products plus the diagonal a_i^2 (n(n+1)/2 word products instead
+ * of n^2), followed by a separate reduction of the 2n words (SOS), whose
+ * final carry word stays 0 because the result is < 2p < 2^(64n).
+ */
 CZ_INLINE void cz_mont_sqr_c(uint64_t *r, const uint64_t *a, const uint64_t *p, uint64_t pinv, int n)
 {
-    cz_mont_mul_c(r, a, a, p, pinv, n);
+    uint64_t t[2 * CZ_MAX_LIMBS];
+    cz_u128 acc;
+    /* cross products into t[1..2n-2] */
+    for (int i = 0; i < 2 * n; i++) t[i] = 0;
+    for (int i = 0; i < n - 1; i++) {
+        uint64_t c = 0;
+        for (int j = i + 1; j < n; j++) {
+            acc = (cz_u128)a[i] * a[j] + t[i + j] + c;
+            t[i + j] = (uint64_t)acc;
+            c = (uint64_t)(acc >> 64);
+        }
+        t[i + n] = c;
+    }
+    /* double and add the squares: t = 2t + sum a_i^2 2^(128 i) */
+    uint64_t c = 0;
+    for (int i = 0; i < n; i++) {
+        cz_u128 sq = (cz_u128)a[i] * a[i];
+        uint64_t lo = t[2 * i], hi = t[2 * i + 1];
+        acc = ((cz_u128)lo << 1) + (uint64_t)sq + c;
+        t[2 * i] = (uint64_t)acc;
+        acc = ((cz_u128)hi << 1) + (uint64_t)(sq >> 64) + (uint64_t)(acc >> 64);
+        t[2 * i + 1] = (uint64_t)acc;
+        c = (uint64_t)(acc >> 64);
+    }
+    /* reduce: t += m_i p 2^(64 i), word by word; c2 carries past t[i+n] */
+    uint64_t c2 = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t m = t[i] * pinv;
+        c = 0;
+        for (int j = 0; j < n; j++) {
+            acc = (cz_u128)m * p[j] + t[i + j] + c;
+            t[i + j] = (uint64_t)acc;
+            c = (uint64_t)(acc >> 64);
+        }
+        acc = (cz_u128)t[i + n] + c + c2;
+        t[i + n] = (uint64_t)acc;
+        c2 = (uint64_t)(acc >> 64);
+    }
+    cz_mont_reduce_once(r, t + n, p, n);
 }
 
 /* r = a * 2^(-64n) mod p: leaves Montgomery form (a is any value < p). */

@@ -2,7 +2,10 @@
  * ff tests: every operation of the four prime fields against GMP on random
  * operands and edge values (0, 1, p-1, 2^k and 2^k-1 boundaries), constants
  * re-derived with GMP, decoders rejecting inputs >= p, and (asm builds) the
- * x86-64 kernels against the portable C products.
+ * x86-64 kernels against the portable C products. The product kernels are
+ * also run on raw Montgomery representations chosen to stress carries (all
+ * ones limbs, values just below p and below limb boundaries, R mod p and
+ * its neighbours), every pair of them, against GMP and the portable C.
  */
 #include <gmp.h>
 #include <string.h>
@@ -47,7 +50,19 @@ typedef struct {
     void (*random)(void *, cz_rng *);
     size_t (*to_dec)(char *, size_t, const void *);
     cz_status (*from_dec)(void *, const char *, size_t);
+    void (*sqr_portable)(void *, const void *); /* cz_mont_sqr_c */
 } field_t;
+
+/* the portable squaring kernel of each field, always compiled */
+#define SQR_PORTABLE(F, N)                                                                         \
+    static void F##_sqr_portable_(void *r, const void *a)                                          \
+    {                                                                                              \
+        cz_mont_sqr_c(((F *)r)->l, ((const F *)a)->l, F##_modulus, F##_pinv, N);                   \
+    }
+SQR_PORTABLE(cz_bls12_381_fq, 6)
+SQR_PORTABLE(cz_bls12_381_fr, 4)
+SQR_PORTABLE(cz_bn254_fq, 4)
+SQR_PORTABLE(cz_bn254_fr, 4)
 
 #define FIELD(F, C, N)                                                                             \
     {                                                                                              \
@@ -74,7 +89,7 @@ typedef struct {
             (void (*)(void *, const uint8_t *, size_t))F##_from_bytes_le_wide,                     \
             (void (*)(void *, cz_rng *))F##_random,                                                \
             (size_t(*)(char *, size_t, const void *))F##_to_dec,                                   \
-            (cz_status(*)(void *, const char *, size_t))F##_from_dec                               \
+            (cz_status(*)(void *, const char *, size_t))F##_from_dec, F##_sqr_portable_            \
     }
 
 static const field_t FIELDS[] = {
@@ -131,6 +146,8 @@ static int el_equals_mpz(const field_t *f, const el *a, const mpz_t v)
     mpz_clear(rep);
     return ok;
 }
+
+static void check_slow_ops(const field_t *f, const mpz_t va, cz_rng *rng);
 
 /* Edge values: 0, 1, 2, p-1, p-2, (p-1)/2, (p+1)/2, 2^k and 2^k-1 (mod p). */
 static int edge_values(const field_t *f, mpz_t *out, int cap)
@@ -194,6 +211,21 @@ static void test_constants(const field_t *f)
     mpz_clears(t, u, NULL);
 }
 
+/* sqr (the build's path, r given) against the portable squaring, the
+ * portable product a*a and sqr in place */
+static void check_sqr_paths(const field_t *f, const el *a, const el *r)
+{
+    size_t sz = 8 * (size_t)f->n;
+    el s, m;
+    f->sqr_portable(&s, a);
+    CHECK_MSG(memcmp(r->l, s.l, sz) == 0, "%s sqr vs portable sqr", f->name);
+    f->mul_portable(&m, a, a);
+    CHECK_MSG(memcmp(s.l, m.l, sz) == 0, "%s portable sqr vs portable mul", f->name);
+    s = *a;
+    f->sqr(&s, &s);
+    CHECK_MSG(memcmp(r->l, s.l, sz) == 0, "%s sqr in place", f->name);
+}
+
 static void check_binary_ops(const field_t *f, const mpz_t va, const mpz_t vb)
 {
     el a, b, r, r2;
@@ -217,10 +249,134 @@ static void check_binary_ops(const field_t *f, const mpz_t va, const mpz_t vb)
     f->mul_portable(&r2, &a, &b);
     CHECK_MSG(memcmp(r.l, r2.l, 8 * (size_t)f->n) == 0, "%s mul vs portable", f->name);
 
-    /* aliasing: r = a; r = r * b */
+    /* aliasing: r = a; r = r * b, and r = b; r = a * r */
     r = a;
     f->mul(&r, &r, &b);
     CHECK(el_equals_mpz(f, &r, T0));
+    r = b;
+    f->mul(&r, &a, &r);
+    CHECK(el_equals_mpz(f, &r, T0));
+}
+
+/*
+ * Raw Montgomery representations (limbs < p) that stress the carry chains of
+ * the product kernels: limbs all ones or zero below a top limb under p's,
+ * p - 1 - 2^k, 2^(64k) - 1 and 2^(64k), R mod p (the Montgomery one) and
+ * R mod p +- 1, R^2 mod p, (2^(64n) - 1) mod p, p - (R mod p), and values
+ * just below p/2, p/3, 2p/3. Returns the count written to out (cap >= 64).
+ */
+static void push_rep(const field_t *f, el *out, int *k, int cap, mpz_t z)
+{
+    mpz_mod(z, z, P);
+    if (*k >= cap) return;
+    memset(&out[*k], 0, sizeof out[*k]);
+    mpz_to_limbs(out[*k].l, z, f->n);
+    (*k)++;
+}
+
+static int edge_reps(const field_t *f, el *out, int cap)
+{
+    int n = f->n, k = 0;
+    mpz_t z;
+    mpz_init(z);
+    /* lower limbs patterned, top limb just under p's (or half of it) */
+    static const uint64_t pat[4] = {~(uint64_t)0, 0, 0x8000000000000000u, 0x7fffffffffffffffu};
+    const uint64_t top = f->p[n - 1];
+    for (int v = 0; v < 5; v++) {
+        el e;
+        for (int i = 0; i < n - 1; i++) e.l[i] = v < 4 ? pat[v] : (i & 1) ? ~(uint64_t)0 : 0;
+        const uint64_t tops[3] = {top - 1, top - 2, top / 2};
+        for (int t = 0; t < 3; t++) {
+            e.l[n - 1] = tops[t];
+            limbs_to_mpz(z, e.l, n);
+            push_rep(f, out, &k, cap, z);
+        }
+    }
+    for (int b = 0; b < 64 * n; b += (b % 64 == 0 || b % 64 == 63) ? 1 : 21) {
+        /* p - 1 - 2^b, 2^b - 1, 2^b (mod p) */
+        mpz_set_ui(z, 0);
+        mpz_setbit(z, (mp_bitcnt_t)b);
+        mpz_sub(z, P, z);
+        mpz_sub_ui(z, z, 1);
+        push_rep(f, out, &k, cap, z);
+        mpz_set_ui(z, 0);
+        mpz_setbit(z, (mp_bitcnt_t)b);
+        mpz_sub_ui(z, z, 1);
+        push_rep(f, out, &k, cap, z);
+        mpz_set_ui(z, 0);
+        mpz_setbit(z, (mp_bitcnt_t)b);
+        push_rep(f, out, &k, cap, z);
+    }
+    mpz_set(z, R); /* the Montgomery one and its neighbours */
+    push_rep(f, out, &k, cap, z);
+    mpz_add_ui(z, R, 1);
+    push_rep(f, out, &k, cap, z);
+    mpz_sub_ui(z, R, 1);
+    push_rep(f, out, &k, cap, z);
+    mpz_mul(z, R, R);
+    push_rep(f, out, &k, cap, z);
+    mpz_sub(z, P, R);
+    push_rep(f, out, &k, cap, z);
+    mpz_set_ui(z, 0);
+    mpz_setbit(z, (mp_bitcnt_t)(64 * n));
+    mpz_sub_ui(z, z, 1);
+    push_rep(f, out, &k, cap, z);
+    mpz_fdiv_q_ui(z, P, 2);
+    push_rep(f, out, &k, cap, z);
+    mpz_fdiv_q_ui(z, P, 3);
+    push_rep(f, out, &k, cap, z);
+    mpz_mul_ui(z, P, 2);
+    mpz_fdiv_q_ui(z, z, 3);
+    push_rep(f, out, &k, cap, z);
+    mpz_sub_ui(z, P, 1);
+    push_rep(f, out, &k, cap, z);
+    mpz_set_ui(z, 1);
+    push_rep(f, out, &k, cap, z);
+    mpz_set_ui(z, 0);
+    push_rep(f, out, &k, cap, z);
+    mpz_clear(z);
+    return k;
+}
+
+/* Every pair of edge representations: mul and sqr against GMP (rep_a *
+ * rep_b / R mod p) and the portable kernels; inv of each against GMP. */
+static void test_edge_reps(const field_t *f, cz_rng *rng, int *count)
+{
+    el reps[200];
+    int nr = edge_reps(f, reps, 200);
+    *count = nr;
+    size_t sz = 8 * (size_t)f->n;
+    mpz_t x, y;
+    mpz_inits(x, y, NULL);
+    for (int i = 0; i < nr; i++) {
+        limbs_to_mpz(x, reps[i].l, f->n);
+        CHECK(mpz_cmp(x, P) < 0);
+        for (int j = 0; j < nr; j++) {
+            el r, c;
+            limbs_to_mpz(y, reps[j].l, f->n);
+            mpz_mul(T0, x, y);
+            mpz_mul(T0, T0, RINV);
+            mpz_mod(T0, T0, P);
+            f->mul(&r, &reps[i], &reps[j]);
+            limbs_to_mpz(T1, r.l, f->n);
+            CHECK_MSG(mpz_cmp(T1, T0) == 0, "%s mul of edge reps %d, %d", f->name, i, j);
+            f->mul_portable(&c, &reps[i], &reps[j]);
+            CHECK_MSG(memcmp(r.l, c.l, sz) == 0, "%s mul vs portable, edge reps %d, %d", f->name, i, j);
+        }
+        el r;
+        f->sqr(&r, &reps[i]);
+        mpz_mul(T0, x, x);
+        mpz_mul(T0, T0, RINV);
+        mpz_mod(T0, T0, P);
+        limbs_to_mpz(T1, r.l, f->n);
+        CHECK_MSG(mpz_cmp(T1, T0) == 0, "%s sqr of edge rep %d", f->name, i);
+        check_sqr_paths(f, &reps[i], &r);
+        /* inverse (and the rest of the slow operations) of the value */
+        el_value(T2, f, &reps[i]);
+        mpz_set(y, T2);
+        check_slow_ops(f, y, rng);
+    }
+    mpz_clears(x, y, NULL);
 }
 
 static void check_unary_ops(const field_t *f, const mpz_t va)
@@ -249,6 +405,7 @@ static void check_unary_ops(const field_t *f, const mpz_t va)
     mpz_mul(T0, va, va);
     mpz_mod(T0, T0, P);
     CHECK_MSG(el_equals_mpz(f, &r, T0), "%s sqr", f->name);
+    check_sqr_paths(f, &a, &r);
 
     /* canonical conversions */
     uint64_t c[6] = {0};
@@ -292,6 +449,10 @@ static void check_slow_ops(const field_t *f, const mpz_t va, cz_rng *rng)
     } else {
         mpz_invert(T0, va, P);
         CHECK_MSG(st == CZ_OK && el_equals_mpz(f, &r, T0), "%s inv", f->name);
+        /* in place, and back again */
+        r2 = a;
+        CHECK(f->inv(&r2, &r2) == CZ_OK && memcmp(r2.l, r.l, 8 * (size_t)f->n) == 0);
+        CHECK(f->inv(&r2, &r) == CZ_OK && memcmp(r2.l, a.l, 8 * (size_t)f->n) == 0);
         f->inv_ct(&r2, &a);
         CHECK_MSG(el_equals_mpz(f, &r2, T0), "%s inv_ct", f->name);
     }
@@ -451,6 +612,8 @@ int main(void)
         test_decoders(f);
         test_wide_and_random(f, &rng);
         test_batch_inv(f, &rng);
+        int nreps = 0;
+        test_edge_reps(f, &rng, &nreps);
 
         /* edge values, all pairs */
         mpz_t edges[160];
@@ -477,8 +640,8 @@ int main(void)
             check_slow_ops(f, a, &rng);
         }
         mpz_clears(a, b, NULL);
-        printf("  %-16s %s (%ld random operand pairs, %d edge values)\n", f->name,
-               cz_test_failed == before ? "ok" : "FAILED", iters, ne);
+        printf("  %-16s %s (%ld random operand pairs, %d edge values, %d edge representations)\n",
+               f->name, cz_test_failed == before ? "ok" : "FAILED", iters, ne, nreps);
     }
     mpz_clears(P, R, RINV, T0, T1, T2, NULL);
     return cz_test_finish("test_ff");

@@ -1,0 +1,136 @@
+/*
+ * bench_ff: nanoseconds per operation of the four prime fields.
+ *
+ * DESIGN: for each field it times mul, sqr, add, sub as dependent chains
+ * (x = x*y, x = x^2, ...: the latency a formula sees), once through the
+ * build's arithmetic path (the x86-64 mulx/adcx/adox kernels in a default
+ * x86-64 build, portable C with -DCZ_PORTABLE=ON) and once through the
+ * portable C kernels (cz_mont_mul_c / cz_mont_sqr_c, compiled in every
+ * build), so one run shows the speedup of the fast path. The slow
+ * operations (inv, inv_ct = a^(p-2), sqrt) cycle over 256 random inputs so
+ * that a variable-time algorithm is not timed on one lucky value.
+ *
+ * Flags: see --help (common harness flags only).
+ */
+#include "bench.h"
+#include "ff/ff.h"
+
+#define NSLOW 256
+
+#define CZ_BENCH_FIELD(F, N)                                                                       \
+    typedef struct {                                                                               \
+        F x, y;                                                                                    \
+        F v[NSLOW];                                                                                \
+    } F##_ctx;                                                                                     \
+    static void F##_b_mul(void *c, uint64_t n)                                                     \
+    {                                                                                              \
+        F##_ctx *k = (F##_ctx *)c;                                                                 \
+        for (uint64_t i = 0; i < n; i++) F##_mul(&k->x, &k->x, &k->y);                             \
+        cz_bench_escape(&k->x);                                                                    \
+    }                                                                                              \
+    static void F##_b_mul_c(void *c, uint64_t n)                                                   \
+    {                                                                                              \
+        F##_ctx *k = (F##_ctx *)c;                                                                 \
+        for (uint64_t i = 0; i < n; i++) F##_mul_portable(&k->x, &k->x, &k->y);                    \
+        cz_bench_escape(&k->x);                                                                    \
+    }                                                                                              \
+    static void F##_b_sqr(void *c, uint64_t n)                                                     \
+    {                                                                                              \
+        F##_ctx *k = (F##_ctx *)c;                                                                 \
+        for (uint64_t i = 0; i < n; i++) F##_sqr(&k->x, &k->x);                                    \
+        cz_bench_escape(&k->x);                                                                    \
+    }                                                                                              \
+    static void F##_b_sqr_c(void *c, uint64_t n)                                                   \
+    {                                                                                              \
+        F##_ctx *k = (F##_ctx *)c;                                                                 \
+        for (uint64_t i = 0; i < n; i++) cz_mont_sqr_c(k->x.l, k->x.l, F##_modulus, F##_pinv, N);  \
+        cz_bench_escape(&k->x);                                                                    \
+    }                                                                                              \
+    static void F##_b_add(void *c, uint64_t n)                                                     \
+    {                                                                                              \
+        F##_ctx *k = (F##_ctx *)c;                                                                 \
+        for (uint64_t i = 0; i < n; i++) F##_add(&k->x, &k->x, &k->y);                             \
+        cz_bench_escape(&k->x);                                                                    \
+    }                                                                                              \
+    static void F##_b_sub(void *c, uint64_t n)                                                     \
+    {                                                                                              \
+        F##_ctx *k = (F##_ctx *)c;                                                                 \
+        for (uint64_t i = 0; i < n; i++) F##_sub(&k->x, &k->x, &k->y);                             \
+        cz_bench_escape(&k->x);                                                                    \
+    }                                                                                              \
+    static void F##_b_inv(void *c, uint64_t n)                                                     \
+    {                                                                                              \
+        F##_ctx *k = (F##_ctx *)c;                                                                 \
+        for (uint64_t i = 0; i < n; i++) (void)F##_inv(&k->x, &k->v[i % NSLOW]);                   \
+        cz_bench_escape(&k->x);                                                                    \
+    }                                                                                              \
+    static void F##_b_inv_ct(void *c, uint64_t n)                                                  \
+    {                                                                                              \
+        F##_ctx *k = (F##_ctx *)c;                                                                 \
+        for (uint64_t i = 0; i < n; i++) F##_inv_ct(&k->x, &k->v[i % NSLOW]);                      \
+        cz_bench_escape(&k->x);                                                                    \
+    }                                                                                              \
+    static void F##_b_sqrt(void *c, uint64_t n)                                                    \
+    {                                                                                              \
+        F##_ctx *k = (F##_ctx *)c;                                                                 \
+        F t;                                                                                       \
+        for (uint64_t i = 0; i < n; i++) {                                                         \
+            F##_sqr(&t, &k->v[i % NSLOW]); /* a square: sqrt takes its full path */               \
+            (void)F##_sqrt(&k->x, &t);                                                             \
+        }                                                                                          \
+        cz_bench_escape(&k->x);                                                                    \
+    }                                                                                              \
+    static void F##_bench(cz_bench *b, cz_bench_table *prod, cz_bench_table *slow, cz_rng *rng)    \
+    {                                                                                              \
+        static F##_ctx k;                                                                          \
+        F##_random(&k.x, rng);                                                                     \
+        F##_random(&k.y, rng);                                                                     \
+        for (int i = 0; i < NSLOW; i++) {                                                          \
+            do F##_random(&k.v[i], rng);                                                           \
+            while (F##_is_zero(&k.v[i]));                                                          \
+        }                                                                                          \
+        double mul = cz_bench_time(b, F##_b_mul, &k), mul_c = cz_bench_time(b, F##_b_mul_c, &k);   \
+        double sqr = cz_bench_time(b, F##_b_sqr, &k), sqr_c = cz_bench_time(b, F##_b_sqr_c, &k);   \
+        double add = cz_bench_time(b, F##_b_add, &k), sub = cz_bench_time(b, F##_b_sub, &k);       \
+        cz_bench_table_addf(prod, "%s|%.2f|%.2f|%.2fx|%.2f|%.2f|%.2fx|%.2f|%.2f", #F, mul, mul_c,     \
+                            mul_c / mul, sqr, sqr_c, sqr_c / sqr, add, sub);                       \
+        double inv = cz_bench_time(b, F##_b_inv, &k), inv_ct = cz_bench_time(b, F##_b_inv_ct, &k); \
+        double sqrt_ = cz_bench_time(b, F##_b_sqrt, &k) - sqr;                                     \
+        cz_bench_table_addf(slow, "%s|%.0f|%.1f|%.0f|%.1f|%.0f", #F, inv, inv / mul, inv_ct,         \
+                            inv_ct / inv, sqrt_);                                                  \
+    }
+
+CZ_BENCH_FIELD(cz_bls12_381_fq, 6)
+CZ_BENCH_FIELD(cz_bls12_381_fr, 4)
+CZ_BENCH_FIELD(cz_bn254_fq, 4)
+CZ_BENCH_FIELD(cz_bn254_fr, 4)
+
+int main(int argc, char **argv)
+{
+    cz_bench b;
+    int rc = cz_bench_init(&b, "bench_ff", argc, argv, NULL, NULL);
+    if (rc >= 0) return rc;
+#if defined(CZ_ASM_X86_64)
+    const char *path = "x86-64 mulx/adcx/adox (CZ_ASM_X86_64)";
+#else
+    const char *path = "portable C (CZ_PORTABLE)";
+#endif
+    cz_bench_note(&b, "Field arithmetic, ns per operation (median of %d runs of >= %.0f ms). "
+                      "mul/sqr/add/sub: dependent chains x = x op y. \"C\": the portable kernels, "
+                      "built in every configuration. Build path: %s.",
+                  b.repeats, b.min_ms, path);
+    cz_rng rng;
+    cz_rng_seed(&rng, 42);
+    cz_bench_table prod, slow;
+    cz_bench_table_init(&prod, "Products and sums (ns/op)",
+                        "field|mul|mul C|C/mul|sqr|sqr C|C/sqr|add|sub");
+    cz_bench_table_init(&slow, "Inversion and square root (ns/op, 256 cycling random inputs)",
+                        "field|inv|inv/mul|inv_ct (a^(p-2))|inv_ct/inv|sqrt");
+    cz_bls12_381_fq_bench(&b, &prod, &slow, &rng);
+    cz_bls12_381_fr_bench(&b, &prod, &slow, &rng);
+    cz_bn254_fq_bench(&b, &prod, &slow, &rng);
+    cz_bn254_fr_bench(&b, &prod, &slow, &rng);
+    cz_bench_table_print(&b, &prod);
+    cz_bench_table_print(&b, &slow);
+    return cz_bench_finish(&b);
+}
