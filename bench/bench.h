@@ -31,7 +31,8 @@
  *
  * Common flags, handled here: --quick (short runs and fewer repeats: a
  * smoke test, e.g. in CI), --write[=PATH] (write the results section),
- * --repeats=N, --min-ms=X, --help. A benchmark lists its own flags
+ * --repeats=N, --min-ms=X, --best (report the fastest run instead of the
+ * median: steadier for short kernels on a busy machine), --help. A benchmark lists its own flags
  * ("--name", given as --name=value or a bare --name) and reads them with
  * cz_bench_opt_str / cz_bench_opt_long / cz_bench_has.
  *
@@ -61,6 +62,7 @@ typedef struct {
     int quick;                /* --quick */
     int write;                /* --write[=PATH] */
     int repeats;              /* timed runs per measurement (median reported) */
+    int best;                 /* --best: report the fastest run instead */
     double min_ms;            /* length of one timed run */
     char results_path[1024];  /* where --write writes */
     char cmdline[1024];       /* the command line, for the results section */
@@ -155,11 +157,14 @@ static int cz_bench_init(cz_bench *b, const char *name, int argc, char **argv, c
                    "                 (default %s): date, machine, command line, tables\n"
                    "  --repeats=N    timed runs per figure, median reported (default 7, quick 3)\n"
                    "  --min-ms=X     length of one timed run in ms (default 40, quick 4)\n"
+                   "  --best         report the fastest run, not the median\n"
                    "  --help         this text\n%s",
                    name, b->results_path, own_help ? own_help : "");
             return 0;
         } else if (strcmp(a, "--quick") == 0) {
             b->quick = 1;
+        } else if (strcmp(a, "--best") == 0) {
+            b->best = 1;
         } else if (strcmp(a, "--write") == 0) {
             b->write = 1;
         } else if (strncmp(a, "--write=", 8) == 0) {
@@ -210,7 +215,8 @@ static int cz_bench_cmp_dbl_(const void *x, const void *y)
     return a < c ? -1 : a > c;
 }
 
-/* Median ns per iteration of fn(ctx, iters) over b->repeats timed runs. */
+/* Median (--best: minimum) ns per iteration of fn(ctx, iters) over
+ * b->repeats timed runs. */
 static double cz_bench_time(const cz_bench *b, cz_bench_fn fn, void *ctx)
 {
     const double target = b->min_ms * 1e6;
@@ -236,6 +242,7 @@ static double cz_bench_time(const cz_bench *b, cz_bench_fn fn, void *ctx)
         s[r] = (double)(cz_bench_now_ns() - t0) / (double)iters;
     }
     qsort(s, (size_t)n, sizeof s[0], cz_bench_cmp_dbl_);
+    if (b->best) return s[0];
     return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
 }
 

@@ -2,7 +2,8 @@
  * bench_ff: nanoseconds per operation of the four prime fields.
  *
  * DESIGN: for each field it times mul, sqr, add, sub as dependent chains
- * (x = x*y, x = x^2, ...: the latency a formula sees), once through the
+ * (x = x*y, x = x^2, ...: the latency a formula sees) and mul, sqr also as
+ * 8 independent chains (the throughput a batch sees), once through the
  * build's arithmetic path (the x86-64 mulx/adcx/adox kernels in a default
  * x86-64 build, portable C with -DCZ_PORTABLE=ON) and once through the
  * portable C kernels (cz_mont_mul_c / cz_mont_sqr_c, compiled in every
@@ -46,6 +47,35 @@
         for (uint64_t i = 0; i < n; i++) cz_mont_sqr_c(k->x.l, k->x.l, F##_modulus, F##_pinv, N);  \
         cz_bench_escape(&k->x);                                                                    \
     }                                                                                              \
+    /* throughput: 8 independent chains, one iteration = 8 operations */                      \
+    static void F##_b_mul8(void *c, uint64_t n)                                                    \
+    {                                                                                              \
+        F##_ctx *k = (F##_ctx *)c;                                                                 \
+        for (uint64_t i = 0; i < n; i++)                                                           \
+            for (int j = 0; j < 8; j++) F##_mul(&k->v[j], &k->v[j], &k->y);                       \
+        cz_bench_escape(k->v);                                                                     \
+    }                                                                                              \
+    static void F##_b_mul8_c(void *c, uint64_t n)                                                  \
+    {                                                                                              \
+        F##_ctx *k = (F##_ctx *)c;                                                                 \
+        for (uint64_t i = 0; i < n; i++)                                                           \
+            for (int j = 0; j < 8; j++) F##_mul_portable(&k->v[j], &k->v[j], &k->y);              \
+        cz_bench_escape(k->v);                                                                     \
+    }                                                                                              \
+    static void F##_b_sqr8(void *c, uint64_t n)                                                    \
+    {                                                                                              \
+        F##_ctx *k = (F##_ctx *)c;                                                                 \
+        for (uint64_t i = 0; i < n; i++)                                                           \
+            for (int j = 0; j < 8; j++) F##_sqr(&k->v[j], &k->v[j]);                               \
+        cz_bench_escape(k->v);                                                                     \
+    }                                                                                              \
+    static void F##_b_sqr8_c(void *c, uint64_t n)                                                  \
+    {                                                                                              \
+        F##_ctx *k = (F##_ctx *)c;                                                                 \
+        for (uint64_t i = 0; i < n; i++)                                                           \
+            for (int j = 0; j < 8; j++) cz_mont_sqr_c(k->v[j].l, k->v[j].l, F##_modulus, F##_pinv, N); \
+        cz_bench_escape(k->v);                                                                     \
+    }                                                                                              \
     static void F##_b_add(void *c, uint64_t n)                                                     \
     {                                                                                              \
         F##_ctx *k = (F##_ctx *)c;                                                                 \
@@ -80,11 +110,17 @@
         }                                                                                          \
         cz_bench_escape(&k->x);                                                                    \
     }                                                                                              \
-    static void F##_bench(cz_bench *b, cz_bench_table *prod, cz_bench_table *slow, cz_rng *rng)    \
+    static void F##_bench(cz_bench *b, cz_bench_table *prod, cz_bench_table *thr, cz_bench_table *slow, \
+                          cz_rng *rng)                                                             \
     {                                                                                              \
         static F##_ctx k;                                                                          \
         F##_random(&k.x, rng);                                                                     \
         F##_random(&k.y, rng);                                                                     \
+        for (int i = 0; i < NSLOW; i++) F##_random(&k.v[i], rng);                                  \
+        double m8 = cz_bench_time(b, F##_b_mul8, &k) / 8, m8c = cz_bench_time(b, F##_b_mul8_c, &k) / 8; \
+        double s8 = cz_bench_time(b, F##_b_sqr8, &k) / 8, s8c = cz_bench_time(b, F##_b_sqr8_c, &k) / 8; \
+        cz_bench_table_addf(thr, "%s|%.2f|%.2f|%.2fx|%.2f|%.2f|%.2fx", #F, m8, m8c, m8c / m8, s8, s8c,  \
+                            s8c / s8);                                                             \
         for (int i = 0; i < NSLOW; i++) {                                                          \
             do F##_random(&k.v[i], rng);                                                           \
             while (F##_is_zero(&k.v[i]));                                                          \
@@ -115,22 +151,25 @@ int main(int argc, char **argv)
 #else
     const char *path = "portable C (CZ_PORTABLE)";
 #endif
-    cz_bench_note(&b, "Field arithmetic, ns per operation (median of %d runs of >= %.0f ms). "
-                      "mul/sqr/add/sub: dependent chains x = x op y. \"C\": the portable kernels, "
-                      "built in every configuration. Build path: %s.",
-                  b.repeats, b.min_ms, path);
+    cz_bench_note(&b, "Field arithmetic, ns per operation (%s of %d runs of >= %.0f ms). "
+                      "\"C\": the portable kernels, built in every configuration; C/x: speedup of "
+                      "this build's path over them. Build path: %s.",
+                  b.best ? "fastest" : "median", b.repeats, b.min_ms, path);
     cz_rng rng;
     cz_rng_seed(&rng, 42);
-    cz_bench_table prod, slow;
-    cz_bench_table_init(&prod, "Products and sums (ns/op)",
+    cz_bench_table prod, thr, slow;
+    cz_bench_table_init(&prod, "Latency: dependent chains x = x op y (ns/op)",
                         "field|mul|mul C|C/mul|sqr|sqr C|C/sqr|add|sub");
+    cz_bench_table_init(&thr, "Throughput: 8 independent chains (ns/op)",
+                        "field|mul|mul C|C/mul|sqr|sqr C|C/sqr");
     cz_bench_table_init(&slow, "Inversion and square root (ns/op, 256 cycling random inputs)",
                         "field|inv|inv/mul|inv_ct (a^(p-2))|inv_ct/inv|sqrt");
-    cz_bls12_381_fq_bench(&b, &prod, &slow, &rng);
-    cz_bls12_381_fr_bench(&b, &prod, &slow, &rng);
-    cz_bn254_fq_bench(&b, &prod, &slow, &rng);
-    cz_bn254_fr_bench(&b, &prod, &slow, &rng);
+    cz_bls12_381_fq_bench(&b, &prod, &thr, &slow, &rng);
+    cz_bls12_381_fr_bench(&b, &prod, &thr, &slow, &rng);
+    cz_bn254_fq_bench(&b, &prod, &thr, &slow, &rng);
+    cz_bn254_fr_bench(&b, &prod, &thr, &slow, &rng);
     cz_bench_table_print(&b, &prod);
+    cz_bench_table_print(&b, &thr);
     cz_bench_table_print(&b, &slow);
     return cz_bench_finish(&b);
 }
