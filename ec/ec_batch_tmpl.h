@@ -1,0 +1,115 @@
+/*
+ * Batch-affine addition (see ec/ec_batch.h), included by ec/ec_batch.c once
+ * per group with CZ_EC (group prefix) and CZ_EC_F (coordinate field).
+ */
+#define CZ_EFN(x) CZ_CAT(CZ_CAT(CZ_EC, _), x)
+#define CZ_EF(x) CZ_CAT(CZ_CAT(CZ_EC_F, _), x)
+#define CZ_EC_A CZ_CAT(CZ_EC, _affine)
+
+size_t CZ_EFN(batch_scratch_size)(size_t n)
+{
+    /* prefix products, then one kind byte per pair (rounded to 8 bytes) */
+    return n * sizeof(CZ_EC_F) + ((n + 7) & ~(size_t)7);
+}
+
+void CZ_EFN(batch_acc_affine)(CZ_EC_A *acc, const uint32_t *ai, const CZ_EC_A *q, const uint32_t *qi,
+                              size_t n, void *scratch)
+{
+    enum { DONE = 0, ADD = 1, DBL = 2 };
+    CZ_EC_F *pre = (CZ_EC_F *)scratch;
+    uint8_t *kind = (uint8_t *)(pre + n);
+    CZ_EC_F prod, den;
+    size_t live = 0;
+    CZ_EF(set_one)(&prod);
+
+    /* Forward: settle the exceptional pairs at once, and store for each
+     * remaining pair the product of the denominators before it. */
+    for (size_t i = 0; i < n; i++) {
+        CZ_EC_A *a = &acc[ai ? ai[i] : i];
+        const CZ_EC_A *b = &q[qi ? qi[i] : i];
+        kind[i] = DONE;
+        if (CZ_EFN(affine_is_inf)(b)) continue;
+        if (CZ_EFN(affine_is_inf)(a)) {
+            *a = *b;
+            continue;
+        }
+        if (CZ_EF(eq)(&a->x, &b->x)) {
+            /* same x: b = a (tangent) or b = -a (sum at infinity); a point
+             * with y = 0 has order 2 and doubles to infinity */
+            if (!CZ_EF(eq)(&a->y, &b->y) || CZ_EF(is_zero)(&a->y)) {
+                CZ_EFN(affine_set_inf)(a);
+                continue;
+            }
+            kind[i] = DBL;
+            CZ_EF(dbl)(&den, &a->y);
+        } else {
+            kind[i] = ADD;
+            CZ_EF(sub)(&den, &b->x, &a->x);
+        }
+        pre[i] = prod;
+        if (live++)
+            CZ_EF(mul)(&prod, &prod, &den);
+        else
+            prod = den;
+    }
+    if (live == 0) return;
+
+    CZ_EC_F inv;
+    (void)CZ_EF(inv)(&inv, &prod); /* a product of non-zero denominators */
+
+    /* Backward: inv = 1 / (product of the denominators of pairs <= i). */
+    for (size_t i = n; i-- > 0;) {
+        if (kind[i] == DONE) continue;
+        CZ_EC_A *a = &acc[ai ? ai[i] : i];
+        const CZ_EC_A *b = &q[qi ? qi[i] : i];
+        CZ_EC_F lam, num, x3, t;
+        if (kind[i] == ADD) {
+            CZ_EF(sub)(&den, &b->x, &a->x);
+            CZ_EF(sub)(&num, &b->y, &a->y);
+        } else {
+            CZ_EF(dbl)(&den, &a->y);
+            CZ_EF(sqr)(&t, &a->x);
+            CZ_EF(dbl)(&num, &t);
+            CZ_EF(add)(&num, &num, &t);
+        }
+        if (--live) {
+            CZ_EF(mul)(&t, &inv, &pre[i]); /* 1 / den */
+            CZ_EF(mul)(&inv, &inv, &den);
+        } else {
+            t = inv; /* the first live pair: pre[i] = 1 */
+        }
+        CZ_EF(mul)(&lam, &num, &t);
+        /* x3 = lam^2 - x1 - x2, y3 = lam (x1 - x3) - y1 (x2 = x1 when doubling) */
+        CZ_EF(sqr)(&x3, &lam);
+        CZ_EF(sub)(&x3, &x3, &a->x);
+        CZ_EF(sub)(&x3, &x3, &b->x);
+        CZ_EF(sub)(&t, &a->x, &x3);
+        CZ_EF(mul)(&t, &lam, &t);
+        CZ_EF(sub)(&a->y, &t, &a->y);
+        a->x = x3;
+    }
+}
+
+cz_status CZ_EFN(batch_add_affine)(CZ_EC_A *r, const CZ_EC_A *a, const CZ_EC_A *b, size_t n, void *scratch)
+{
+    if (n == 0) return CZ_OK;
+    void *own = NULL;
+    if (!scratch) {
+        own = malloc(CZ_EFN(batch_scratch_size)(n));
+        if (!own) return CZ_ERR_NO_MEMORY;
+        scratch = own;
+    }
+    if (r == b) { /* addition commutes: accumulate a into r = b */
+        const CZ_EC_A *t = a;
+        a = b;
+        b = t;
+    }
+    if (r != a) memcpy(r, a, n * sizeof(CZ_EC_A));
+    CZ_EFN(batch_acc_affine)(r, NULL, b, NULL, n, scratch);
+    free(own);
+    return CZ_OK;
+}
+
+#undef CZ_EFN
+#undef CZ_EF
+#undef CZ_EC_A
