@@ -459,7 +459,7 @@ static int cz_bench_finish(cz_bench *b)
             fwrite(pre, 1, prelen, f);
             if (!start && prelen && pre[prelen - 1] != '\n') fputc('\n', f);
             if (!start) fputc('\n', f);
-            fprintf(f, "%s\n- date: %s\n- machine: %s\n- command: `%s`\n", head, date, machine, b->cmdline);
+            fprintf(f, "%s\n- date: %s\n- machine: %s\n- command: `%s`\n\n", head, date, machine, b->cmdline);
             if (b->md) fwrite(b->md, 1, b->md_len, f);
             fputc('\n', f);
             if (start) fputs(end, f);

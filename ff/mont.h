@@ -224,6 +224,11 @@ CZ_INLINE void cz_mont_redc_c(uint64_t *r, const uint64_t *a, const uint64_t *p,
     cz_mont_mul_c(r, a, one, p, pinv, n);
 }
 
+/* Dispatch: with CZ_ASM_X86_64 the 4- and 6-limb products and squares run
+ * the mulx/adcx/adox kernels (cz_mont_sqr_6_adx also needs p < 2^382, true
+ * of BLS12-381 Fq, the only 6-limb field); other sizes and CZ_PORTABLE
+ * builds use the C kernels above. n is a constant at every call site, so
+ * the selection folds away. */
 #if defined(CZ_ASM_X86_64)
 #include "ff/mont_x86_64.h"
 #define cz_mont_mul(r, a, b, p, pinv, n)                                                           \
