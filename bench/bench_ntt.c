@@ -44,6 +44,22 @@ static const char *const OP_NAME[OP_COUNT] = {"forward", "inverse", "coset forwa
         }                                                                                          \
         cz_bench_escape(x->a);                                                                     \
     }                                                                                              \
+    /* reference: product throughput, 8 independent chains */                                 \
+    static void P##_mul8(void *c, uint64_t iters)                                                  \
+    {                                                                                              \
+        F *x = (F *)c;                                                                             \
+        for (uint64_t i = 0; i < iters; i++)                                                       \
+            for (int j = 0; j < 8; j++) F##_mul(&x[j], &x[j], &x[8]);                              \
+        cz_bench_escape(x);                                                                        \
+    }                                                                                              \
+    static double P##_mul_ns(cz_bench *b)                                                          \
+    {                                                                                              \
+        cz_rng rng;                                                                                \
+        cz_rng_seed(&rng, 9);                                                                      \
+        F x[9];                                                                                    \
+        for (int j = 0; j < 9; j++) F##_random(&x[j], &rng);                                       \
+        return cz_bench_time(b, P##_mul8, x) / 8;                                                  \
+    }                                                                                              \
     static int P##_bench(cz_bench *b, cz_bench_table *t, unsigned kmin, unsigned kmax, cz_pool *all,  \
                          cz_pool *one)                                                             \
     {                                                                                              \
@@ -111,6 +127,13 @@ int main(int argc, char **argv)
                   "runs of >= %.0f ms) and ns per butterfly = time / (n/2 * k). \"all\" = a pool of "
                   "%d threads, \"1\" = one thread. Build: %s.",
                   b.repeats, b.min_ms, cz_pool_threads(all), path);
+    cz_bench_table m;
+    cz_bench_table_init(&m, "Reference: field product throughput (8 independent chains, out-of-line ff mul)",
+                        "field|ns per mul");
+    if (!field || strcmp(field, "bn254") == 0) cz_bench_table_addf(&m, "cz_bn254_fr|%.2f", cz_bn254_ntt_mul_ns(&b));
+    if (!field || strcmp(field, "bls12_381") == 0)
+        cz_bench_table_addf(&m, "cz_bls12_381_fr|%.2f", cz_bls12_381_ntt_mul_ns(&b));
+    cz_bench_table_print(&b, &m);
     cz_bench_table t;
     cz_bench_table_init(&t, "NTT times",
                         "field|n|transform|ms (all)|ns/bfly (all)|ms (1)|ns/bfly (1)|speedup");
