@@ -22,77 +22,78 @@
 typedef enum { OP_FWD, OP_INV, OP_COSET, OP_FWD_BR, OP_COUNT } op_t;
 static const char *const OP_NAME[OP_COUNT] = {"forward", "inverse", "coset forward", "forward_to_bitrev"};
 
-#define BENCH_FIELD(F, P)                                                                          \
-    typedef struct {                                                                               \
-        const P##_domain *d;                                                                       \
-        F *a;                                                                                      \
-        F g;                                                                                       \
-        cz_pool *pool;                                                                             \
-        op_t op;                                                                                   \
-        cz_status st;                                                                              \
-    } P##_ctx;                                                                                     \
-    static void P##_run(void *c, uint64_t iters)                                                   \
-    {                                                                                              \
-        P##_ctx *x = (P##_ctx *)c;                                                                 \
-        for (uint64_t i = 0; i < iters; i++) {                                                     \
-            switch (x->op) {                                                                       \
-            case OP_FWD: x->st |= P##_forward(x->d, x->a, x->pool); break;                         \
-            case OP_INV: x->st |= P##_inverse(x->d, x->a, x->pool); break;                         \
-            case OP_COSET: x->st |= P##_coset_forward(x->d, x->a, &x->g, x->pool); break;          \
-            default: x->st |= P##_forward_to_bitrev(x->d, x->a, x->pool); break;                   \
-            }                                                                                      \
-        }                                                                                          \
-        cz_bench_escape(x->a);                                                                     \
-    }                                                                                              \
-    /* reference: product throughput, 8 independent chains */                                 \
-    static void P##_mul8(void *c, uint64_t iters)                                                  \
-    {                                                                                              \
-        F *x = (F *)c;                                                                             \
-        for (uint64_t i = 0; i < iters; i++)                                                       \
-            for (int j = 0; j < 8; j++) F##_mul(&x[j], &x[j], &x[8]);                              \
-        cz_bench_escape(x);                                                                        \
-    }                                                                                              \
-    static double P##_mul_ns(cz_bench *b)                                                          \
-    {                                                                                              \
-        cz_rng rng;                                                                                \
-        cz_rng_seed(&rng, 9);                                                                      \
-        F x[9];                                                                                    \
-        for (int j = 0; j < 9; j++) F##_random(&x[j], &rng);                                       \
-        return cz_bench_time(b, P##_mul8, x) / 8;                                                  \
-    }                                                                                              \
-    static int P##_bench(cz_bench *b, cz_bench_table *t, unsigned kmin, unsigned kmax, cz_pool *all,  \
-                         cz_pool *one)                                                             \
-    {                                                                                              \
-        cz_rng rng;                                                                                \
-        cz_rng_seed(&rng, 7);                                                                      \
-        for (unsigned k = kmin; k <= kmax; k += (k < 22 ? 1 : 2)) {                                \
-            size_t n = (size_t)1 << k;                                                             \
-            P##_domain *d = NULL;                                                                  \
-            if (P##_domain_create(&d, k) != CZ_OK) return 1;                                       \
-            F *a = (F *)malloc(n * sizeof(F));                                                     \
-            if (!a) return 1;                                                                      \
-            for (size_t i = 0; i < n; i++) F##_random(&a[i], &rng);                                \
-            P##_ctx x = {d, a, {{0}}, NULL, OP_FWD, CZ_OK};                                        \
-            P##_coset_shift(&x.g, k);                                                              \
-            double bf = (double)(n / 2) * (double)k;                                               \
-            for (int op = 0; op < OP_COUNT; op++) {                                                \
-                x.op = (op_t)op;                                                                   \
-                x.pool = all;                                                                      \
-                double ns_all = cz_bench_time(b, P##_run, &x);                                     \
-                x.pool = one;                                                                      \
-                double ns_one = cz_bench_time(b, P##_run, &x);                                     \
-                cz_bench_table_addf(t, "%s|2^%u|%s|%.2f|%.2f|%.2f|%.2f|%.2fx", #F, k, OP_NAME[op], \
-                                    ns_all * 1e-6, ns_all / bf, ns_one * 1e-6, ns_one / bf,        \
-                                    ns_one / ns_all);                                              \
-            }                                                                                      \
-            if (x.st != CZ_OK) {                                                                   \
-                fprintf(stderr, "bench_ntt: %s\n", cz_status_str(x.st));                           \
-                return 1;                                                                          \
-            }                                                                                      \
-            free(a);                                                                               \
-            P##_domain_free(d);                                                                    \
-        }                                                                                          \
-        return 0;                                                                                  \
+#define BENCH_FIELD(F, P)                                                                                              \
+    typedef struct {                                                                                                   \
+        const P##_domain *d;                                                                                           \
+        F *a;                                                                                                          \
+        F g;                                                                                                           \
+        cz_pool *pool;                                                                                                 \
+        op_t op;                                                                                                       \
+        cz_status st;                                                                                                  \
+    } P##_ctx;                                                                                                         \
+    static void P##_run(void *c, uint64_t iters)                                                                       \
+    {                                                                                                                  \
+        P##_ctx *x = (P##_ctx *)c;                                                                                     \
+        for (uint64_t i = 0; i < iters; i++) {                                                                         \
+            switch (x->op) {                                                                                           \
+            case OP_FWD: x->st |= P##_forward(x->d, x->a, x->pool); break;                                             \
+            case OP_INV: x->st |= P##_inverse(x->d, x->a, x->pool); break;                                             \
+            case OP_COSET: x->st |= P##_coset_forward(x->d, x->a, &x->g, x->pool); break;                              \
+            default: x->st |= P##_forward_to_bitrev(x->d, x->a, x->pool); break;                                       \
+            }                                                                                                          \
+        }                                                                                                              \
+        cz_bench_escape(x->a);                                                                                         \
+    }                                                                                                                  \
+    /* reference: product throughput, 8 independent chains */                                                          \
+    static void P##_mul8(void *c, uint64_t iters)                                                                      \
+    {                                                                                                                  \
+        F *x = (F *)c;                                                                                                 \
+        for (uint64_t i = 0; i < iters; i++)                                                                           \
+            for (int j = 0; j < 8; j++)                                                                                \
+                F##_mul(&x[j], &x[j], &x[8]);                                                                          \
+        cz_bench_escape(x);                                                                                            \
+    }                                                                                                                  \
+    static double P##_mul_ns(cz_bench *b)                                                                              \
+    {                                                                                                                  \
+        cz_rng rng;                                                                                                    \
+        cz_rng_seed(&rng, 9);                                                                                          \
+        F x[9];                                                                                                        \
+        for (int j = 0; j < 9; j++)                                                                                    \
+            F##_random(&x[j], &rng);                                                                                   \
+        return cz_bench_time(b, P##_mul8, x) / 8;                                                                      \
+    }                                                                                                                  \
+    static int P##_bench(cz_bench *b, cz_bench_table *t, unsigned kmin, unsigned kmax, cz_pool *all, cz_pool *one)     \
+    {                                                                                                                  \
+        cz_rng rng;                                                                                                    \
+        cz_rng_seed(&rng, 7);                                                                                          \
+        for (unsigned k = kmin; k <= kmax; k += (k < 22 ? 1 : 2)) {                                                    \
+            size_t n = (size_t)1 << k;                                                                                 \
+            P##_domain *d = NULL;                                                                                      \
+            if (P##_domain_create(&d, k) != CZ_OK) return 1;                                                           \
+            F *a = (F *)malloc(n * sizeof(F));                                                                         \
+            if (!a) return 1;                                                                                          \
+            for (size_t i = 0; i < n; i++)                                                                             \
+                F##_random(&a[i], &rng);                                                                               \
+            P##_ctx x = {d, a, {{0}}, NULL, OP_FWD, CZ_OK};                                                            \
+            P##_coset_shift(&x.g, k);                                                                                  \
+            double bf = (double)(n / 2) * (double)k;                                                                   \
+            for (int op = 0; op < OP_COUNT; op++) {                                                                    \
+                x.op = (op_t)op;                                                                                       \
+                x.pool = all;                                                                                          \
+                double ns_all = cz_bench_time(b, P##_run, &x);                                                         \
+                x.pool = one;                                                                                          \
+                double ns_one = cz_bench_time(b, P##_run, &x);                                                         \
+                cz_bench_table_addf(t, "%s|2^%u|%s|%.2f|%.2f|%.2f|%.2f|%.2fx", #F, k, OP_NAME[op], ns_all * 1e-6,      \
+                                    ns_all / bf, ns_one * 1e-6, ns_one / bf, ns_one / ns_all);                         \
+            }                                                                                                          \
+            if (x.st != CZ_OK) {                                                                                       \
+                fprintf(stderr, "bench_ntt: %s\n", cz_status_str(x.st));                                               \
+                return 1;                                                                                              \
+            }                                                                                                          \
+            free(a);                                                                                                   \
+            P##_domain_free(d);                                                                                        \
+        }                                                                                                              \
+        return 0;                                                                                                      \
     }
 
 BENCH_FIELD(cz_bn254_fr, cz_bn254_ntt)
@@ -135,12 +136,10 @@ int main(int argc, char **argv)
         cz_bench_table_addf(&m, "cz_bls12_381_fr|%.2f", cz_bls12_381_ntt_mul_ns(&b));
     cz_bench_table_print(&b, &m);
     cz_bench_table t;
-    cz_bench_table_init(&t, "NTT times",
-                        "field|n|transform|ms (all)|ns/bfly (all)|ms (1)|ns/bfly (1)|speedup");
+    cz_bench_table_init(&t, "NTT times", "field|n|transform|ms (all)|ns/bfly (all)|ms (1)|ns/bfly (1)|speedup");
     rc = 0;
     if (!field || strcmp(field, "bn254") == 0) rc |= cz_bn254_ntt_bench(&b, &t, kmin, kmax, all, one);
-    if (!field || strcmp(field, "bls12_381") == 0)
-        rc |= cz_bls12_381_ntt_bench(&b, &t, kmin, kmax, all, one);
+    if (!field || strcmp(field, "bls12_381") == 0) rc |= cz_bls12_381_ntt_bench(&b, &t, kmin, kmax, all, one);
     cz_bench_table_print(&b, &t);
     cz_pool_free(all);
     cz_pool_free(one);

@@ -27,7 +27,10 @@
 #define CZ_NTT_COL_ELEMS 8192
 #endif
 
-static size_t cz_ntt_round64_(size_t b) { return (b + 63) & ~(size_t)63; }
+static size_t cz_ntt_round64_(size_t b)
+{
+    return (b + 63) & ~(size_t)63;
+}
 
 /* 64-byte aligned; NULL for failure */
 static void *cz_ntt_alloc_(size_t bytes)
@@ -36,7 +39,10 @@ static void *cz_ntt_alloc_(size_t bytes)
     return aligned_alloc(64, cz_ntt_round64_(bytes));
 }
 
-static void cz_ntt_free_(void *p) { free(p); }
+static void cz_ntt_free_(void *p)
+{
+    free(p);
+}
 
 size_t cz_ntt_bitrev_index(size_t i, unsigned k)
 {
@@ -108,7 +114,8 @@ static inline void cz_ntt_add4_(uint64_t *r, const uint64_t *a, const uint64_t *
         br = b1 | (s < br);
     }
     uint64_t keep = (uint64_t)0 - br; /* t < p: keep t */
-    for (int i = 0; i < 4; i++) r[i] = (t[i] & keep) | (d[i] & ~keep);
+    for (int i = 0; i < 4; i++)
+        r[i] = (t[i] & keep) | (d[i] & ~keep);
 }
 
 static inline void cz_ntt_sub4_(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *p)

@@ -31,36 +31,34 @@ cz_status CZ_NN(coset_shift)(CZ_NTT_F *g, unsigned k);
 /* Builds the domain of size 2^k. CZ_ERR_RANGE when k > MAX_LOG,
  * CZ_ERR_NO_MEMORY, CZ_ERR_INVALID_ARG for out == NULL. *out is NULL on
  * failure. */
-cz_status CZ_NN(domain_create)(CZ_NN(domain) **out, unsigned k);
-void CZ_NN(domain_free)(CZ_NN(domain) *d);
+cz_status CZ_NN(domain_create)(CZ_NN(domain) * *out, unsigned k);
+void CZ_NN(domain_free)(CZ_NN(domain) * d);
 /* Bytes the domain holds (struct + twiddle tables). */
-size_t CZ_NN(domain_bytes)(const CZ_NN(domain) *d);
+size_t CZ_NN(domain_bytes)(const CZ_NN(domain) * d);
 /* The same figure before building it (0 when k > MAX_LOG). */
 size_t CZ_NN(domain_bytes_for)(unsigned k);
 /* Upper bound of the temporary memory one transform of size 2^k allocates
  * when run on a pool of `threads` threads (column scratch). */
 size_t CZ_NN(scratch_bytes)(unsigned k, int threads);
-unsigned CZ_NN(domain_log_size)(const CZ_NN(domain) *d);
-size_t CZ_NN(domain_size)(const CZ_NN(domain) *d);
+unsigned CZ_NN(domain_log_size)(const CZ_NN(domain) * d);
+size_t CZ_NN(domain_size)(const CZ_NN(domain) * d);
 /* omega = w[k] and its inverse */
-void CZ_NN(domain_omega)(const CZ_NN(domain) *d, CZ_NTT_F *omega, CZ_NTT_F *omega_inv);
+void CZ_NN(domain_omega)(const CZ_NN(domain) * d, CZ_NTT_F *omega, CZ_NTT_F *omega_inv);
 
 /* Natural order in and out. */
-cz_status CZ_NN(forward)(const CZ_NN(domain) *d, CZ_NTT_F *a, cz_pool *pool);
-cz_status CZ_NN(inverse)(const CZ_NN(domain) *d, CZ_NTT_F *a, cz_pool *pool);
+cz_status CZ_NN(forward)(const CZ_NN(domain) * d, CZ_NTT_F *a, cz_pool *pool);
+cz_status CZ_NN(inverse)(const CZ_NN(domain) * d, CZ_NTT_F *a, cz_pool *pool);
 /* g: the coset generator (non-zero), e.g. from coset_shift(). */
-cz_status CZ_NN(coset_forward)(const CZ_NN(domain) *d, CZ_NTT_F *a, const CZ_NTT_F *g, cz_pool *pool);
-cz_status CZ_NN(coset_inverse)(const CZ_NN(domain) *d, CZ_NTT_F *a, const CZ_NTT_F *g, cz_pool *pool);
+cz_status CZ_NN(coset_forward)(const CZ_NN(domain) * d, CZ_NTT_F *a, const CZ_NTT_F *g, cz_pool *pool);
+cz_status CZ_NN(coset_inverse)(const CZ_NN(domain) * d, CZ_NTT_F *a, const CZ_NTT_F *g, cz_pool *pool);
 
 /* Bit-reversed-order variants: forward_to_bitrev leaves out[i] at index
  * bitrev_k(i); inverse_from_bitrev expects its input there (as produced by
  * forward_to_bitrev) and returns natural order. Likewise for cosets. */
-cz_status CZ_NN(forward_to_bitrev)(const CZ_NN(domain) *d, CZ_NTT_F *a, cz_pool *pool);
-cz_status CZ_NN(inverse_from_bitrev)(const CZ_NN(domain) *d, CZ_NTT_F *a, cz_pool *pool);
-cz_status CZ_NN(coset_forward_to_bitrev)(const CZ_NN(domain) *d, CZ_NTT_F *a, const CZ_NTT_F *g,
-                                         cz_pool *pool);
-cz_status CZ_NN(coset_inverse_from_bitrev)(const CZ_NN(domain) *d, CZ_NTT_F *a, const CZ_NTT_F *g,
-                                           cz_pool *pool);
+cz_status CZ_NN(forward_to_bitrev)(const CZ_NN(domain) * d, CZ_NTT_F *a, cz_pool *pool);
+cz_status CZ_NN(inverse_from_bitrev)(const CZ_NN(domain) * d, CZ_NTT_F *a, cz_pool *pool);
+cz_status CZ_NN(coset_forward_to_bitrev)(const CZ_NN(domain) * d, CZ_NTT_F *a, const CZ_NTT_F *g, cz_pool *pool);
+cz_status CZ_NN(coset_inverse_from_bitrev)(const CZ_NN(domain) * d, CZ_NTT_F *a, const CZ_NTT_F *g, cz_pool *pool);
 
 /* Permutes a[0..2^k) in place: a[i] <-> a[bitrev_k(i)]. Cache-blocked,
  * parallel. CZ_ERR_INVALID_ARG for a NULL array or k > 63. */

@@ -40,8 +40,8 @@ struct CZ_NN(domain) {
     unsigned k1, k2; /* split: column levels, row levels; k1 = 0: direct */
     size_t n;
     NT_E omega, omega_inv, n_inv;
-    NT_E *lo[2];   /* BR tables: [0] for omega, [1] for omega^-1; lo_len entries */
-    NT_E *hit[2];  /* row factors BR[r << (k2-1)], r < 2^k1 (split only) */
+    NT_E *lo[2];  /* BR tables: [0] for omega, [1] for omega^-1; lo_len entries */
+    NT_E *hit[2]; /* row factors BR[r << (k2-1)], r < 2^k1 (split only) */
     size_t lo_len, hit_len;
     size_t bytes;
 };
@@ -60,7 +60,8 @@ static void CZ_NN(root_chain_)(NT_E *w, int inverse)
     const NT_E root = {CZ_NK(ROOT)};
     w[CZ_NN(MAX_LOG)] = root;
     if (inverse) (void)CZ_NF(inv)(&w[CZ_NN(MAX_LOG)], &root);
-    for (int i = CZ_NN(MAX_LOG); i > 0; i--) NT_SQR(&w[i - 1], &w[i]);
+    for (int i = CZ_NN(MAX_LOG); i > 0; i--)
+        NT_SQR(&w[i - 1], &w[i]);
 }
 
 cz_status CZ_NN(root_of_unity)(NT_E *r, unsigned k)
@@ -121,7 +122,8 @@ size_t CZ_NN(domain_bytes_for)(unsigned k)
 static size_t CZ_NN(col_width_)(unsigned k1, unsigned k2, int threads)
 {
     size_t n1 = (size_t)1 << k1, n2 = (size_t)1 << k2, b = 16;
-    while (b > 2 && (n1 * b > CZ_NTT_COL_ELEMS || n2 / b < (size_t)4 * (size_t)threads)) b >>= 1;
+    while (b > 2 && (n1 * b > CZ_NTT_COL_ELEMS || n2 / b < (size_t)4 * (size_t)threads))
+        b >>= 1;
     return b;
 }
 
@@ -136,7 +138,7 @@ size_t CZ_NN(scratch_bytes)(unsigned k, int threads)
     return (size_t)threads * ((size_t)1 << k1) * CZ_NN(col_width_)(k1, k2, threads) * sizeof(NT_E);
 }
 
-cz_status CZ_NN(domain_create)(CZ_NN(domain) **out, unsigned k)
+cz_status CZ_NN(domain_create)(CZ_NN(domain) * *out, unsigned k)
 {
     if (!out) return CZ_ERR_INVALID_ARG;
     *out = NULL;
@@ -168,7 +170,8 @@ cz_status CZ_NN(domain_create)(CZ_NN(domain) **out, unsigned k)
     d->omega_inv = w[1][k];
     NT_E nn;
     CZ_NF(from_u64)(&nn, 1);
-    for (unsigned i = 0; i < k; i++) CZ_NF(dbl)(&nn, &nn);
+    for (unsigned i = 0; i < k; i++)
+        CZ_NF(dbl)(&nn, &nn);
     (void)CZ_NF(inv)(&d->n_inv, &nn);
 
     for (int dir = 0; dir < 2; dir++) {
@@ -177,7 +180,8 @@ cz_status CZ_NN(domain_create)(CZ_NN(domain) **out, unsigned k)
         lo[0] = CZ_NF(ONE);
         for (unsigned t = 0; ((size_t)1 << t) < lo_len; t++) {
             size_t h = (size_t)1 << t;
-            for (size_t b = 0; b < h; b++) NT_MUL(&lo[h + b], &lo[b], &w[dir][t + 2]);
+            for (size_t b = 0; b < h; b++)
+                NT_MUL(&lo[h + b], &lo[b], &w[dir][t + 2]);
         }
         /* hit[r] = BR[r << (k2-1)]; BR[2^(t+k2-1)] = w[t+k2+1] */
         NT_E *hit = d->hit[dir];
@@ -185,7 +189,8 @@ cz_status CZ_NN(domain_create)(CZ_NN(domain) **out, unsigned k)
             hit[0] = CZ_NF(ONE);
             for (unsigned t = 0; t < k1; t++) {
                 size_t h = (size_t)1 << t;
-                for (size_t r = 0; r < h; r++) NT_MUL(&hit[h + r], &hit[r], &w[dir][t + k2 + 1]);
+                for (size_t r = 0; r < h; r++)
+                    NT_MUL(&hit[h + r], &hit[r], &w[dir][t + k2 + 1]);
             }
         }
     }
@@ -193,11 +198,23 @@ cz_status CZ_NN(domain_create)(CZ_NN(domain) **out, unsigned k)
     return CZ_OK;
 }
 
-void CZ_NN(domain_free)(CZ_NN(domain) *d) { cz_ntt_free_(d); }
-size_t CZ_NN(domain_bytes)(const CZ_NN(domain) *d) { return d ? d->bytes : 0; }
-unsigned CZ_NN(domain_log_size)(const CZ_NN(domain) *d) { return d ? d->k : 0; }
-size_t CZ_NN(domain_size)(const CZ_NN(domain) *d) { return d ? d->n : 0; }
-void CZ_NN(domain_omega)(const CZ_NN(domain) *d, NT_E *omega, NT_E *omega_inv)
+void CZ_NN(domain_free)(CZ_NN(domain) * d)
+{
+    cz_ntt_free_(d);
+}
+size_t CZ_NN(domain_bytes)(const CZ_NN(domain) * d)
+{
+    return d ? d->bytes : 0;
+}
+unsigned CZ_NN(domain_log_size)(const CZ_NN(domain) * d)
+{
+    return d ? d->k : 0;
+}
+size_t CZ_NN(domain_size)(const CZ_NN(domain) * d)
+{
+    return d ? d->n : 0;
+}
+void CZ_NN(domain_omega)(const CZ_NN(domain) * d, NT_E *omega, NT_E *omega_inv)
 {
     if (omega) *omega = d->omega;
     if (omega_inv) *omega_inv = d->omega_inv;
@@ -206,7 +223,7 @@ void CZ_NN(domain_omega)(const CZ_NN(domain) *d, NT_E *omega, NT_E *omega_inv)
 /* ---- butterflies ---- */
 
 /* T(l, b) into *tmp, or NULL when it is one */
-static inline const NT_E *CZ_NN(twid_)(const CZ_NN(tw_) *t, unsigned l, size_t b, NT_E *tmp)
+static inline const NT_E *CZ_NN(twid_)(const CZ_NN(tw_) * t, unsigned l, size_t b, NT_E *tmp)
 {
     if (t->c_one[l]) return b ? &t->lo[b] : NULL;
     if (!b) return &t->c[l];
@@ -255,8 +272,7 @@ static inline void CZ_NN(gs_)(NT_E *restrict x0, NT_E *restrict x1, size_t cnt, 
 }
 
 /* Gentleman-Sande with the outputs scaled by s: ((u + v) s, (u - v) t s) */
-static void CZ_NN(gs_scaled_)(NT_E *restrict x0, NT_E *restrict x1, size_t cnt, const NT_E *tp,
-                              const NT_E *s)
+static void CZ_NN(gs_scaled_)(NT_E *restrict x0, NT_E *restrict x1, size_t cnt, const NT_E *tp, const NT_E *s)
 {
     NT_E ts = *s;
     if (tp) NT_MUL(&ts, tp, s);
@@ -275,7 +291,7 @@ static void CZ_NN(gs_scaled_)(NT_E *restrict x0, NT_E *restrict x1, size_t cnt, 
  * at x[p*W .. p*W+W)), the block blk of local level lvl of a j-level run.
  * Depth first above the leaf size, so the lower levels run in cache.
  */
-static void CZ_NN(nr_node_)(NT_E *x, unsigned j, unsigned lvl, size_t blk, size_t W, const CZ_NN(tw_) *t)
+static void CZ_NN(nr_node_)(NT_E *x, unsigned j, unsigned lvl, size_t blk, size_t W, const CZ_NN(tw_) * t)
 {
     if (lvl >= j) return;
     size_t m = (size_t)1 << (j - lvl);
@@ -294,7 +310,7 @@ static void CZ_NN(nr_node_)(NT_E *x, unsigned j, unsigned lvl, size_t blk, size_
     }
 }
 
-static inline void CZ_NN(gs_level_)(NT_E *x, size_t h, unsigned l, size_t b, const CZ_NN(tw_) *t)
+static inline void CZ_NN(gs_level_)(NT_E *x, size_t h, unsigned l, size_t b, const CZ_NN(tw_) * t)
 {
     NT_E tmp;
     const NT_E *tp = CZ_NN(twid_)(t, l, b, &tmp);
@@ -304,7 +320,7 @@ static inline void CZ_NN(gs_level_)(NT_E *x, size_t h, unsigned l, size_t b, con
         CZ_NN(gs_)(x, x + h, h, tp);
 }
 
-static void CZ_NN(rn_node_)(NT_E *x, unsigned j, unsigned lvl, size_t blk, size_t W, const CZ_NN(tw_) *t)
+static void CZ_NN(rn_node_)(NT_E *x, unsigned j, unsigned lvl, size_t blk, size_t W, const CZ_NN(tw_) * t)
 {
     if (lvl >= j) return;
     size_t m = (size_t)1 << (j - lvl);
@@ -317,7 +333,8 @@ static void CZ_NN(rn_node_)(NT_E *x, unsigned j, unsigned lvl, size_t blk, size_
     }
     for (unsigned d = j - lvl; d-- > 0;) {
         size_t nb = (size_t)1 << d, h = (m >> (d + 1)) * W;
-        for (size_t e = 0; e < nb; e++) CZ_NN(gs_level_)(x + 2 * e * h, h, lvl + d, (blk << d) + e, t);
+        for (size_t e = 0; e < nb; e++)
+            CZ_NN(gs_level_)(x + 2 * e * h, h, lvl + d, (blk << d) + e, t);
     }
 }
 
@@ -349,10 +366,12 @@ static void CZ_NN(bitrev_range_)(void *arg, size_t begin, size_t end, int thread
         for (size_t r = 0; r < T; r++) {
             NT_E *row = &a[(r << hs) | (m << Q)];
             size_t rr = cz_ntt_bitrev_index(r, Q);
-            for (size_t q = 0; q < T; q++) row[q] = src1[cz_ntt_bitrev_index(q, Q) * T + rr];
+            for (size_t q = 0; q < T; q++)
+                row[q] = src1[cz_ntt_bitrev_index(q, Q) * T + rr];
             if (mr != m) {
                 NT_E *row2 = &a[(r << hs) | (mr << Q)];
-                for (size_t q = 0; q < T; q++) row2[q] = buf1[cz_ntt_bitrev_index(q, Q) * T + rr];
+                for (size_t q = 0; q < T; q++)
+                    row2[q] = buf1[cz_ntt_bitrev_index(q, Q) * T + rr];
             }
         }
     }
@@ -382,7 +401,7 @@ cz_status CZ_NN(bit_reverse)(NT_E *a, unsigned k, cz_pool *pool)
 /* ---- the split passes ---- */
 
 typedef struct {
-    const CZ_NN(domain) *d;
+    const CZ_NN(domain) * d;
     NT_E *a;
     NT_E *scratch; /* threads * n1 * W */
     size_t W;
@@ -396,16 +415,18 @@ static void CZ_NN(col_task_)(void *arg, size_t idx, int thread)
     const size_t n1 = (size_t)1 << c->d->k1, n2 = (size_t)1 << c->d->k2, W = c->W;
     NT_E *s = c->scratch + (size_t)thread * n1 * W;
     NT_E *a = c->a + idx * W;
-    for (size_t r = 0; r < n1; r++) memcpy(&s[r * W], &a[r * n2], W * sizeof(NT_E));
+    for (size_t r = 0; r < n1; r++)
+        memcpy(&s[r * W], &a[r * n2], W * sizeof(NT_E));
     if (c->rn)
         CZ_NN(rn_node_)(s, c->d->k1, 0, 0, W, &c->tw);
     else
         CZ_NN(nr_node_)(s, c->d->k1, 0, 0, W, &c->tw);
-    for (size_t r = 0; r < n1; r++) memcpy(&a[r * n2], &s[r * W], W * sizeof(NT_E));
+    for (size_t r = 0; r < n1; r++)
+        memcpy(&a[r * n2], &s[r * W], W * sizeof(NT_E));
 }
 
 typedef struct {
-    const CZ_NN(domain) *d;
+    const CZ_NN(domain) * d;
     NT_E *a;
     int rn, dir;
     int h_one;
@@ -440,8 +461,8 @@ static void CZ_NN(row_task_)(void *arg, size_t r, int thread)
  * nr or rn with root table dir (0: omega, 1: omega^-1), coset factor h
  * (NULL: 1) and optional 1/n scaling (rn only).
  */
-static cz_status CZ_NN(run_)(const CZ_NN(domain) *d, NT_E *a, int rn, int dir, const NT_E *h, int scale,
-                             int pre, int post, cz_pool *pool)
+static cz_status CZ_NN(run_)(const CZ_NN(domain) * d, NT_E *a, int rn, int dir, const NT_E *h, int scale, int pre,
+                             int post, cz_pool *pool)
 {
     if (!d || !a) return CZ_ERR_INVALID_ARG;
     const unsigned k = d->k;
@@ -451,7 +472,8 @@ static cz_status CZ_NN(run_)(const CZ_NN(domain) *d, NT_E *a, int rn, int dir, c
     NT_E gamma[CZ_NN(MAX_LOG) + 1];
     if (!h_one) {
         gamma[k - 1] = *h;
-        for (unsigned l = k - 1; l > 0; l--) NT_SQR(&gamma[l - 1], &gamma[l]);
+        for (unsigned l = k - 1; l > 0; l--)
+            NT_SQR(&gamma[l - 1], &gamma[l]);
     }
 
     const int threads = cz_pool_threads(pool);
@@ -509,49 +531,49 @@ static cz_status CZ_NN(run_)(const CZ_NN(domain) *d, NT_E *a, int rn, int dir, c
 
 /* ---- public transforms ---- */
 
-cz_status CZ_NN(forward)(const CZ_NN(domain) *d, NT_E *a, cz_pool *pool)
+cz_status CZ_NN(forward)(const CZ_NN(domain) * d, NT_E *a, cz_pool *pool)
 {
     return CZ_NN(run_)(d, a, 0, 0, NULL, 0, 0, 1, pool);
 }
 
-cz_status CZ_NN(forward_to_bitrev)(const CZ_NN(domain) *d, NT_E *a, cz_pool *pool)
+cz_status CZ_NN(forward_to_bitrev)(const CZ_NN(domain) * d, NT_E *a, cz_pool *pool)
 {
     return CZ_NN(run_)(d, a, 0, 0, NULL, 0, 0, 0, pool);
 }
 
 /* inverse = (1/n) rn(omega^-1, 1) P */
-cz_status CZ_NN(inverse)(const CZ_NN(domain) *d, NT_E *a, cz_pool *pool)
+cz_status CZ_NN(inverse)(const CZ_NN(domain) * d, NT_E *a, cz_pool *pool)
 {
     return CZ_NN(run_)(d, a, 1, 1, NULL, 1, 1, 0, pool);
 }
 
-cz_status CZ_NN(inverse_from_bitrev)(const CZ_NN(domain) *d, NT_E *a, cz_pool *pool)
+cz_status CZ_NN(inverse_from_bitrev)(const CZ_NN(domain) * d, NT_E *a, cz_pool *pool)
 {
     return CZ_NN(run_)(d, a, 1, 1, NULL, 1, 0, 0, pool);
 }
 
 /* coset forward = P nr(omega, g) */
-cz_status CZ_NN(coset_forward)(const CZ_NN(domain) *d, NT_E *a, const NT_E *g, cz_pool *pool)
+cz_status CZ_NN(coset_forward)(const CZ_NN(domain) * d, NT_E *a, const NT_E *g, cz_pool *pool)
 {
     if (!g || CZ_NF(is_zero)(g)) return CZ_ERR_INVALID_ARG;
     return CZ_NN(run_)(d, a, 0, 0, g, 0, 0, 1, pool);
 }
 
-cz_status CZ_NN(coset_forward_to_bitrev)(const CZ_NN(domain) *d, NT_E *a, const NT_E *g, cz_pool *pool)
+cz_status CZ_NN(coset_forward_to_bitrev)(const CZ_NN(domain) * d, NT_E *a, const NT_E *g, cz_pool *pool)
 {
     if (!g || CZ_NF(is_zero)(g)) return CZ_ERR_INVALID_ARG;
     return CZ_NN(run_)(d, a, 0, 0, g, 0, 0, 0, pool);
 }
 
 /* coset inverse = (1/n) rn(omega^-1, g^-1) P = diag(g^-j) * inverse */
-cz_status CZ_NN(coset_inverse)(const CZ_NN(domain) *d, NT_E *a, const NT_E *g, cz_pool *pool)
+cz_status CZ_NN(coset_inverse)(const CZ_NN(domain) * d, NT_E *a, const NT_E *g, cz_pool *pool)
 {
     NT_E gi;
     if (!g || CZ_NF(inv)(&gi, g) != CZ_OK) return CZ_ERR_INVALID_ARG;
     return CZ_NN(run_)(d, a, 1, 1, &gi, 1, 1, 0, pool);
 }
 
-cz_status CZ_NN(coset_inverse_from_bitrev)(const CZ_NN(domain) *d, NT_E *a, const NT_E *g, cz_pool *pool)
+cz_status CZ_NN(coset_inverse_from_bitrev)(const CZ_NN(domain) * d, NT_E *a, const NT_E *g, cz_pool *pool)
 {
     NT_E gi;
     if (!g || CZ_NF(inv)(&gi, g) != CZ_OK) return CZ_ERR_INVALID_ARG;

@@ -45,6 +45,9 @@ typedef struct {
     size_t (*bytes)(const void *);
     size_t (*bytes_for)(unsigned);
     size_t (*scratch)(unsigned, int);
+    unsigned (*log_size)(const void *);
+    size_t (*size)(const void *);
+    void (*omega)(const void *, el *, el *);
     cz_status (*fwd)(const void *, el *, cz_pool *);
     cz_status (*inv_ntt)(const void *, el *, cz_pool *);
     cz_status (*cfwd)(const void *, el *, const el *, cz_pool *);
@@ -57,64 +60,126 @@ typedef struct {
 } field_t;
 
 /* Thin typed wrappers, one set per field. */
-#define WRAP(F, P)                                                                                 \
-    static void P##_t_add(el *r, const el *a, const el *b) { F##_add((F *)r, (const F *)a, (const F *)b); } \
-    static void P##_t_sub(el *r, const el *a, const el *b) { F##_sub((F *)r, (const F *)a, (const F *)b); } \
-    static void P##_t_mul(el *r, const el *a, const el *b) { F##_mul((F *)r, (const F *)a, (const F *)b); } \
-    static void P##_t_random(el *r, cz_rng *g) { F##_random((F *)r, g); }                          \
-    static void P##_t_from_u64(el *r, uint64_t v) { F##_from_u64((F *)r, v); }                     \
-    static void P##_t_to_canonical(uint64_t *r, const el *a) { F##_to_canonical(r, (const F *)a); } \
-    static cz_status P##_t_inv(el *r, const el *a) { return F##_inv((F *)r, (const F *)a); }        \
-    static int P##_t_is_zero(const el *a) { return F##_is_zero((const F *)a); }                     \
-    static cz_status P##_t_root(el *r, unsigned k) { return P##_root_of_unity((F *)r, k); }         \
-    static cz_status P##_t_shift(el *r, unsigned k) { return P##_coset_shift((F *)r, k); }          \
-    static cz_status P##_t_create(void **d, unsigned k)                                             \
-    {                                                                                              \
-        if (!d) return P##_domain_create(NULL, k);                                                 \
-        P##_domain *x = NULL;                                                                      \
-        cz_status st = P##_domain_create(&x, k);                                                   \
-        *d = x;                                                                                    \
-        return st;                                                                                 \
-    }                                                                                              \
-    static void P##_t_destroy(void *d) { P##_domain_free((P##_domain *)d); }                       \
-    static size_t P##_t_bytes(const void *d) { return P##_domain_bytes((const P##_domain *)d); }   \
-    static cz_status P##_t_fwd(const void *d, el *a, cz_pool *p) { return P##_forward((const P##_domain *)d, (F *)a, p); } \
-    static cz_status P##_t_inv_ntt(const void *d, el *a, cz_pool *p) { return P##_inverse((const P##_domain *)d, (F *)a, p); } \
-    static cz_status P##_t_cfwd(const void *d, el *a, const el *g, cz_pool *p)                      \
-    {                                                                                              \
-        return P##_coset_forward((const P##_domain *)d, (F *)a, (const F *)g, p);                  \
-    }                                                                                              \
-    static cz_status P##_t_cinv(const void *d, el *a, const el *g, cz_pool *p)                      \
-    {                                                                                              \
-        return P##_coset_inverse((const P##_domain *)d, (F *)a, (const F *)g, p);                  \
-    }                                                                                              \
-    static cz_status P##_t_fwd_br(const void *d, el *a, cz_pool *p) { return P##_forward_to_bitrev((const P##_domain *)d, (F *)a, p); } \
-    static cz_status P##_t_inv_br(const void *d, el *a, cz_pool *p) { return P##_inverse_from_bitrev((const P##_domain *)d, (F *)a, p); } \
-    static cz_status P##_t_cfwd_br(const void *d, el *a, const el *g, cz_pool *p)                   \
-    {                                                                                              \
-        return P##_coset_forward_to_bitrev((const P##_domain *)d, (F *)a, (const F *)g, p);        \
-    }                                                                                              \
-    static cz_status P##_t_cinv_br(const void *d, el *a, const el *g, cz_pool *p)                   \
-    {                                                                                              \
-        return P##_coset_inverse_from_bitrev((const P##_domain *)d, (F *)a, (const F *)g, p);      \
-    }                                                                                              \
-    static cz_status P##_t_bitrev(el *a, unsigned k, cz_pool *p) { return P##_bit_reverse((F *)a, k, p); }
+#define WRAP(F, P)                                                                                                     \
+    static void P##_t_add(el *r, const el *a, const el *b)                                                             \
+    {                                                                                                                  \
+        F##_add((F *)r, (const F *)a, (const F *)b);                                                                   \
+    }                                                                                                                  \
+    static void P##_t_sub(el *r, const el *a, const el *b)                                                             \
+    {                                                                                                                  \
+        F##_sub((F *)r, (const F *)a, (const F *)b);                                                                   \
+    }                                                                                                                  \
+    static void P##_t_mul(el *r, const el *a, const el *b)                                                             \
+    {                                                                                                                  \
+        F##_mul((F *)r, (const F *)a, (const F *)b);                                                                   \
+    }                                                                                                                  \
+    static void P##_t_random(el *r, cz_rng *g)                                                                         \
+    {                                                                                                                  \
+        F##_random((F *)r, g);                                                                                         \
+    }                                                                                                                  \
+    static void P##_t_from_u64(el *r, uint64_t v)                                                                      \
+    {                                                                                                                  \
+        F##_from_u64((F *)r, v);                                                                                       \
+    }                                                                                                                  \
+    static void P##_t_to_canonical(uint64_t *r, const el *a)                                                           \
+    {                                                                                                                  \
+        F##_to_canonical(r, (const F *)a);                                                                             \
+    }                                                                                                                  \
+    static cz_status P##_t_inv(el *r, const el *a)                                                                     \
+    {                                                                                                                  \
+        return F##_inv((F *)r, (const F *)a);                                                                          \
+    }                                                                                                                  \
+    static int P##_t_is_zero(const el *a)                                                                              \
+    {                                                                                                                  \
+        return F##_is_zero((const F *)a);                                                                              \
+    }                                                                                                                  \
+    static cz_status P##_t_root(el *r, unsigned k)                                                                     \
+    {                                                                                                                  \
+        return P##_root_of_unity((F *)r, k);                                                                           \
+    }                                                                                                                  \
+    static cz_status P##_t_shift(el *r, unsigned k)                                                                    \
+    {                                                                                                                  \
+        return P##_coset_shift((F *)r, k);                                                                             \
+    }                                                                                                                  \
+    static cz_status P##_t_create(void **d, unsigned k)                                                                \
+    {                                                                                                                  \
+        if (!d) return P##_domain_create(NULL, k);                                                                     \
+        P##_domain *x = NULL;                                                                                          \
+        cz_status st = P##_domain_create(&x, k);                                                                       \
+        *d = x;                                                                                                        \
+        return st;                                                                                                     \
+    }                                                                                                                  \
+    static void P##_t_destroy(void *d)                                                                                 \
+    {                                                                                                                  \
+        P##_domain_free((P##_domain *)d);                                                                              \
+    }                                                                                                                  \
+    static size_t P##_t_bytes(const void *d)                                                                           \
+    {                                                                                                                  \
+        return P##_domain_bytes((const P##_domain *)d);                                                                \
+    }                                                                                                                  \
+    static unsigned P##_t_log_size(const void *d)                                                                      \
+    {                                                                                                                  \
+        return P##_domain_log_size((const P##_domain *)d);                                                             \
+    }                                                                                                                  \
+    static size_t P##_t_size(const void *d)                                                                            \
+    {                                                                                                                  \
+        return P##_domain_size((const P##_domain *)d);                                                                 \
+    }                                                                                                                  \
+    static void P##_t_omega(const void *d, el *w, el *wi)                                                              \
+    {                                                                                                                  \
+        P##_domain_omega((const P##_domain *)d, (F *)w, (F *)wi);                                                      \
+    }                                                                                                                  \
+    static cz_status P##_t_fwd(const void *d, el *a, cz_pool *p)                                                       \
+    {                                                                                                                  \
+        return P##_forward((const P##_domain *)d, (F *)a, p);                                                          \
+    }                                                                                                                  \
+    static cz_status P##_t_inv_ntt(const void *d, el *a, cz_pool *p)                                                   \
+    {                                                                                                                  \
+        return P##_inverse((const P##_domain *)d, (F *)a, p);                                                          \
+    }                                                                                                                  \
+    static cz_status P##_t_cfwd(const void *d, el *a, const el *g, cz_pool *p)                                         \
+    {                                                                                                                  \
+        return P##_coset_forward((const P##_domain *)d, (F *)a, (const F *)g, p);                                      \
+    }                                                                                                                  \
+    static cz_status P##_t_cinv(const void *d, el *a, const el *g, cz_pool *p)                                         \
+    {                                                                                                                  \
+        return P##_coset_inverse((const P##_domain *)d, (F *)a, (const F *)g, p);                                      \
+    }                                                                                                                  \
+    static cz_status P##_t_fwd_br(const void *d, el *a, cz_pool *p)                                                    \
+    {                                                                                                                  \
+        return P##_forward_to_bitrev((const P##_domain *)d, (F *)a, p);                                                \
+    }                                                                                                                  \
+    static cz_status P##_t_inv_br(const void *d, el *a, cz_pool *p)                                                    \
+    {                                                                                                                  \
+        return P##_inverse_from_bitrev((const P##_domain *)d, (F *)a, p);                                              \
+    }                                                                                                                  \
+    static cz_status P##_t_cfwd_br(const void *d, el *a, const el *g, cz_pool *p)                                      \
+    {                                                                                                                  \
+        return P##_coset_forward_to_bitrev((const P##_domain *)d, (F *)a, (const F *)g, p);                            \
+    }                                                                                                                  \
+    static cz_status P##_t_cinv_br(const void *d, el *a, const el *g, cz_pool *p)                                      \
+    {                                                                                                                  \
+        return P##_coset_inverse_from_bitrev((const P##_domain *)d, (F *)a, (const F *)g, p);                          \
+    }                                                                                                                  \
+    static cz_status P##_t_bitrev(el *a, unsigned k, cz_pool *p)                                                       \
+    {                                                                                                                  \
+        return P##_bit_reverse((F *)a, k, p);                                                                          \
+    }
 
 WRAP(cz_bn254_fr, cz_bn254_ntt)
 WRAP(cz_bls12_381_fr, cz_bls12_381_ntt)
 
-#define FIELD(F, P, C, WHEX)                                                                       \
-    {                                                                                              \
-        #F, C##_S, F##_modulus, WHEX, P##_t_add, P##_t_sub, P##_t_mul, P##_t_random,               \
-            P##_t_from_u64, P##_t_to_canonical, P##_t_inv, P##_t_is_zero, P##_t_root, P##_t_shift, \
-            P##_t_create, P##_t_destroy, P##_t_bytes, P##_domain_bytes_for, P##_scratch_bytes,     \
-            P##_t_fwd, P##_t_inv_ntt, P##_t_cfwd, P##_t_cinv, P##_t_fwd_br, P##_t_inv_br,          \
-            P##_t_cfwd_br, P##_t_cinv_br, P##_t_bitrev                                             \
+#define FIELD(F, P, C, WHEX)                                                                                           \
+    {                                                                                                                  \
+#F, C##_S, F##_modulus, WHEX, P##_t_add, P##_t_sub, P##_t_mul, P##_t_random, P##_t_from_u64,                   \
+            P##_t_to_canonical, P##_t_inv, P##_t_is_zero, P##_t_root, P##_t_shift, P##_t_create, P##_t_destroy,        \
+            P##_t_bytes, P##_domain_bytes_for, P##_scratch_bytes, P##_t_log_size, P##_t_size, P##_t_omega, P##_t_fwd,  \
+            P##_t_inv_ntt, P##_t_cfwd, P##_t_cinv, P##_t_fwd_br, P##_t_inv_br, P##_t_cfwd_br, P##_t_cinv_br,           \
+            P##_t_bitrev                                                                                               \
     }
 
 static const field_t FIELDS[] = {
-    FIELD(cz_bn254_fr, cz_bn254_ntt, CZ_BN254_FR,
-          "2a3c09f0a58a7e8500e0a7eb8ef62abc402d111e41112ed49bd61b6e725b19f0"),
+    FIELD(cz_bn254_fr, cz_bn254_ntt, CZ_BN254_FR, "2a3c09f0a58a7e8500e0a7eb8ef62abc402d111e41112ed49bd61b6e725b19f0"),
     FIELD(cz_bls12_381_fr, cz_bls12_381_ntt, CZ_BLS12_381_FR,
           "212d79e5b416b6f0fd56dc8d168d6c0c4024ff270b3e0941b788f500b912f1f"),
 };
@@ -131,9 +196,15 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int el_eq(const el *a, const el *b) { return memcmp(a, b, sizeof *a) == 0; }
+static int el_eq(const el *a, const el *b)
+{
+    return memcmp(a, b, sizeof *a) == 0;
+}
 
-static int vec_eq(const el *a, const el *b, size_t n) { return memcmp(a, b, n * sizeof *a) == 0; }
+static int vec_eq(const el *a, const el *b, size_t n)
+{
+    return memcmp(a, b, n * sizeof *a) == 0;
+}
 
 static el el_one(const field_t *f)
 {
@@ -199,8 +270,7 @@ static el horner(const field_t *f, const el *a, size_t n, const el *x)
 }
 
 /* out[i] = sum_j a_j (g w^i)^j, times scale (naive O(n^2)) */
-static void naive_eval(const field_t *f, el *out, const el *a, size_t n, const el *w, const el *g,
-                       const el *scale)
+static void naive_eval(const field_t *f, el *out, const el *a, size_t n, const el *w, const el *g, const el *scale)
 {
     el x = *g;
     for (size_t i = 0; i < n; i++) {
@@ -212,7 +282,8 @@ static void naive_eval(const field_t *f, el *out, const el *a, size_t n, const e
 
 static void random_vec(const field_t *f, el *a, size_t n)
 {
-    for (size_t i = 0; i < n; i++) f->random(&a[i], &RNG);
+    for (size_t i = 0; i < n; i++)
+        f->random(&a[i], &RNG);
 }
 
 static void bitrev_naive(el *a, unsigned k)
@@ -241,7 +312,8 @@ static void test_roots(const field_t *f)
         CHECK_MSG(el_eq(&w, &o), "%s: w[%u] != 5^((r-1)/2^k)", f->name, k);
         /* order exactly 2^k */
         t = w;
-        for (unsigned i = 0; i + 1 < k; i++) f->mul(&t, &t, &t);
+        for (unsigned i = 0; i + 1 < k; i++)
+            f->mul(&t, &t, &t);
         if (k >= 1) CHECK_MSG(el_eq(&t, &minus_one), "%s: w[%u]^(2^(k-1)) != -1", f->name, k);
         if (k >= 1) f->mul(&t, &t, &t);
         CHECK_MSG(el_eq(&t, &one), "%s: w[%u]^(2^k) != 1", f->name, k);
@@ -340,10 +412,15 @@ static void test_naive(const field_t *f)
         CHECK(f->create(&d, k) == CZ_OK && d);
         if (!d) continue;
         CHECK(f->bytes(d) >= f->bytes_for(k) && f->bytes_for(k) > 0);
+        CHECK(f->log_size(d) == k && f->size(d) == n);
+        el w, wi, wo = oracle_root(f, k, 0), wio = oracle_root(f, k, 1);
+        f->omega(d, &w, &wi);
+        CHECK_MSG(el_eq(&w, &wo) && el_eq(&wi, &wio), "%s domain_omega 2^%u", f->name, k);
         el *a = malloc(n * sizeof *a);
         el gs, gr;
         f->shift(&gs, k);
-        do f->random(&gr, &RNG);
+        do
+            f->random(&gr, &RNG);
         while (f->is_zero(&gr));
         /* random vectors with the snarkjs shift and a random coset */
         long reps = cz_test_iters(2);
@@ -360,10 +437,20 @@ static void test_naive(const field_t *f)
             a[at] = el_one(f);
             check_naive(f, d, k, a, &gs, "unit");
         }
+        /* round trips */
+        el *x = malloc(n * sizeof *x);
+        random_vec(f, a, n);
+        memcpy(x, a, n * sizeof *a);
+        CHECK(f->fwd(d, x, NULL) == CZ_OK && f->inv_ntt(d, x, NULL) == CZ_OK);
+        CHECK_MSG(vec_eq(x, a, n), "%s inverse(forward) 2^%u", f->name, k);
+        CHECK(f->cfwd(d, x, &gr, NULL) == CZ_OK && f->cinv(d, x, &gr, NULL) == CZ_OK);
+        CHECK_MSG(vec_eq(x, a, n), "%s coset_inverse(coset_forward) 2^%u", f->name, k);
+        free(x);
         /* a constant vector */
         el c;
         f->random(&c, &RNG);
-        for (size_t i = 0; i < n; i++) a[i] = c;
+        for (size_t i = 0; i < n; i++)
+            a[i] = c;
         check_naive(f, d, k, a, &gr, "constant");
         /* zero */
         if (k <= 4) {
@@ -448,11 +535,13 @@ static void test_threads(const field_t *f, unsigned k)
             case 7: st = f->bitrev(out, k, pools[p]); break;
             }
             CHECK(st == CZ_OK);
-            if (p > 0) CHECK_MSG(vec_eq(x, y, n), "%s op %d 2^%u: %d threads differ from 1", f->name, op, k,
-                                 cz_pool_threads(pools[p]));
+            if (p > 0)
+                CHECK_MSG(vec_eq(x, y, n), "%s op %d 2^%u: %d threads differ from 1", f->name, op, k,
+                          cz_pool_threads(pools[p]));
         }
     }
-    for (int p = 0; p < 3; p++) cz_pool_free(pools[p]);
+    for (int p = 0; p < 3; p++)
+        cz_pool_free(pools[p]);
     free(a);
     free(x);
     free(y);
@@ -473,7 +562,8 @@ static void test_bitrev(const field_t *f)
         memcpy(b, a, n * sizeof *a);
         CHECK(f->bitrev(a, k, NULL) == CZ_OK);
         int ok = 1;
-        for (size_t i = 0; i < n; i++) ok &= el_eq(&a[i], &b[cz_ntt_bitrev_index(i, k)]);
+        for (size_t i = 0; i < n; i++)
+            ok &= el_eq(&a[i], &b[cz_ntt_bitrev_index(i, k)]);
         CHECK_MSG(ok, "%s bit_reverse 2^%u", f->name, k);
         free(a);
         free(b);
@@ -535,7 +625,8 @@ static void test_h_convention(const field_t *f)
         /* the QAP values at the domain points, computed naively */
         naive_eval(f, aT, A, n, &w, &one, NULL);
         naive_eval(f, bT, B, n, &w, &one, NULL);
-        for (size_t i = 0; i < n; i++) f->mul(&cT[i], &aT[i], &bT[i]);
+        for (size_t i = 0; i < n; i++)
+            f->mul(&cT[i], &aT[i], &bT[i]);
         /* C: the interpolant of c_T (degree < n), from the transform */
         memcpy(C, cT, n * sizeof *C);
         CHECK(f->inv_ntt(d, C, NULL) == CZ_OK);
@@ -548,21 +639,24 @@ static void test_h_convention(const field_t *f)
             }
         el *rem = malloc(2 * n * sizeof *A);
         memcpy(rem, AB, 2 * n * sizeof *A);
-        for (size_t i = 0; i < n; i++) f->sub(&rem[i], &rem[i], &C[i]);
+        for (size_t i = 0; i < n; i++)
+            f->sub(&rem[i], &rem[i], &C[i]);
         for (size_t i = 2 * n; i-- > n;) { /* divide by x^n - 1 */
             h[i - n] = rem[i];
             f->add(&rem[i - n], &rem[i - n], &rem[i]);
             f->from_u64(&rem[i], 0);
         }
         int zero_rem = 1;
-        for (size_t i = 0; i < n; i++) zero_rem &= f->is_zero(&rem[i]);
+        for (size_t i = 0; i < n; i++)
+            zero_rem &= f->is_zero(&rem[i]);
         CHECK_MSG(zero_rem, "%s 2^%u: AB - C not divisible by Z", f->name, k);
         /* the prover path */
         CHECK(f->inv_ntt(d, aT, NULL) == CZ_OK && f->cfwd(d, aT, &g, NULL) == CZ_OK);
         CHECK(f->inv_ntt(d, bT, NULL) == CZ_OK && f->cfwd(d, bT, &g, NULL) == CZ_OK);
         CHECK(f->inv_ntt(d, cT, NULL) == CZ_OK && f->cfwd(d, cT, &g, NULL) == CZ_OK);
         el zg = g; /* Z(g w^i) = g^n - 1 = -2 */
-        for (unsigned i = 0; i < k; i++) f->mul(&zg, &zg, &zg);
+        for (unsigned i = 0; i < k; i++)
+            f->mul(&zg, &zg, &zg);
         f->sub(&zg, &zg, &one);
         el m2;
         f->from_u64(&m2, 0);
