@@ -432,29 +432,66 @@ static void CZ_EFN(cmov_)(CZ_EC *r, const CZ_EC *a, uint64_t cond)
     for (size_t i = 0; i < sizeof(CZ_EC) / 8; i++) dst[i] ^= (dst[i] ^ src[i]) & mask;
 }
 
+/* constant-time conditional copy of one coordinate: r = cond ? a : r */
+static void CZ_EFN(fcmov_)(CZ_EC_F *r, const CZ_EC_F *a, uint64_t cond)
+{
+    uint64_t mask = (uint64_t)0 - (cond & 1);
+    uint64_t *dst = (uint64_t *)r;
+    const uint64_t *src = (const uint64_t *)a;
+    for (size_t i = 0; i < sizeof(CZ_EC_F) / 8; i++) dst[i] ^= (dst[i] ^ src[i]) & mask;
+}
+
 void CZ_EFN(mul_fr_ct)(CZ_EC *r, const CZ_EC *p, const CZ_EC_FR *k)
 {
     /*
-     * Fixed 4-bit windows over all scalar bits, every table entry read for
-     * every window. The additions themselves branch on exceptional inputs
-     * (equal points, infinity), which for a random secret k and a fixed base
-     * happen only with negligible probability.
+     * Regular signed-window ladder, so that neither the sequence of point
+     * operations nor their inputs' exceptional cases depend on k:
+     *  - k' = k | 1 is odd; the result is corrected by subtracting p when k
+     *    was even (the subtraction is always computed, the choice is a cmov).
+     *  - k' = sum_{i<64} d_i 16^i + 16^64 with every d_i odd in [-15, 15]:
+     *    d_i = (((k' >> 4i) & 31) | 1) - 16 (k' < 2^255 for both curves).
+     *    No digit is zero, so the accumulator never meets infinity and the
+     *    additions never take their shortcut branches (acc = m p and
+     *    +-d p coincide only for m = +-d mod r, i.e. never for |d| <= 15
+     *    after the first window, except for crafted k on a crafted p).
+     *  - the table of odd multiples p, 3p, .., 15p is scanned in full for
+     *    every digit, and the sign is applied with a cmov.
+     * Per digit: 4 doublings and one addition, whatever k is.
+     * (The previous fixed-window version selected infinity for zero digits,
+     * and add() returns early on infinity, so its time depended on the
+     * number of zero nibbles of k.)
      */
     enum { NL = CZ_CAT(CZ_EC_FR, _LIMBS) };
-    uint64_t c[NL];
+    uint64_t c[NL + 1];
     CZ_RF(to_canonical)(c, k);
-    CZ_EC tab[16], acc, sel;
-    CZ_EFN(set_inf)(&tab[0]);
-    tab[1] = *p;
-    for (int i = 2; i < 16; i++) CZ_EFN(add)(&tab[i], &tab[i - 1], p);
-    CZ_EFN(set_inf)(&acc);
+    c[NL] = 0;
+    uint64_t even = (c[0] & 1) ^ 1;
+    c[0] |= 1;
+    CZ_EC tab[8], acc, sel, t;
+    CZ_EC_F ny;
+    tab[0] = *p;
+    CZ_EFN(dbl)(&t, p);
+    for (int i = 1; i < 8; i++) CZ_EFN(add)(&tab[i], &tab[i - 1], &t);
+    acc = tab[0]; /* the top digit, 1 */
     for (int w = 64 * NL / 4; w-- > 0;) {
         for (int d = 0; d < 4; d++) CZ_EFN(dbl)(&acc, &acc);
-        uint64_t digit = (c[(4 * w) / 64] >> ((4 * w) % 64)) & 15;
+        unsigned b = 4u * (unsigned)w, off = b % 64;
+        uint64_t win = c[b / 64] >> off;
+        if (off > 59) win |= c[b / 64 + 1] << (64 - off); /* public: depends on w only */
+        win = (win & 31) | 1;                            /* odd, 1..31: d = win - 16 */
+        uint64_t neg = (win >> 4) ^ 1;                   /* d < 0 */
+        uint64_t mag = ((win ^ (0 - neg)) & 15) | 1;     /* |d|: 16 - win for d < 0 */
+        uint64_t idx = mag >> 1;                         /* |d| = 2 idx + 1 */
         sel = tab[0];
-        for (uint64_t j = 1; j < 16; j++) CZ_EFN(cmov_)(&sel, &tab[j], (uint64_t)((j ^ digit) == 0));
+        for (uint64_t j = 1; j < 8; j++) CZ_EFN(cmov_)(&sel, &tab[j], (((j ^ idx) - 1) >> 63));
+        CZ_EF(neg)(&ny, &sel.Y);
+        CZ_EFN(fcmov_)(&sel.Y, &ny, neg);
         CZ_EFN(add)(&acc, &acc, &sel);
     }
+    /* k even: subtract p */
+    CZ_EFN(neg)(&t, p);
+    CZ_EFN(add)(&t, &acc, &t);
+    CZ_EFN(cmov_)(&acc, &t, even);
     *r = acc;
 }
 

@@ -1294,6 +1294,16 @@ static void test_scalar_mul(const group_t *g, cz_rng *rng, int iters)
             l[0] = s;
             g->mul(r1.l, jp.l, l, 1);
             CHECK_MSG(g->eq(r1.l, acc.l), "%s: mul by %u", g->name, s);
+            mpz_set_ui(k, s);
+            fr_from_mpz(fr, k);
+            g->mul_fr(r1.l, jp.l, fr);
+            g->mul_fr_ct(r2.l, jp.l, fr);
+            CHECK_MSG(g->eq(r1.l, acc.l) && g->eq(r2.l, acc.l), "%s: mul_fr / mul_fr_ct by %u", g->name, s);
+            mpz_sub_ui(k, RC.r, s); /* -s */
+            fr_from_mpz(fr, k);
+            g->mul_fr_ct(r2.l, jp.l, fr);
+            g->neg(r1.l, acc.l);
+            CHECK_MSG(g->eq(r2.l, r1.l), "%s: mul_fr_ct by -%u", g->name, s);
             g->add(acc.l, acc.l, jp.l);
         }
         /* random k of 1..512 bits against GMP */
@@ -1305,8 +1315,9 @@ static void test_scalar_mul(const group_t *g, cz_rng *rng, int iters)
         size_t nk = scalar_limbs(l, k);
         g->mul(r1.l, jp.l, l, nk);
         CHECK_MSG(jac_is(r1.l, &E), "%s: mul (%d-bit k)", g->name, bits);
-        /* mul_fr and mul_fr_ct against GMP */
+        /* mul_fr and mul_fr_ct against GMP (odd and even k, all 64 digit windows exercised) */
         random_mpz_below(k, RC.r, rng);
+        if (it % 2) mpz_clrbit(k, 0);
         rp_mul(&E, &P, k);
         fr_from_mpz(fr, k);
         g->mul_fr(r1.l, jp.l, fr);
