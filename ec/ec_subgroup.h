@@ -16,7 +16,9 @@
  *   BN254 G1      cofactor 1: every point of the curve is in G1.
  *
  * Each costs one or two multiplications by the 64-bit |z| instead of one by
- * the 255-bit r. cz_<g>_in_subgroup (ec/ec_tmpl.h) runs these tests;
+ * the 255-bit r: measured (x86-64 asm build, indicative, shared machine)
+ * 2x faster than r-multiplication for BLS12-381 G1, 5.7x for G2, 3x for
+ * BN254 G2. cz_<g>_in_subgroup (ec/ec_tmpl.h) runs these tests;
  * cz_<g>_in_subgroup_slow keeps the r-multiplication as the reference.
  * The constants (beta, the psi coefficients) are in ec/ec_endo_consts.inc,
  * generated and self-checked by tools/gen_endo_consts.py.

@@ -78,7 +78,7 @@ typedef struct {
     void (*endo)(void *, const void *); /* phi / psi, NULL for BN254 G1 */
 } group_t;
 
-#define GROUP_WRAPPERS(G, F, FR)                                                                   \
+#define GROUP_WRAPPERS(G, F)                                                                   \
     static void G##_w_set_inf(void *p) { G##_set_inf(p); }                                         \
     static int G##_w_is_inf(const void *p) { return G##_is_inf(p); }                               \
     static void G##_w_from_affine(void *r, const void *a) { G##_from_affine(r, a); }               \
@@ -135,10 +135,10 @@ typedef struct {
             G##_w_from_l, G##_w_validate, ENDO                                                     \
     }
 
-GROUP_WRAPPERS(cz_bls12_381_g1, cz_bls12_381_fq, cz_bls12_381_fr)
-GROUP_WRAPPERS(cz_bls12_381_g2, cz_bls12_381_fq2, cz_bls12_381_fr)
-GROUP_WRAPPERS(cz_bn254_g1, cz_bn254_fq, cz_bn254_fr)
-GROUP_WRAPPERS(cz_bn254_g2, cz_bn254_fq2, cz_bn254_fr)
+GROUP_WRAPPERS(cz_bls12_381_g1, cz_bls12_381_fq)
+GROUP_WRAPPERS(cz_bls12_381_g2, cz_bls12_381_fq2)
+GROUP_WRAPPERS(cz_bn254_g1, cz_bn254_fq)
+GROUP_WRAPPERS(cz_bn254_g2, cz_bn254_fq2)
 
 static void w_bls_g1_phi(void *r, const void *p) { cz_bls12_381_g1_phi(r, p); }
 static void w_bls_g2_psi(void *r, const void *p) { cz_bls12_381_g2_psi(r, p); }
@@ -1849,12 +1849,12 @@ int main(void)
         long before = cz_test_failed;
         rc_setup(g);
         test_constants(g);
-        test_group_laws(g, &rng, scale_iters(g->deg == 2 ? 6 : 12));
-        test_scalar_mul(g, &rng, scale_iters(g->deg == 2 ? 4 : 8));
+        test_group_laws(g, &rng, scale_iters(g->deg == 2 ? 12 : 24));
+        test_scalar_mul(g, &rng, scale_iters(g->deg == 2 ? 6 : 12));
         test_batch_to_affine(g, &rng);
-        test_subgroup(g, &rng, scale_iters(g->deg == 2 ? 6 : 12));
-        test_serde(g, &rng, scale_iters(g->deg == 2 ? 10 : 20));
-        test_fuzz(g, &rng, scale_iters(g->deg == 2 ? 600 : 1500));
+        test_subgroup(g, &rng, scale_iters(g->deg == 2 ? 10 : 20));
+        test_serde(g, &rng, scale_iters(g->deg == 2 ? 20 : 40));
+        test_fuzz(g, &rng, scale_iters(g->deg == 2 ? 2000 : 4000));
         printf("  %-14s %s\n", g->name, cz_test_failed == before ? "ok" : "FAILED");
     }
 
