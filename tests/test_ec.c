@@ -1837,6 +1837,91 @@ static void test_fuzz(const group_t *g, cz_rng *rng, int iters)
     rp_clear(&P);
 }
 
+/* ---- snarkjs byte compatibility of the LEM encoding ---- */
+
+#ifdef CZ_SOURCE_DIR
+static uint8_t *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    if (b) b[n] = 0;
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+/* the next quoted decimal number after *p, into z */
+static int next_dec(const char **p, mpz_t z)
+{
+    const char *q = strchr(*p, '"');
+    while (q && !(q[1] >= '0' && q[1] <= '9')) q = strchr(q + 1, '"');
+    if (!q) return 0;
+    const char *e = strchr(q + 1, '"');
+    char buf[200];
+    size_t n = (size_t)(e - q - 1);
+    if (n >= sizeof buf) return 0;
+    memcpy(buf, q + 1, n);
+    buf[n] = 0;
+    *p = e + 1;
+    return mpz_set_str(z, buf, 10) == 0;
+}
+static const uint8_t *find_bytes(const uint8_t *hay, size_t n, const uint8_t *needle, size_t m)
+{
+    for (size_t i = 0; i + m <= n; i++)
+        if (hay[i] == needle[0] && !memcmp(hay + i, needle, m)) return hay + i;
+    return NULL;
+}
+#endif
+
+/* The LEM bytes of vk_alpha_1 (G1) and vk_beta_2 (G2), computed from the
+ * decimal coordinates of a snarkjs verification_key.json, must occur
+ * verbatim in the .zkey snarkjs wrote, and decode back to the same points. */
+static void test_snarkjs_lem(const group_t *g)
+{
+#ifdef CZ_SOURCE_DIR
+    const char *dir = g->zcash ? CZ_SOURCE_DIR "/tests/fixtures/bls12381/mul_chain/"
+                               : CZ_SOURCE_DIR "/tests/fixtures/bn128/mul_chain/";
+    char path[512];
+    size_t vlen = 0, zlen = 0;
+    snprintf(path, sizeof path, "%sverification_key.json", dir);
+    uint8_t *vk = read_file(path, &vlen);
+    snprintf(path, sizeof path, "%scircuit.zkey", dir);
+    uint8_t *zk = read_file(path, &zlen);
+    CHECK_MSG(vk && zk, "%s: fixture files in %s", g->name, dir);
+    if (vk && zk) {
+        const char *p = strstr((const char *)vk, g->deg == 1 ? "\"vk_alpha_1\"" : "\"vk_beta_2\"");
+        rpt P;
+        rp_init(&P);
+        int ok = p != NULL;
+        for (int i = 0; i < 2 * g->deg && ok; i++) {
+            rf *c = i < g->deg ? &P.x : &P.y;
+            ok = next_dec(&p, c->c[i % g->deg]);
+        }
+        P.inf = 0;
+        CHECK_MSG(ok && rp_on_curve(&P), "%s: verification key point parsed and on the curve", g->name);
+        pt_t a, d;
+        uint8_t lem[192];
+        rp_to_affine(a.l, &P);
+        g->to_l(lem, a.l);
+        const uint8_t *at = find_bytes(zk, zlen, lem, g->lsz);
+        CHECK_MSG(at != NULL, "%s: LEM bytes of the verification key point found in the snarkjs zkey", g->name);
+        if (at) CHECK(g->from_l(d.l, at, 0) == CZ_OK && aff_is(d.l, &P));
+        rp_clear(&P);
+    }
+    free(vk);
+    free(zk);
+#else
+    (void)g;
+#endif
+}
+
 int main(void)
 {
     cz_rng rng;
@@ -1855,6 +1940,7 @@ int main(void)
         test_subgroup(g, &rng, scale_iters(g->deg == 2 ? 10 : 20));
         test_serde(g, &rng, scale_iters(g->deg == 2 ? 20 : 40));
         test_fuzz(g, &rng, scale_iters(g->deg == 2 ? 2000 : 4000));
+        test_snarkjs_lem(g);
         printf("  %-14s %s\n", g->name, cz_test_failed == before ? "ok" : "FAILED");
     }
 
