@@ -100,7 +100,6 @@ cz_status CZ_EFN(from_compressed)(CZ_EC_A *r, const uint8_t *in, unsigned flags)
 
 cz_status CZ_EFN(from_uncompressed)(CZ_EC_A *r, const uint8_t *in, unsigned flags)
 {
-    uint8_t buf[2 * CZ_SD_CB];
 #if CZ_SD_ZCASH
     uint8_t f = in[0] & 0xe0;
     if (f & 0x80) return CZ_ERR_ENCODING; /* compressed flag on an uncompressed length */
@@ -117,10 +116,9 @@ cz_status CZ_EFN(from_uncompressed)(CZ_EC_A *r, const uint8_t *in, unsigned flag
         return CZ_OK;
     }
 #endif
-    memcpy(buf, in, sizeof buf);
+    /* the flag bits are all zero here: the bytes are the plain coordinates */
     CZ_EC_A p;
-    if (CZ_EF(sd_get)(&p.x, buf) != CZ_OK || CZ_EF(sd_get)(&p.y, buf + CZ_SD_CB) != CZ_OK)
-        return CZ_ERR_RANGE;
+    if (CZ_EF(sd_get)(&p.x, in) != CZ_OK || CZ_EF(sd_get)(&p.y, in + CZ_SD_CB) != CZ_OK) return CZ_ERR_RANGE;
     /* (0, 0) is our in-memory infinity but, without the flag, not a point */
     if (CZ_EFN(affine_is_inf)(&p) || !CZ_EFN(affine_is_on_curve)(&p)) return CZ_ERR_NOT_ON_CURVE;
     cz_status st = CZ_EFN(sd_subgroup_)(&p, flags);
