@@ -9,45 +9,66 @@
 /* ---- coordinate helpers: big-endian (Fq2 as c1 || c0), Montgomery LE
  * (Fq2 as c0 || c1), square root, range of the stored limbs ---- */
 
-#define CZ_SD_BASE_HELPERS(F)                                                                      \
-    static void F##_sd_put(uint8_t *out, const F *a) { F##_to_bytes_be(out, a); }                 \
-    static cz_status F##_sd_get(F *r, const uint8_t *in) { return F##_from_bytes_be(r, in); }     \
-    static void F##_sd_lem_put(uint8_t *out, const F *a) { F##_to_mont_bytes_le(out, a); }        \
-    static cz_status F##_sd_lem_get(F *r, const uint8_t *in) { return F##_from_mont_bytes_le(r, in); } \
-    static cz_status F##_sd_sqrt(F *r, const F *a) { return F##_sqrt(r, a); }                     \
-    static int F##_sd_in_range(const F *a) { return F##_limbs_in_range(a->l); }
+#define CZ_SD_BASE_HELPERS(F)                                                                                          \
+    static void F##_sd_put(uint8_t *out, const F *a)                                                                   \
+    {                                                                                                                  \
+        F##_to_bytes_be(out, a);                                                                                       \
+    }                                                                                                                  \
+    static cz_status F##_sd_get(F *r, const uint8_t *in)                                                               \
+    {                                                                                                                  \
+        return F##_from_bytes_be(r, in);                                                                               \
+    }                                                                                                                  \
+    static void F##_sd_lem_put(uint8_t *out, const F *a)                                                               \
+    {                                                                                                                  \
+        F##_to_mont_bytes_le(out, a);                                                                                  \
+    }                                                                                                                  \
+    static cz_status F##_sd_lem_get(F *r, const uint8_t *in)                                                           \
+    {                                                                                                                  \
+        return F##_from_mont_bytes_le(r, in);                                                                          \
+    }                                                                                                                  \
+    static cz_status F##_sd_sqrt(F *r, const F *a)                                                                     \
+    {                                                                                                                  \
+        return F##_sqrt(r, a);                                                                                         \
+    }                                                                                                                  \
+    static int F##_sd_in_range(const F *a)                                                                             \
+    {                                                                                                                  \
+        return F##_limbs_in_range(a->l);                                                                               \
+    }
 
-#define CZ_SD_EXT_HELPERS(F2, F)                                                                   \
-    static void F2##_sd_put(uint8_t *out, const F2 *a)                                             \
-    {                                                                                              \
-        F##_to_bytes_be(out, &a->c1);                                                              \
-        F##_to_bytes_be(out + F##_BYTES, &a->c0);                                                  \
-    }                                                                                              \
-    static cz_status F2##_sd_get(F2 *r, const uint8_t *in)                                         \
-    {                                                                                              \
-        F2 t;                                                                                      \
-        if (F##_from_bytes_be(&t.c1, in) != CZ_OK) return CZ_ERR_RANGE;                            \
-        if (F##_from_bytes_be(&t.c0, in + F##_BYTES) != CZ_OK) return CZ_ERR_RANGE;                \
-        *r = t;                                                                                    \
-        return CZ_OK;                                                                              \
-    }                                                                                              \
-    static void F2##_sd_lem_put(uint8_t *out, const F2 *a)                                         \
-    {                                                                                              \
-        F##_to_mont_bytes_le(out, &a->c0);                                                         \
-        F##_to_mont_bytes_le(out + F##_BYTES, &a->c1);                                             \
-    }                                                                                              \
-    static cz_status F2##_sd_lem_get(F2 *r, const uint8_t *in)                                     \
-    {                                                                                              \
-        F2 t;                                                                                      \
-        if (F##_from_mont_bytes_le(&t.c0, in) != CZ_OK) return CZ_ERR_RANGE;                       \
-        if (F##_from_mont_bytes_le(&t.c1, in + F##_BYTES) != CZ_OK) return CZ_ERR_RANGE;           \
-        *r = t;                                                                                    \
-        return CZ_OK;                                                                              \
-    }                                                                                              \
-    static cz_status F2##_sd_sqrt(F2 *r, const F2 *a) { return F2##_sqrt(r, a); }                 \
-    static int F2##_sd_in_range(const F2 *a)                                                       \
-    {                                                                                              \
-        return F##_limbs_in_range(a->c0.l) && F##_limbs_in_range(a->c1.l);                         \
+#define CZ_SD_EXT_HELPERS(F2, F)                                                                                       \
+    static void F2##_sd_put(uint8_t *out, const F2 *a)                                                                 \
+    {                                                                                                                  \
+        F##_to_bytes_be(out, &a->c1);                                                                                  \
+        F##_to_bytes_be(out + F##_BYTES, &a->c0);                                                                      \
+    }                                                                                                                  \
+    static cz_status F2##_sd_get(F2 *r, const uint8_t *in)                                                             \
+    {                                                                                                                  \
+        F2 t;                                                                                                          \
+        if (F##_from_bytes_be(&t.c1, in) != CZ_OK) return CZ_ERR_RANGE;                                                \
+        if (F##_from_bytes_be(&t.c0, in + F##_BYTES) != CZ_OK) return CZ_ERR_RANGE;                                    \
+        *r = t;                                                                                                        \
+        return CZ_OK;                                                                                                  \
+    }                                                                                                                  \
+    static void F2##_sd_lem_put(uint8_t *out, const F2 *a)                                                             \
+    {                                                                                                                  \
+        F##_to_mont_bytes_le(out, &a->c0);                                                                             \
+        F##_to_mont_bytes_le(out + F##_BYTES, &a->c1);                                                                 \
+    }                                                                                                                  \
+    static cz_status F2##_sd_lem_get(F2 *r, const uint8_t *in)                                                         \
+    {                                                                                                                  \
+        F2 t;                                                                                                          \
+        if (F##_from_mont_bytes_le(&t.c0, in) != CZ_OK) return CZ_ERR_RANGE;                                           \
+        if (F##_from_mont_bytes_le(&t.c1, in + F##_BYTES) != CZ_OK) return CZ_ERR_RANGE;                               \
+        *r = t;                                                                                                        \
+        return CZ_OK;                                                                                                  \
+    }                                                                                                                  \
+    static cz_status F2##_sd_sqrt(F2 *r, const F2 *a)                                                                  \
+    {                                                                                                                  \
+        return F2##_sqrt(r, a);                                                                                        \
+    }                                                                                                                  \
+    static int F2##_sd_in_range(const F2 *a)                                                                           \
+    {                                                                                                                  \
+        return F##_limbs_in_range(a->c0.l) && F##_limbs_in_range(a->c1.l);                                             \
     }
 
 CZ_SD_BASE_HELPERS(cz_bls12_381_fq)

@@ -24,7 +24,8 @@ static cz_status CZ_EFN(sd_subgroup_)(const CZ_EC_A *p, unsigned flags)
 static int CZ_EFN(sd_all_zero_)(const uint8_t *in, size_t n)
 {
     uint8_t acc = 0;
-    for (size_t i = 0; i < n; i++) acc |= in[i];
+    for (size_t i = 0; i < n; i++)
+        acc |= in[i];
     return acc == 0;
 }
 

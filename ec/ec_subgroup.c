@@ -10,16 +10,16 @@
 /* r = k*p for a 64-bit k by double-and-add from the top bit: |z| has 6 set
  * bits (BLS12-381) resp. 28 (BN254), so this beats the 4-bit window of
  * <g>_mul, whose table alone costs 14 additions. */
-#define CZ_DEFINE_MUL_U64(G)                                                                       \
-    static void G##_mul_u64_(G *r, const G *p, uint64_t k)                                        \
-    {                                                                                              \
-        G acc, base = *p;                                                                          \
-        G##_set_inf(&acc);                                                                         \
-        for (int i = 63; i >= 0; i--) {                                                            \
-            G##_dbl(&acc, &acc);                                                                   \
-            if ((k >> i) & 1) G##_add(&acc, &acc, &base);                                          \
-        }                                                                                          \
-        *r = acc;                                                                                  \
+#define CZ_DEFINE_MUL_U64(G)                                                                                           \
+    static void G##_mul_u64_(G *r, const G *p, uint64_t k)                                                             \
+    {                                                                                                                  \
+        G acc, base = *p;                                                                                              \
+        G##_set_inf(&acc);                                                                                             \
+        for (int i = 63; i >= 0; i--) {                                                                                \
+            G##_dbl(&acc, &acc);                                                                                       \
+            if ((k >> i) & 1) G##_add(&acc, &acc, &base);                                                              \
+        }                                                                                                              \
+        *r = acc;                                                                                                      \
     }
 CZ_DEFINE_MUL_U64(cz_bls12_381_g1)
 CZ_DEFINE_MUL_U64(cz_bls12_381_g2)
@@ -80,7 +80,10 @@ int cz_bls12_381_g2_in_subgroup(const cz_bls12_381_g2 *p)
 
 /* ---- BN254 G1: prime order, the curve equation is the whole test ---- */
 
-int cz_bn254_g1_in_subgroup(const cz_bn254_g1 *p) { return cz_bn254_g1_is_on_curve(p); }
+int cz_bn254_g1_in_subgroup(const cz_bn254_g1 *p)
+{
+    return cz_bn254_g1_is_on_curve(p);
+}
 
 /* ---- BN254 G2 ---- */
 

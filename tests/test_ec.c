@@ -28,13 +28,13 @@ typedef struct {
 
 typedef struct {
     const char *name;
-    int deg;               /* 1: Fq coordinates, 2: Fq2 */
-    int n;                 /* limbs of one Fq element */
-    const char *q_hex;     /* base field modulus (published) */
-    const char *r_hex;     /* group order (published) */
-    int zcash;             /* encoding family: 1 zcash flags, 0 gnark flags */
-    size_t asz, jsz, xsz;  /* sizeof affine / Jacobian / XYZZ */
-    size_t csz, usz, lsz;  /* encoding sizes */
+    int deg;              /* 1: Fq coordinates, 2: Fq2 */
+    int n;                /* limbs of one Fq element */
+    const char *q_hex;    /* base field modulus (published) */
+    const char *r_hex;    /* group order (published) */
+    int zcash;            /* encoding family: 1 zcash flags, 0 gnark flags */
+    size_t asz, jsz, xsz; /* sizeof affine / Jacobian / XYZZ */
+    size_t csz, usz, lsz; /* encoding sizes */
     void (*set_inf)(void *);
     int (*is_inf)(const void *);
     void (*from_affine)(void *, const void *);
@@ -78,61 +78,179 @@ typedef struct {
     void (*endo)(void *, const void *); /* phi / psi, NULL for BN254 G1 */
 } group_t;
 
-#define GROUP_WRAPPERS(G, F)                                                                   \
-    static void G##_w_set_inf(void *p) { G##_set_inf(p); }                                         \
-    static int G##_w_is_inf(const void *p) { return G##_is_inf(p); }                               \
-    static void G##_w_from_affine(void *r, const void *a) { G##_from_affine(r, a); }               \
-    static void G##_w_neg(void *r, const void *p) { G##_neg(r, p); }                               \
-    static int G##_w_affine_is_inf(const void *p) { return G##_affine_is_inf(p); }                 \
-    static void G##_w_affine_set_inf(void *p) { G##_affine_set_inf(p); }                           \
-    static void G##_w_affine_neg(void *r, const void *p) { G##_affine_neg(r, p); }                 \
-    static void G##_w_dbl(void *r, const void *p) { G##_dbl(r, p); }                               \
-    static void G##_w_add(void *r, const void *p, const void *q) { G##_add(r, p, q); }             \
-    static void G##_w_add_affine(void *r, const void *p, const void *q) { G##_add_affine(r, p, q); } \
-    static void G##_w_xyzz_set_inf(void *p) { G##_xyzz_set_inf(p); }                               \
-    static int G##_w_xyzz_is_inf(const void *p) { return G##_xyzz_is_inf(p); }                    \
-    static void G##_w_xyzz_dbl_affine(void *r, const void *q) { G##_xyzz_dbl_affine(r, q); }       \
-    static void G##_w_xyzz_dbl(void *r, const void *p) { G##_xyzz_dbl(r, p); }                     \
-    static void G##_w_xyzz_add_affine(void *r, const void *p, const void *q) { G##_xyzz_add_affine(r, p, q); } \
-    static void G##_w_xyzz_sub_affine(void *r, const void *p, const void *q) { G##_xyzz_sub_affine(r, p, q); } \
-    static void G##_w_xyzz_add(void *r, const void *p, const void *q) { G##_xyzz_add(r, p, q); }   \
-    static void G##_w_from_xyzz(void *r, const void *p) { G##_from_xyzz(r, p); }                   \
-    static const void *G##_w_generator(void) { return G##_generator(); }                           \
-    static const void *G##_w_b(void) { return G##_b(); }                                           \
-    static void G##_w_to_affine(void *r, const void *p) { G##_to_affine(r, p); }                   \
-    static cz_status G##_w_batch_to_affine(void *r, const void *p, size_t n) { return G##_batch_to_affine(r, p, n); } \
-    static int G##_w_eq(const void *p, const void *q) { return G##_eq(p, q); }                     \
-    static int G##_w_affine_is_on_curve(const void *p) { return G##_affine_is_on_curve(p); }       \
-    static int G##_w_is_on_curve(const void *p) { return G##_is_on_curve(p); }                     \
-    static void G##_w_mul(void *r, const void *p, const uint64_t *k, size_t nk) { G##_mul(r, p, k, nk); } \
-    static void G##_w_mul_fr(void *r, const void *p, const void *k) { G##_mul_fr(r, p, k); }       \
-    static void G##_w_mul_fr_ct(void *r, const void *p, const void *k) { G##_mul_fr_ct(r, p, k); } \
-    static int G##_w_affine_in_subgroup(const void *p) { return G##_affine_in_subgroup(p); }       \
-    static int G##_w_in_subgroup(const void *p) { return G##_in_subgroup(p); }                     \
-    static int G##_w_in_subgroup_slow(const void *p) { return G##_in_subgroup_slow(p); }           \
-    static void G##_w_random(void *r, cz_rng *rng) { G##_random(r, rng); }                         \
-    static cz_status G##_w_coord_sqrt(void *r, const void *a) { return F##_sqrt(r, a); }           \
-    static void G##_w_to_c(uint8_t *o, const void *p) { G##_to_compressed(o, p); }                \
-    static void G##_w_to_u(uint8_t *o, const void *p) { G##_to_uncompressed(o, p); }              \
-    static void G##_w_to_l(uint8_t *o, const void *p) { G##_to_lem(o, p); }                       \
-    static cz_status G##_w_from_c(void *r, const uint8_t *i, unsigned f) { return G##_from_compressed(r, i, f); } \
-    static cz_status G##_w_from_u(void *r, const uint8_t *i, unsigned f) { return G##_from_uncompressed(r, i, f); } \
-    static cz_status G##_w_from_l(void *r, const uint8_t *i, unsigned f) { return G##_from_lem(r, i, f); } \
-    static cz_status G##_w_validate(const void *p, unsigned f) { return G##_affine_validate(p, f); }
+#define GROUP_WRAPPERS(G, F)                                                                                           \
+    static void G##_w_set_inf(void *p)                                                                                 \
+    {                                                                                                                  \
+        G##_set_inf(p);                                                                                                \
+    }                                                                                                                  \
+    static int G##_w_is_inf(const void *p)                                                                             \
+    {                                                                                                                  \
+        return G##_is_inf(p);                                                                                          \
+    }                                                                                                                  \
+    static void G##_w_from_affine(void *r, const void *a)                                                              \
+    {                                                                                                                  \
+        G##_from_affine(r, a);                                                                                         \
+    }                                                                                                                  \
+    static void G##_w_neg(void *r, const void *p)                                                                      \
+    {                                                                                                                  \
+        G##_neg(r, p);                                                                                                 \
+    }                                                                                                                  \
+    static int G##_w_affine_is_inf(const void *p)                                                                      \
+    {                                                                                                                  \
+        return G##_affine_is_inf(p);                                                                                   \
+    }                                                                                                                  \
+    static void G##_w_affine_set_inf(void *p)                                                                          \
+    {                                                                                                                  \
+        G##_affine_set_inf(p);                                                                                         \
+    }                                                                                                                  \
+    static void G##_w_affine_neg(void *r, const void *p)                                                               \
+    {                                                                                                                  \
+        G##_affine_neg(r, p);                                                                                          \
+    }                                                                                                                  \
+    static void G##_w_dbl(void *r, const void *p)                                                                      \
+    {                                                                                                                  \
+        G##_dbl(r, p);                                                                                                 \
+    }                                                                                                                  \
+    static void G##_w_add(void *r, const void *p, const void *q)                                                       \
+    {                                                                                                                  \
+        G##_add(r, p, q);                                                                                              \
+    }                                                                                                                  \
+    static void G##_w_add_affine(void *r, const void *p, const void *q)                                                \
+    {                                                                                                                  \
+        G##_add_affine(r, p, q);                                                                                       \
+    }                                                                                                                  \
+    static void G##_w_xyzz_set_inf(void *p)                                                                            \
+    {                                                                                                                  \
+        G##_xyzz_set_inf(p);                                                                                           \
+    }                                                                                                                  \
+    static int G##_w_xyzz_is_inf(const void *p)                                                                        \
+    {                                                                                                                  \
+        return G##_xyzz_is_inf(p);                                                                                     \
+    }                                                                                                                  \
+    static void G##_w_xyzz_dbl_affine(void *r, const void *q)                                                          \
+    {                                                                                                                  \
+        G##_xyzz_dbl_affine(r, q);                                                                                     \
+    }                                                                                                                  \
+    static void G##_w_xyzz_dbl(void *r, const void *p)                                                                 \
+    {                                                                                                                  \
+        G##_xyzz_dbl(r, p);                                                                                            \
+    }                                                                                                                  \
+    static void G##_w_xyzz_add_affine(void *r, const void *p, const void *q)                                           \
+    {                                                                                                                  \
+        G##_xyzz_add_affine(r, p, q);                                                                                  \
+    }                                                                                                                  \
+    static void G##_w_xyzz_sub_affine(void *r, const void *p, const void *q)                                           \
+    {                                                                                                                  \
+        G##_xyzz_sub_affine(r, p, q);                                                                                  \
+    }                                                                                                                  \
+    static void G##_w_xyzz_add(void *r, const void *p, const void *q)                                                  \
+    {                                                                                                                  \
+        G##_xyzz_add(r, p, q);                                                                                         \
+    }                                                                                                                  \
+    static void G##_w_from_xyzz(void *r, const void *p)                                                                \
+    {                                                                                                                  \
+        G##_from_xyzz(r, p);                                                                                           \
+    }                                                                                                                  \
+    static const void *G##_w_generator(void)                                                                           \
+    {                                                                                                                  \
+        return G##_generator();                                                                                        \
+    }                                                                                                                  \
+    static const void *G##_w_b(void)                                                                                   \
+    {                                                                                                                  \
+        return G##_b();                                                                                                \
+    }                                                                                                                  \
+    static void G##_w_to_affine(void *r, const void *p)                                                                \
+    {                                                                                                                  \
+        G##_to_affine(r, p);                                                                                           \
+    }                                                                                                                  \
+    static cz_status G##_w_batch_to_affine(void *r, const void *p, size_t n)                                           \
+    {                                                                                                                  \
+        return G##_batch_to_affine(r, p, n);                                                                           \
+    }                                                                                                                  \
+    static int G##_w_eq(const void *p, const void *q)                                                                  \
+    {                                                                                                                  \
+        return G##_eq(p, q);                                                                                           \
+    }                                                                                                                  \
+    static int G##_w_affine_is_on_curve(const void *p)                                                                 \
+    {                                                                                                                  \
+        return G##_affine_is_on_curve(p);                                                                              \
+    }                                                                                                                  \
+    static int G##_w_is_on_curve(const void *p)                                                                        \
+    {                                                                                                                  \
+        return G##_is_on_curve(p);                                                                                     \
+    }                                                                                                                  \
+    static void G##_w_mul(void *r, const void *p, const uint64_t *k, size_t nk)                                        \
+    {                                                                                                                  \
+        G##_mul(r, p, k, nk);                                                                                          \
+    }                                                                                                                  \
+    static void G##_w_mul_fr(void *r, const void *p, const void *k)                                                    \
+    {                                                                                                                  \
+        G##_mul_fr(r, p, k);                                                                                           \
+    }                                                                                                                  \
+    static void G##_w_mul_fr_ct(void *r, const void *p, const void *k)                                                 \
+    {                                                                                                                  \
+        G##_mul_fr_ct(r, p, k);                                                                                        \
+    }                                                                                                                  \
+    static int G##_w_affine_in_subgroup(const void *p)                                                                 \
+    {                                                                                                                  \
+        return G##_affine_in_subgroup(p);                                                                              \
+    }                                                                                                                  \
+    static int G##_w_in_subgroup(const void *p)                                                                        \
+    {                                                                                                                  \
+        return G##_in_subgroup(p);                                                                                     \
+    }                                                                                                                  \
+    static int G##_w_in_subgroup_slow(const void *p)                                                                   \
+    {                                                                                                                  \
+        return G##_in_subgroup_slow(p);                                                                                \
+    }                                                                                                                  \
+    static void G##_w_random(void *r, cz_rng *rng)                                                                     \
+    {                                                                                                                  \
+        G##_random(r, rng);                                                                                            \
+    }                                                                                                                  \
+    static cz_status G##_w_coord_sqrt(void *r, const void *a)                                                          \
+    {                                                                                                                  \
+        return F##_sqrt(r, a);                                                                                         \
+    }                                                                                                                  \
+    static void G##_w_to_c(uint8_t *o, const void *p)                                                                  \
+    {                                                                                                                  \
+        G##_to_compressed(o, p);                                                                                       \
+    }                                                                                                                  \
+    static void G##_w_to_u(uint8_t *o, const void *p)                                                                  \
+    {                                                                                                                  \
+        G##_to_uncompressed(o, p);                                                                                     \
+    }                                                                                                                  \
+    static void G##_w_to_l(uint8_t *o, const void *p)                                                                  \
+    {                                                                                                                  \
+        G##_to_lem(o, p);                                                                                              \
+    }                                                                                                                  \
+    static cz_status G##_w_from_c(void *r, const uint8_t *i, unsigned f)                                               \
+    {                                                                                                                  \
+        return G##_from_compressed(r, i, f);                                                                           \
+    }                                                                                                                  \
+    static cz_status G##_w_from_u(void *r, const uint8_t *i, unsigned f)                                               \
+    {                                                                                                                  \
+        return G##_from_uncompressed(r, i, f);                                                                         \
+    }                                                                                                                  \
+    static cz_status G##_w_from_l(void *r, const uint8_t *i, unsigned f)                                               \
+    {                                                                                                                  \
+        return G##_from_lem(r, i, f);                                                                                  \
+    }                                                                                                                  \
+    static cz_status G##_w_validate(const void *p, unsigned f)                                                         \
+    {                                                                                                                  \
+        return G##_affine_validate(p, f);                                                                              \
+    }
 
-#define GROUP_DESC(G, NAME, DEG, N, QHEX, RHEX, ZC, ENDO)                                          \
-    {                                                                                              \
-        NAME, DEG, N, QHEX, RHEX, ZC, sizeof(G##_affine), sizeof(G), sizeof(G##_xyzz),            \
-            G##_COMPRESSED_SIZE, G##_UNCOMPRESSED_SIZE, G##_LEM_SIZE, G##_w_set_inf, G##_w_is_inf, \
-            G##_w_from_affine, G##_w_neg, G##_w_affine_is_inf, G##_w_affine_set_inf,               \
-            G##_w_affine_neg, G##_w_dbl, G##_w_add, G##_w_add_affine, G##_w_xyzz_set_inf,          \
-            G##_w_xyzz_is_inf, G##_w_xyzz_dbl_affine, G##_w_xyzz_dbl, G##_w_xyzz_add_affine,       \
-            G##_w_xyzz_sub_affine, G##_w_xyzz_add, G##_w_from_xyzz, G##_w_generator, G##_w_b,      \
-            G##_w_to_affine, G##_w_batch_to_affine, G##_w_eq, G##_w_affine_is_on_curve,            \
-            G##_w_is_on_curve, G##_w_mul, G##_w_mul_fr, G##_w_mul_fr_ct,                           \
-            G##_w_affine_in_subgroup, G##_w_in_subgroup, G##_w_in_subgroup_slow, G##_w_random,     \
-            G##_w_coord_sqrt, G##_w_to_c, G##_w_to_u, G##_w_to_l, G##_w_from_c, G##_w_from_u,      \
-            G##_w_from_l, G##_w_validate, ENDO                                                     \
+#define GROUP_DESC(G, NAME, DEG, N, QHEX, RHEX, ZC, ENDO)                                                              \
+    {                                                                                                                  \
+        NAME, DEG, N, QHEX, RHEX, ZC, sizeof(G##_affine), sizeof(G), sizeof(G##_xyzz), G##_COMPRESSED_SIZE,            \
+            G##_UNCOMPRESSED_SIZE, G##_LEM_SIZE, G##_w_set_inf, G##_w_is_inf, G##_w_from_affine, G##_w_neg,            \
+            G##_w_affine_is_inf, G##_w_affine_set_inf, G##_w_affine_neg, G##_w_dbl, G##_w_add, G##_w_add_affine,       \
+            G##_w_xyzz_set_inf, G##_w_xyzz_is_inf, G##_w_xyzz_dbl_affine, G##_w_xyzz_dbl, G##_w_xyzz_add_affine,       \
+            G##_w_xyzz_sub_affine, G##_w_xyzz_add, G##_w_from_xyzz, G##_w_generator, G##_w_b, G##_w_to_affine,         \
+            G##_w_batch_to_affine, G##_w_eq, G##_w_affine_is_on_curve, G##_w_is_on_curve, G##_w_mul, G##_w_mul_fr,     \
+            G##_w_mul_fr_ct, G##_w_affine_in_subgroup, G##_w_in_subgroup, G##_w_in_subgroup_slow, G##_w_random,        \
+            G##_w_coord_sqrt, G##_w_to_c, G##_w_to_u, G##_w_to_l, G##_w_from_c, G##_w_from_u, G##_w_from_l,            \
+            G##_w_validate, ENDO                                                                                       \
     }
 
 GROUP_WRAPPERS(cz_bls12_381_g1, cz_bls12_381_fq)
@@ -140,9 +258,18 @@ GROUP_WRAPPERS(cz_bls12_381_g2, cz_bls12_381_fq2)
 GROUP_WRAPPERS(cz_bn254_g1, cz_bn254_fq)
 GROUP_WRAPPERS(cz_bn254_g2, cz_bn254_fq2)
 
-static void w_bls_g1_phi(void *r, const void *p) { cz_bls12_381_g1_phi(r, p); }
-static void w_bls_g2_psi(void *r, const void *p) { cz_bls12_381_g2_psi(r, p); }
-static void w_bn_g2_psi(void *r, const void *p) { cz_bn254_g2_psi(r, p); }
+static void w_bls_g1_phi(void *r, const void *p)
+{
+    cz_bls12_381_g1_phi(r, p);
+}
+static void w_bls_g2_psi(void *r, const void *p)
+{
+    cz_bls12_381_g2_psi(r, p);
+}
+static void w_bn_g2_psi(void *r, const void *p)
+{
+    cz_bn254_g2_psi(r, p);
+}
 
 #define Q_BLS "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab"
 #define R_BLS "73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001"
@@ -254,8 +381,14 @@ static void rf_inv(rf *r, const rf *a)
     mpz_mod(r->c[1], t, RC.q);
     mpz_clears(n, t, NULL);
 }
-static int rf_eq(const rf *a, const rf *b) { return !mpz_cmp(a->c[0], b->c[0]) && !mpz_cmp(a->c[1], b->c[1]); }
-static int rf_is_zero(const rf *a) { return !mpz_sgn(a->c[0]) && !mpz_sgn(a->c[1]); }
+static int rf_eq(const rf *a, const rf *b)
+{
+    return !mpz_cmp(a->c[0], b->c[0]) && !mpz_cmp(a->c[1], b->c[1]);
+}
+static int rf_is_zero(const rf *a)
+{
+    return !mpz_sgn(a->c[0]) && !mpz_sgn(a->c[1]);
+}
 
 static void random_mpz_below(mpz_t z, const mpz_t bound, cz_rng *rng)
 {
@@ -429,13 +562,17 @@ static void rf_to_limbs(uint64_t *l, const rf *a)
     }
     mpz_clear(t);
 }
-static int CW(void) { return RC.deg * RC.n; } /* limbs of one coordinate */
+static int CW(void)
+{
+    return RC.deg * RC.n;
+} /* limbs of one coordinate */
 
 static void rp_from_affine(rpt *p, const void *a)
 {
     const uint64_t *l = a;
     int z = 1;
-    for (int i = 0; i < 2 * CW(); i++) z &= l[i] == 0;
+    for (int i = 0; i < 2 * CW(); i++)
+        z &= l[i] == 0;
     rf_from_limbs(&p->x, l);
     rf_from_limbs(&p->y, l + CW());
     p->inf = z;
@@ -480,7 +617,8 @@ static void rp_to_jac(void *j, const rpt *p, cz_rng *rng)
     }
     rf lam, t, u;
     rf_init(&lam), rf_init(&t), rf_init(&u);
-    do rf_random(&lam, rng);
+    do
+        rf_random(&lam, rng);
     while (rf_is_zero(&lam));
     rf_mul(&t, &lam, &lam);
     rf_mul(&u, &p->x, &t);
@@ -527,7 +665,8 @@ static void rp_to_xyzz(void *xz, const rpt *p, cz_rng *rng)
     }
     rf lam, t, u;
     rf_init(&lam), rf_init(&t), rf_init(&u);
-    do rf_random(&lam, rng);
+    do
+        rf_random(&lam, rng);
     while (rf_is_zero(&lam));
     rf_mul(&t, &lam, &lam);
     rf_mul(&u, &p->x, &t);
@@ -719,7 +858,8 @@ static int hexval(char c)
 static size_t hex_to_bytes(uint8_t *out, const char *hex)
 {
     size_t n = strlen(hex) / 2;
-    for (size_t i = 0; i < n; i++) out[i] = (uint8_t)(hexval(hex[2 * i]) * 16 + hexval(hex[2 * i + 1]));
+    for (size_t i = 0; i < n; i++)
+        out[i] = (uint8_t)(hexval(hex[2 * i]) * 16 + hexval(hex[2 * i + 1]));
     return n;
 }
 /* point of published coordinates (hex or "0x"/decimal via base 0) */
@@ -811,7 +951,8 @@ static const coord_vec BLS_G2_COORDS[] = {
      "0x0f17f1c6651dbdee41e06e98bf0eb7bc47b0d5d7ab2df18ade51328d1cc771aaf4b22e1138f677833d4f596535475117",
      "0x0cdaf320208c8a20110e89113e38656aacbe0265eb9c663f22600c9636ad668ce2eb3638b7550392b7e2cdd45fafdd15",
      "0x10b79a3e6fee32f56d2fd8cf7a1fceb21435455a6894e83445abb4fee6a1db327ecb237a08cdda13d06b7a4231a6756d"},
-    {"1234567890123", "0x1342a65568d2f3cddeeba0db89641b5b6fac9459b7f500a4499b553915e7bf20cafbfb47b5467f9d7e1923b81063eed9",
+    {"1234567890123",
+     "0x1342a65568d2f3cddeeba0db89641b5b6fac9459b7f500a4499b553915e7bf20cafbfb47b5467f9d7e1923b81063eed9",
      "0x1922fb9b5d990e55aa94f023e0dda0dd4976039695a807b007bca7720475336b09a4d428b68f4782e789b259d6f57328",
      "0x0075a9423c074a2102087d2a9fd32eb9432057a5833a872c3492350dd97061c1a0018a78e3968354ce47472835090063",
      "0x189bae5f89b4ff2d0640f7f2dfae407f0c6ef53cd7e96bd19df145d989b54b9cc5d4024da8b6e99f5b73c4a359853cbf"},
@@ -972,7 +1113,10 @@ static const enc_vec BN_G1_COMPRESSED[] = {
  * Tests
  * ====================================================================== */
 
-static int scale_iters(long n) { return (int)cz_test_iters(n); }
+static int scale_iters(long n)
+{
+    return (int)cz_test_iters(n);
+}
 
 /* generator, b, published coordinates and encodings */
 static void test_constants(const group_t *g)
@@ -1125,9 +1269,9 @@ static void test_group_laws(const group_t *g, cz_rng *rng, int iters)
         CHECK_MSG(jac_is(r1.l, &E), "%s: add", g->name);
         g->add(r2.l, jq.l, jp.l);
         CHECK(g->eq(r1.l, r2.l));
-        g->add(r1.l, r1.l, js.l);    /* (P+Q)+S, r aliases p */
+        g->add(r1.l, r1.l, js.l); /* (P+Q)+S, r aliases p */
         g->add(r2.l, jq.l, js.l);
-        g->add(r2.l, jp.l, r2.l);    /* P+(Q+S), r aliases q */
+        g->add(r2.l, jp.l, r2.l); /* P+(Q+S), r aliases q */
         rp_add(&T, &E, &S);
         CHECK_MSG(g->eq(r1.l, r2.l) && jac_is(r1.l, &T), "%s: associativity", g->name);
         /* identity and inverse */
@@ -1157,8 +1301,8 @@ static void test_group_laws(const group_t *g, cz_rng *rng, int iters)
         g->dbl(r1.l, inf.l);
         CHECK(g->is_inf(r1.l));
         /* eq across Z representations */
-        CHECK_MSG(g->eq(jp.l, r3.l) && !g->eq(jp.l, jq.l) && !g->eq(jp.l, inf.l) && g->eq(inf.l, inf.l),
-                  "%s: eq", g->name);
+        CHECK_MSG(g->eq(jp.l, r3.l) && !g->eq(jp.l, jq.l) && !g->eq(jp.l, inf.l) && g->eq(inf.l, inf.l), "%s: eq",
+                  g->name);
         g->neg(r2.l, r3.l);
         CHECK(!g->eq(jp.l, r2.l));
 
@@ -1387,10 +1531,13 @@ static void test_batch_to_affine(const group_t *g, cz_rng *rng)
         CHECK(!memcmp(s.l, a[i].l, g->asz));
     }
     CHECK(g->batch_to_affine(ab, jb, 0) == CZ_OK);
-    for (int i = 0; i < N; i++) g->set_inf(jb + i * g->jsz);
+    for (int i = 0; i < N; i++)
+        g->set_inf(jb + i * g->jsz);
     CHECK(g->batch_to_affine(ab, jb, N) == CZ_OK);
-    for (int i = 0; i < N; i++) CHECK(g->affine_is_inf(ab + i * g->asz));
-    for (int i = 0; i < N; i++) rp_clear(&e[i]);
+    for (int i = 0; i < N; i++)
+        CHECK(g->affine_is_inf(ab + i * g->asz));
+    for (int i = 0; i < N; i++)
+        rp_clear(&e[i]);
     free(j), free(a), free(jb), free(ab), free(e);
 }
 
@@ -1428,7 +1575,8 @@ static void test_subgroup(const group_t *g, cz_rng *rng, int iters)
         CHECK_MSG(!g->is_on_curve(j.l) && !g->affine_is_on_curve(a.l), "%s: off-curve detected", g->name);
         CHECK_MSG(!g->in_subgroup(j.l) && !g->in_subgroup_slow(j.l) && !g->affine_in_subgroup(a.l),
                   "%s: off-curve rejected by subgroup checks", g->name);
-        CHECK(g->validate(a.l, 0) == CZ_ERR_NOT_ON_CURVE && g->validate(a.l, CZ_EC_DECODE_TRUSTED) == CZ_ERR_NOT_ON_CURVE);
+        CHECK(g->validate(a.l, 0) == CZ_ERR_NOT_ON_CURVE &&
+              g->validate(a.l, CZ_EC_DECODE_TRUSTED) == CZ_ERR_NOT_ON_CURVE);
 
         /* on the curve, (almost surely) outside the subgroup */
         rp_random_curve(&P, rng);
@@ -1509,7 +1657,8 @@ static cz_status dec_check(const group_t *g, const codec_t *c, const uint8_t *in
     CHECK_MSG(st == want, "%s %s: %s: got %s, want %s", g->name, c->name, what, cz_status_str(st), cz_status_str(want));
     if (st != CZ_OK) {
         int untouched = 1;
-        for (size_t i = 0; i < g->asz / 8; i++) untouched &= out.l[i] == 0xa5a5a5a5a5a5a5a5ULL;
+        for (size_t i = 0; i < g->asz / 8; i++)
+            untouched &= out.l[i] == 0xa5a5a5a5a5a5a5a5ULL;
         CHECK_MSG(untouched, "%s %s: %s: output written on error", g->name, c->name, what);
     }
     return st;
@@ -1585,7 +1734,8 @@ static void test_serde(const group_t *g, cz_rng *rng, int iters)
             /* LEM = raw Montgomery limbs, little-endian, Fq2 as c0 || c1 */
             g->to_l(buf, a.l);
             int lem_ok = 1;
-            for (size_t i = 0; i < g->lsz; i++) lem_ok &= buf[i] == (uint8_t)(a.l[i / 8] >> (8 * (i % 8)));
+            for (size_t i = 0; i < g->lsz; i++)
+                lem_ok &= buf[i] == (uint8_t)(a.l[i / 8] >> (8 * (i % 8)));
             CHECK_MSG(lem_ok, "%s: LEM layout", g->name);
         }
     }
@@ -1594,9 +1744,11 @@ static void test_serde(const group_t *g, cz_rng *rng, int iters)
     CHECK(buf[0] == (g->zcash ? 0xc0 : 0x40));
     g->to_u(buf2, ainf.l);
     CHECK(buf2[0] == (g->zcash ? 0x40 : 0x00));
-    for (size_t i = 1; i < g->usz; i++) CHECK(buf2[i] == 0 && (i >= g->csz || buf[i] == 0));
+    for (size_t i = 1; i < g->usz; i++)
+        CHECK(buf2[i] == 0 && (i >= g->csz || buf[i] == 0));
     g->to_l(buf, ainf.l);
-    for (size_t i = 0; i < g->lsz; i++) CHECK(buf[i] == 0);
+    for (size_t i = 0; i < g->lsz; i++)
+        CHECK(buf[i] == 0);
 
     /* ---- malformed inputs, class by class ---- */
     rp_random_subgroup(&P, rng);
@@ -1625,8 +1777,8 @@ static void test_serde(const group_t *g, cz_rng *rng, int iters)
     g->to_c(buf, ainf.l);
     dec_check(g, &c[0], buf, 0, CZ_OK, "compressed infinity");
     for (int bit = 0; bit < 8 * (int)cb; bit++) {
-        if (bit < 2) continue; /* compression / infinity flags: other classes */
-        if (!(bit < 8 || bit % 13 == 0)) continue;                           /* sample the body */
+        if (bit < 2) continue;                     /* compression / infinity flags: other classes */
+        if (!(bit < 8 || bit % 13 == 0)) continue; /* sample the body */
         g->to_c(buf, ainf.l);
         buf[bit / 8] ^= (uint8_t)(0x80 >> (bit % 8));
         dec_check(g, &c[0], buf, 0, CZ_ERR_ENCODING, "compressed infinity with an extra bit");
@@ -1705,7 +1857,8 @@ static void test_serde(const group_t *g, cz_rng *rng, int iters)
             {
                 uint64_t lim[6];
                 mpz_to_limbs(lim, v, g->n);
-                for (int i = 0; i < g->n * 8; i++) buf[comp * fb + (size_t)i] = (uint8_t)(lim[i / 8] >> (8 * (i % 8)));
+                for (int i = 0; i < g->n * 8; i++)
+                    buf[comp * fb + (size_t)i] = (uint8_t)(lim[i / 8] >> (8 * (i % 8)));
                 pt_t raw;
                 memcpy(raw.l, good_l, g->lsz); /* little-endian host: bytes are the limbs */
                 memcpy((uint8_t *)raw.l + comp * fb, buf + comp * fb, fb);
@@ -1833,7 +1986,8 @@ static void test_fuzz(const group_t *g, cz_rng *rng, int iters)
         rp_clear(&D);
         pt_t j;
         g->from_affine(j.l, d.l);
-        if (!flags) CHECK_MSG(g->in_subgroup_slow(j.l), "%s %s fuzz: accepted a non-subgroup point", g->name, c[k].name);
+        if (!flags)
+            CHECK_MSG(g->in_subgroup_slow(j.l), "%s %s fuzz: accepted a non-subgroup point", g->name, c[k].name);
     }
     printf("  %-14s fuzz: %d mutations, accepted %ld / %ld / %ld (compressed / uncompressed / lem)\n", g->name, iters,
            accepted[0], accepted[1], accepted[2]);
@@ -1864,7 +2018,8 @@ static uint8_t *read_file(const char *path, size_t *len)
 static int next_dec(const char **p, mpz_t z)
 {
     const char *q = strchr(*p, '"');
-    while (q && !(q[1] >= '0' && q[1] <= '9')) q = strchr(q + 1, '"');
+    while (q && !(q[1] >= '0' && q[1] <= '9'))
+        q = strchr(q + 1, '"');
     if (!q) return 0;
     const char *e = strchr(q + 1, '"');
     char buf[200];
