@@ -151,7 +151,7 @@ int main(int argc, char **argv)
 #else
     const char *path = "portable C (CZ_PORTABLE)";
 #endif
-    cz_bench_note(&b, "Field arithmetic, ns per operation (%s of %d runs of >= %.0f ms). "
+    cz_bench_note(&b, "Field arithmetic, ns per operation (%s of %d runs of >= %g ms). "
                       "\"C\": the portable kernels, built in every configuration; C/x: speedup of "
                       "this build's path over them. Build path: %s.",
                   b.best ? "fastest" : "median", b.repeats, b.min_ms, path);

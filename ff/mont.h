@@ -173,9 +173,16 @@ CZ_INLINE void cz_mont_mul_c(uint64_t *r, const uint64_t *a, const uint64_t *b, 
  * cross products plus the diagonal a_i^2 (n(n+1)/2 word products instead
  * of n^2), followed by a separate reduction of the 2n words (SOS), whose
  * final carry word stays 0 because the result is < 2p < 2^(64n).
+ * Measured (gcc 12, Sapphire Rapids): ~10% faster than the product for 6
+ * limbs, no gain for 4 (the doubling pass eats the 6 saved products), so
+ * below 6 limbs it is the product with itself; n is constant at each call.
  */
 CZ_INLINE void cz_mont_sqr_c(uint64_t *r, const uint64_t *a, const uint64_t *p, uint64_t pinv, int n)
 {
+    if (n < 6) {
+        cz_mont_mul_c(r, a, a, p, pinv, n);
+        return;
+    }
     uint64_t t[2 * CZ_MAX_LIMBS];
     cz_u128 acc;
     /* cross products into t[1..2n-2] */
