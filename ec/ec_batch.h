@@ -54,12 +54,11 @@
 extern "C" {
 #endif
 
-#define CZ_EC_BATCH_DECLARE(G)                                                                     \
-    size_t G##_batch_scratch_size(size_t n);                                                       \
-    cz_status G##_batch_add_affine(G##_affine *r, const G##_affine *a, const G##_affine *b,        \
-                                   size_t n, void *scratch);                                       \
-    void G##_batch_acc_affine(G##_affine *acc, const uint32_t *ai, const G##_affine *q,            \
-                              const uint32_t *qi, size_t n, void *scratch);
+#define CZ_EC_BATCH_DECLARE(G)                                                                                         \
+    size_t G##_batch_scratch_size(size_t n);                                                                           \
+    cz_status G##_batch_add_affine(G##_affine *r, const G##_affine *a, const G##_affine *b, size_t n, void *scratch);  \
+    void G##_batch_acc_affine(G##_affine *acc, const uint32_t *ai, const G##_affine *q, const uint32_t *qi, size_t n,  \
+                              void *scratch);
 
 CZ_EC_BATCH_DECLARE(cz_bls12_381_g1)
 CZ_EC_BATCH_DECLARE(cz_bls12_381_g2)

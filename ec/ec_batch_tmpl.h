@@ -12,8 +12,8 @@ size_t CZ_EFN(batch_scratch_size)(size_t n)
     return n * sizeof(CZ_EC_F) + ((n + 7) & ~(size_t)7);
 }
 
-void CZ_EFN(batch_acc_affine)(CZ_EC_A *acc, const uint32_t *ai, const CZ_EC_A *q, const uint32_t *qi,
-                              size_t n, void *scratch)
+void CZ_EFN(batch_acc_affine)(CZ_EC_A *acc, const uint32_t *ai, const CZ_EC_A *q, const uint32_t *qi, size_t n,
+                              void *scratch)
 {
     enum { DONE = 0, ADD = 1, DBL = 2 };
     CZ_EC_F *pre = (CZ_EC_F *)scratch;

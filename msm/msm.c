@@ -5,6 +5,7 @@
  */
 #include "msm/msm.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,14 @@ enum { MSM_SKIP = 0, MSM_ONE = 1, MSM_OTHER = 2, MSM_BAD = 3 };
 
 static const uint64_t msm_one4[4] = {1, 0, 0, 0};
 
+/* bucket loops prefetch the bucket and base of the point this far ahead */
+#define MSM_PREFETCH 4
+#if defined(__GNUC__)
+#define MSM_PREFETCH_ADDR(p) __builtin_prefetch((p), 0, 3)
+#else
+#define MSM_PREFETCH_ADDR(p) ((void)(p))
+#endif
+
 /* 32 little-endian bytes -> 4 limbs */
 static inline void msm_load4(uint64_t s[4], const uint8_t *p)
 {
@@ -26,7 +35,8 @@ static inline void msm_load4(uint64_t s[4], const uint8_t *p)
 #else
     for (int i = 0; i < 4; i++) {
         uint64_t v = 0;
-        for (int j = 7; j >= 0; j--) v = (v << 8) | p[8 * i + j];
+        for (int j = 7; j >= 0; j--)
+            v = (v << 8) | p[8 * i + j];
         s[i] = v;
     }
 #endif
@@ -36,7 +46,10 @@ static inline void msm_load4(uint64_t s[4], const uint8_t *p)
 
 /* windows of width c for scalars of `bits` bits: W c >= bits + 1 keeps the
  * sign bit of the top digit zero */
-static inline int msm_windows(int c, int bits) { return (bits + c) / c; }
+static inline int msm_windows(int c, int bits)
+{
+    return (bits + c) / c;
+}
 
 /*
  * Digit w of width c: v = bits [wc - 1, wc + c - 1] of the scalar (bit -1 = 0),
@@ -113,19 +126,34 @@ typedef struct {
     size_t bs, dcap;
 } msm_batch_layout;
 
-static size_t msm_up64(size_t x) { return (x + 63) & ~(size_t)63; }
+static size_t msm_up64(size_t x)
+{
+    return (x + 63) & ~(size_t)63;
+}
 
-static msm_batch_layout msm_batch_layout_of(msm_sizes z, int c)
+/*
+ * Additions per batch for 2^(c-1) buckets (batch: forced size, 0 = automatic).
+ * A point whose bucket is queued already is deferred, which happens with
+ * probability about bs / (2 nb): batches of nb/8 defer ~6% of the points at
+ * most; CZ_MSM_BATCH caps the working set (bs points and prefix products stay
+ * in L1/L2) while the shared inversion (~60-100 products) stays cheap.
+ */
+static size_t msm_batch_size(int c, size_t batch)
+{
+    if (batch) return batch;
+    size_t bs = ((size_t)1 << (c - 1)) / 8;
+    if (bs > CZ_MSM_BATCH) bs = CZ_MSM_BATCH;
+    if (bs < 32) bs = 32;
+    return bs;
+}
+
+static msm_batch_layout msm_batch_layout_of(msm_sizes z, int c, size_t batch)
 {
     msm_batch_layout L;
     size_t nb = (size_t)1 << (c - 1);
-    /* batches of nb/4 at most: a point meets a queued bucket with probability
-     * below bs / nb, and those are deferred */
-    L.bs = nb / 4 < CZ_MSM_BATCH ? nb / 4 : CZ_MSM_BATCH;
-    if (L.bs < 16) L.bs = 16;
+    L.bs = msm_batch_size(c, batch);
     L.dcap = L.bs;
     size_t o = 0;
-    /* mark and slot first: the region zeroed once per call */
     L.mark = o, o += msm_up64((nb + 63) / 64 * 8);
     L.slot = o, o += msm_up64(nb * 4);
     L.bk = o, o += msm_up64(nb * z.aff);
@@ -141,45 +169,64 @@ static msm_batch_layout msm_batch_layout_of(msm_sizes z, int c)
 }
 
 /* bytes of a thread's area that a plan needs */
-static size_t msm_thread_need(msm_sizes z, cz_msm_method method, int c)
+static size_t msm_thread_need(msm_sizes z, cz_msm_method method, int c, size_t batch)
 {
     switch (method) {
     case CZ_MSM_STRAUS: return msm_up64(MSM_STRAUS_GROUP * 8 * z.xyzz);
     case CZ_MSM_PIPPENGER_XYZZ: return msm_up64(((size_t)1 << (c - 1)) * z.xyzz);
-    case CZ_MSM_PIPPENGER_BATCH: return msm_batch_layout_of(z, c).end;
+    case CZ_MSM_PIPPENGER_BATCH: return msm_batch_layout_of(z, c, batch).end;
     default: return 0;
     }
 }
 
 /*
- * Cost model, in units of one coordinate-field product (M), measured with the
- * portable field code (see bench/bench_msm.c --tune): a batch-affine bucket
- * addition ~6M + its share of the inversion, an XYZZ mixed addition 8M + 2S,
- * a bucket of the running-sum reduction one mixed and one full XYZZ addition,
- * a Straus point 8 table entries and 64 full additions. Only the ratios
- * matter.
+ * Cost model, in units of one batch-affine bucket addition (~6 field products
+ * and bookkeeping), fitted to window sweeps of bench_msm --tune (BLS12-381
+ * G1, 2^16 points, one thread; 2^20, 16 threads): an XYZZ mixed addition
+ * costs ~1.2 of them, a bucket of the running-sum reduction ~1.45 (affine
+ * buckets) or ~2 (XYZZ buckets). A batch of bs additions shares one
+ * inversion (~8 units). Bucket arrays beyond ~1 MiB per thread fall out of
+ * the core's L2: their windows were measured ~10% (1.5 MiB) and ~25%
+ * (3 MiB) slower. A Straus point is 64 full XYZZ additions plus its table,
+ * a Straus group shares 256 XYZZ doublings. Only the ratios matter.
  */
-#define MSM_COST_BATCH 7.5
-#define MSM_COST_XYZZ 14.0
-#define MSM_COST_BUCKET 34.0
-#define MSM_COST_BATCH_TASK 600.0 /* final flushes: ~2 inversions + setup */
-#define MSM_COST_TASK 50.0
-#define MSM_COST_STRAUS_POINT 1350.0
-#define MSM_COST_STRAUS_CHAIN 3100.0 /* 256 XYZZ doublings per group */
+#define MSM_COST_BATCH 1.0
+#define MSM_COST_INV 8.0
+#define MSM_COST_XYZZ 1.2
+#define MSM_COST_BUCKET_AFFINE 1.45
+#define MSM_COST_BUCKET_XYZZ 2.0
+#define MSM_COST_BATCH_TASK 25.0 /* final flushes, setup */
+#define MSM_COST_TASK 5.0
+#define MSM_COST_STRAUS_POINT 150.0
+#define MSM_COST_STRAUS_CHAIN 380.0
+#define MSM_COST_DBL 1.4 /* XYZZ doubling */
+#define MSM_COST_ADD 2.0 /* full XYZZ addition */
+#define MSM_L2_BYTES ((double)(1 << 20))
 
-static double msm_pip_cost(size_t m, int threads, int c, int windows, int splits, cz_msm_method method, int bits)
+static double msm_pip_cost(size_t m, int threads, int c, int windows, int splits, cz_msm_method method, int bits,
+                           msm_sizes z, size_t batch)
 {
     size_t tasks = (size_t)windows * (size_t)splits;
     double rounds = (double)((tasks + (size_t)threads - 1) / (size_t)threads);
     double pts = (double)((m + (size_t)splits - 1) / (size_t)splits);
     msm_plan p = {method, c, windows, splits};
+    size_t nbmax = (size_t)1 << (c - 1);
     /* buckets per task, the top window's fewer averaged in */
-    double nb = ((double)(windows - 1) * (double)((size_t)1 << (c - 1)) +
-                 (double)msm_window_buckets(&p, windows - 1, bits)) /
-                (double)windows;
-    if (method == CZ_MSM_PIPPENGER_BATCH)
-        return rounds * (pts * MSM_COST_BATCH + nb * MSM_COST_BUCKET + MSM_COST_BATCH_TASK);
-    return rounds * (pts * MSM_COST_XYZZ + nb * MSM_COST_BUCKET + MSM_COST_TASK);
+    double nb =
+        ((double)(windows - 1) * (double)nbmax + (double)msm_window_buckets(&p, windows - 1, bits)) / (double)windows;
+    int affine = method == CZ_MSM_PIPPENGER_BATCH;
+    double bytes = (double)nbmax * (double)(affine ? z.aff : z.xyzz);
+    double cache = bytes > MSM_L2_BYTES ? 1.0 + 0.15 * log2(bytes / MSM_L2_BYTES) : 1.0;
+    double task;
+    if (affine) {
+        double bs = (double)msm_batch_size(c, batch);
+        task = pts * (MSM_COST_BATCH + MSM_COST_INV / bs) + nb * MSM_COST_BUCKET_AFFINE + MSM_COST_BATCH_TASK;
+    } else {
+        task = pts * MSM_COST_XYZZ + nb * MSM_COST_BUCKET_XYZZ + MSM_COST_TASK;
+    }
+    /* the caller's combination: c doublings per window, one addition per task */
+    double combine = (double)(windows * c) * MSM_COST_DBL + (double)tasks * MSM_COST_ADD;
+    return rounds * task * cache + combine;
 }
 
 static double msm_straus_cost(size_t m, int threads, int splits)
@@ -187,11 +234,15 @@ static double msm_straus_cost(size_t m, int threads, int splits)
     size_t pts = (m + (size_t)splits - 1) / (size_t)splits;
     double groups = (double)((pts + MSM_STRAUS_GROUP - 1) / MSM_STRAUS_GROUP);
     double rounds = (double)(((size_t)splits + (size_t)threads - 1) / (size_t)threads);
-    return rounds * ((double)pts * MSM_COST_STRAUS_POINT + groups * MSM_COST_STRAUS_CHAIN);
+    return rounds * ((double)pts * MSM_COST_STRAUS_POINT + groups * MSM_COST_STRAUS_CHAIN) +
+           (double)splits * MSM_COST_ADD;
 }
 
 /* most tasks a Pippenger plan may have: res[] holds this many results */
-static size_t msm_max_tasks(int threads) { return 8 * (size_t)threads + 128; }
+static size_t msm_max_tasks(int threads)
+{
+    return 8 * (size_t)threads + 128;
+}
 
 /*
  * The best plan for m points and `threads` threads under the forced options
@@ -203,6 +254,7 @@ static int msm_choose(msm_plan *best, size_t m, int threads, const cz_msm_opts *
 {
     cz_msm_method fm = o ? o->method : CZ_MSM_AUTO;
     int fc = o ? o->window : 0, fs = o ? o->splits : 0;
+    size_t batch = o ? o->batch : 0;
     double best_cost = 0;
     int found = 0;
     if (m == 0) m = 1;
@@ -210,7 +262,7 @@ static int msm_choose(msm_plan *best, size_t m, int threads, const cz_msm_opts *
         size_t smax = (m + MSM_STRAUS_GROUP - 1) / MSM_STRAUS_GROUP;
         if (smax > (size_t)threads) smax = (size_t)threads;
         if (fs) smax = (size_t)fs < (size_t)threads ? (size_t)fs : (size_t)threads;
-        if (tstride == 0 || msm_thread_need(z, CZ_MSM_STRAUS, 4) <= tstride) {
+        if (tstride == 0 || msm_thread_need(z, CZ_MSM_STRAUS, 4, 0) <= tstride) {
             for (size_t s = fs ? smax : 1; s <= smax; s++) {
                 double cost = msm_straus_cost(m, threads, (int)s);
                 if (!found || cost < best_cost) {
@@ -229,7 +281,7 @@ static int msm_choose(msm_plan *best, size_t m, int threads, const cz_msm_opts *
             cz_msm_method method = k ? CZ_MSM_PIPPENGER_BATCH : CZ_MSM_PIPPENGER_XYZZ;
             if (fm != CZ_MSM_AUTO && fm != method) continue;
             if (fm == CZ_MSM_AUTO && method == CZ_MSM_PIPPENGER_BATCH && c < CZ_MSM_BATCH_MIN_WINDOW) continue;
-            if (tstride && msm_thread_need(z, method, c) > tstride) continue;
+            if (tstride && msm_thread_need(z, method, c, batch) > tstride) continue;
             size_t smax = msm_max_tasks(threads) / (size_t)windows;
             if (smax < 1) smax = 1;
             if (smax > m) smax = m;
@@ -237,7 +289,7 @@ static int msm_choose(msm_plan *best, size_t m, int threads, const cz_msm_opts *
             if (fs) s0 = s1 = fs;
             if ((size_t)windows * (size_t)s1 > msm_max_tasks(threads) && s1 > 1) continue;
             for (int s = s0; s <= s1; s++) {
-                double cost = msm_pip_cost(m, threads, c, windows, s, method, bits);
+                double cost = msm_pip_cost(m, threads, c, windows, s, method, bits, z, batch);
                 if (!found || cost < best_cost) {
                     *best = (msm_plan){method, c, windows, s};
                     best_cost = cost;
@@ -253,15 +305,15 @@ static int msm_choose(msm_plan *best, size_t m, int threads, const cz_msm_opts *
 
 typedef struct {
     size_t cls, cnt, ones, sc, idx, res, threads, total; /* offsets, after 64-byte alignment */
-    size_t tstride, zero_off, zero_len;
+    size_t tstride;
     size_t nranges, chunk, rescap;
     int invalid; /* the forced options admit no plan */
 } msm_scratch_layout;
 
 /* Fills lay for chunks of nc points (the first chunk is the largest) and
  * returns the bytes to allocate. */
-static size_t msm_scratch_layout_of(msm_scratch_layout *lay, msm_sizes z, size_t nc, int threads,
-                                    const cz_msm_opts *o, int bits)
+static size_t msm_scratch_layout_of(msm_scratch_layout *lay, msm_sizes z, size_t nc, int threads, const cz_msm_opts *o,
+                                    int bits)
 {
     memset(lay, 0, sizeof *lay);
     lay->chunk = o && o->chunk ? o->chunk : CZ_MSM_CHUNK;
@@ -273,20 +325,15 @@ static size_t msm_scratch_layout_of(msm_scratch_layout *lay, msm_sizes z, size_t
     if (lay->invalid) return 0;
     /* the thread area: the worst-case plan, and room for Straus and for the
      * smaller XYZZ windows a smaller chunk may choose */
-    size_t ts = msm_thread_need(z, p.method, p.c);
-    size_t straus = msm_thread_need(z, CZ_MSM_STRAUS, 4);
+    size_t ts = msm_thread_need(z, p.method, p.c, o ? o->batch : 0);
+    size_t straus = msm_thread_need(z, CZ_MSM_STRAUS, 4, 0);
     if (straus > ts) ts = straus;
     if (p.method != CZ_MSM_STRAUS) {
         int cx = p.c < CZ_MSM_BATCH_MIN_WINDOW - 1 ? p.c : CZ_MSM_BATCH_MIN_WINDOW - 1;
-        size_t x = msm_thread_need(z, CZ_MSM_PIPPENGER_XYZZ, cx);
+        size_t x = msm_thread_need(z, CZ_MSM_PIPPENGER_XYZZ, cx, 0);
         if (x > ts) ts = x;
     }
     lay->tstride = msm_up64(ts);
-    if (p.method == CZ_MSM_PIPPENGER_BATCH) {
-        msm_batch_layout L = msm_batch_layout_of(z, p.c);
-        lay->zero_off = L.mark;
-        lay->zero_len = L.bk - L.mark;
-    }
     /* preparation ranges: ~4 per thread, none smaller than 256 points */
     size_t nr = nc / 256;
     if (nr > 4 * (size_t)threads) nr = 4 * (size_t)threads;

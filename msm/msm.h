@@ -23,16 +23,17 @@
  *     better), and c never leaves a nearly empty top window, because the
  *     model charges a full pass over the points for every window.
  *  4. Bucket accumulation, per task in per-thread scratch:
- *     - batch affine (c >= CZ_MSM_BATCH_MIN_WINDOW): buckets are affine
- *       points; additions are queued and run in batches of up to
- *       CZ_MSM_BATCH additions sharing one inversion (ec/ec_batch.h, ~6M per
- *       addition). A point whose bucket is already queued in the current
+ *     - batch affine (the automatic plan: c >= CZ_MSM_BATCH_MIN_WINDOW):
+ *       buckets are affine points; additions are queued and run in batches
+ *       of 2^(c-1)/8, at most CZ_MSM_BATCH, additions sharing one inversion
+ *       (ec/ec_batch.h, ~6M per addition). A point whose bucket is already queued in the current
  *       batch is deferred; deferred points are summed among themselves by a
  *       pairwise tree, again in batches, then merged into their buckets, so
  *       even all points landing in one bucket cost ~6M each.
  *     - XYZZ buckets (small c, where batches would be tiny): mixed XYZZ
  *       additions, 8M + 2S.
- *     Each task ends with the running-sum reduction sum_k (k+1) B_k.
+ *     Each task ends with the running-sum reduction sum_k (k+1) B_k, which
+ *     jumps over runs of empty buckets (a gap of g costs log g doublings).
  *  5. The caller's thread combines the windows (c doublings each, Horner).
  *  Small inputs (after step 1) use Straus' interleaved method instead: one
  *  shared chain of doublings and a table of 1..8 P per point (signed 4-bit
@@ -56,10 +57,13 @@
  *       and r is set to infinity. opts may be NULL (defaults: canonical
  *       scalars, default pool, internal scratch, automatic method).
  *       Returns CZ_OK, CZ_ERR_INVALID_ARG (NULL pointers with n > 0, a given
- *       scratch smaller than needed, a bad forced window/method),
+ *       scratch smaller than needed, a forced window/method/splits that
+ *       admits no plan),
  *       CZ_ERR_RANGE, or CZ_ERR_NO_MEMORY. r may not alias bases or scalars.
- *       Variable time: the scalars are not protected (they are not secret
- *       in Groth16 proving; blinding uses ec mul_fr_ct).
+ *       Variable time: the running time depends on the scalars (zeros, ones,
+ *       digit values, bucket collisions). The witness is secret, but like
+ *       other fast provers (bellperson, rapidsnark) cuzk accepts this for the
+ *       witness MSMs; the blinding scalars use ec mul_fr_ct instead.
  *       Thread safety: concurrent calls are allowed; calls that share a pool
  *       run their parallel phases one at a time.
  *
@@ -96,10 +100,18 @@ typedef enum cz_msm_scalar_form {
 /* Bucket-accumulation method; AUTO picks from the size (tests force others). */
 typedef enum cz_msm_method {
     CZ_MSM_AUTO = 0,
-    CZ_MSM_STRAUS = 1,        /* interleaved signed 4-bit windows, for small n */
+    CZ_MSM_STRAUS = 1,         /* interleaved signed 4-bit windows, for small n */
     CZ_MSM_PIPPENGER_XYZZ = 2, /* Pippenger, XYZZ buckets */
     CZ_MSM_PIPPENGER_BATCH = 3 /* Pippenger, batch-affine buckets */
 } cz_msm_method;
+
+/* What a call did (for benchmarks and logs), filled when opts->info is set. */
+typedef struct cz_msm_info {
+    cz_msm_method method; /* plan of the first chunk with work; CZ_MSM_AUTO if none had any */
+    int window, windows, splits, threads;
+    size_t points; /* points that went through buckets or Straus (not 0, not 1, not infinity) */
+    size_t chunks;
+} cz_msm_info;
 
 typedef struct cz_msm_opts {
     cz_msm_scalar_form form; /* default CZ_MSM_CANONICAL */
@@ -108,20 +120,21 @@ typedef struct cz_msm_opts {
     size_t scratch_len;      /* bytes at scratch, >= <g>_msm_scratch_size_opts() */
     /* tuning and testing knobs; 0 = automatic */
     cz_msm_method method;
-    int window;   /* Pippenger window c in [2, CZ_MSM_MAX_WINDOW] */
-    int splits;   /* point ranges per window, >= 1 */
-    size_t chunk; /* points per chunk, >= 1 (default CZ_MSM_CHUNK) */
+    int window;        /* Pippenger window c in [2, CZ_MSM_MAX_WINDOW] */
+    int splits;        /* point ranges per window, >= 1 */
+    size_t chunk;      /* points per chunk, >= 1 (default CZ_MSM_CHUNK) */
+    size_t batch;      /* batch-affine additions per inversion, >= 1 (default from c) */
+    cz_msm_info *info; /* if not NULL: filled in by the call */
 } cz_msm_opts;
 
-#define CZ_MSM_MAX_WINDOW 16        /* largest window c: 2^15 buckets per task */
-#define CZ_MSM_BATCH_MIN_WINDOW 10  /* smallest c for batch-affine buckets */
-#define CZ_MSM_BATCH 1024           /* additions per shared inversion, at most */
+#define CZ_MSM_MAX_WINDOW 16           /* largest window c: 2^15 buckets per task */
+#define CZ_MSM_BATCH_MIN_WINDOW 8      /* smallest c the automatic plan gives batch-affine buckets */
+#define CZ_MSM_BATCH 256               /* additions per shared inversion (automatic), at most */
 #define CZ_MSM_CHUNK ((size_t)1 << 22) /* points per chunk */
 
-#define CZ_MSM_DECLARE(G)                                                                          \
-    cz_status G##_msm(G *r, const G##_affine *bases, const uint8_t *scalars, size_t n,             \
-                      const cz_msm_opts *opts);                                                    \
-    size_t G##_msm_scratch_size(size_t n, int threads);                                            \
+#define CZ_MSM_DECLARE(G)                                                                                              \
+    cz_status G##_msm(G *r, const G##_affine *bases, const uint8_t *scalars, size_t n, const cz_msm_opts *opts);       \
+    size_t G##_msm_scratch_size(size_t n, int threads);                                                                \
     size_t G##_msm_scratch_size_opts(size_t n, int threads, const cz_msm_opts *opts);
 
 CZ_MSM_DECLARE(cz_bls12_381_g1)

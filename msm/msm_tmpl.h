@@ -33,17 +33,18 @@ typedef struct {
     cz_msm_scalar_form form;
     /* preparation: nranges ranges of range_len points */
     size_t nranges, range_len;
-    uint8_t *cls;     /* per point: MSM_SKIP / MSM_ONE / MSM_OTHER / MSM_BAD */
-    size_t *cnt;      /* per range: MSM_OTHER count, then output offset */
-    CZ_EC_X *ones;    /* per range: sum of the bases with scalar 1 */
+    uint8_t *cls;      /* per point: MSM_SKIP / MSM_ONE / MSM_OTHER / MSM_BAD */
+    size_t *cnt;       /* per range: MSM_OTHER count, then output offset */
+    CZ_EC_X *ones;     /* per range: sum of the bases with scalar 1 */
     uint64_t (*sc)[4]; /* compacted canonical scalars */
-    uint32_t *idx;    /* compacted base indices */
-    size_t m;         /* compacted count */
+    uint32_t *idx;     /* compacted base indices */
+    size_t m;          /* compacted count */
     /* bucket phase */
     msm_plan plan;
     CZ_EC_X *res; /* plan.windows * plan.splits task results */
     uint8_t *tscratch;
     size_t tstride;
+    size_t batch; /* forced batch size, 0 = automatic */
 } CZ_MS(ctx);
 
 /* ---- step 1: preparation ---------------------------------------------------- */
@@ -118,7 +119,8 @@ static void CZ_MS(mul_small)(CZ_EC_X *r, const CZ_EC_X *p, size_t k)
 {
     CZ_EC_X acc = *p;
     int top = 63;
-    while (!((k >> top) & 1)) top--;
+    while (!((k >> top) & 1))
+        top--;
     for (int b = top - 1; b >= 0; b--) {
         CZ_EFN(xyzz_dbl)(&acc, &acc);
         if ((k >> b) & 1) CZ_EFN(xyzz_add)(&acc, &acc, p);
@@ -133,34 +135,34 @@ static void CZ_MS(mul_small)(CZ_EC_X *r, const CZ_EC_X *p, size_t k)
  * additions): sparse bucket sets (small inputs, large windows) cost by their
  * filled buckets. Dense ones cost one mixed and one full addition per bucket.
  */
-#define CZ_MSM_REDUCE(NAME, BT, IS_EMPTY, ADD_TO_RUN)                                             \
-    static void CZ_MS(NAME)(CZ_EC_X * out, const BT *b, size_t nb)                                 \
-    {                                                                                              \
-        CZ_EC_X run, tot, t;                                                                       \
-        CZ_EFN(xyzz_set_inf)(&run);                                                                \
-        CZ_EFN(xyzz_set_inf)(&tot);                                                                \
-        size_t pending = 0; /* steps of the current run not yet in tot */                         \
-        for (size_t k = nb; k-- > 0;) {                                                            \
-            if (IS_EMPTY(&b[k])) {                                                                 \
-                pending += pending > 0;                                                            \
-                continue;                                                                          \
-            }                                                                                      \
-            if (pending == 1) {                                                                    \
-                CZ_EFN(xyzz_add)(&tot, &tot, &run);                                                \
-            } else if (pending > 1) {                                                              \
-                CZ_MS(mul_small)(&t, &run, pending);                                               \
-                CZ_EFN(xyzz_add)(&tot, &tot, &t);                                                  \
-            }                                                                                      \
-            ADD_TO_RUN(&run, &run, &b[k]);                                                         \
-            pending = 1;                                                                           \
-        }                                                                                          \
-        if (pending == 1) {                                                                        \
-            CZ_EFN(xyzz_add)(&tot, &tot, &run);                                                    \
-        } else if (pending > 1) {                                                                  \
-            CZ_MS(mul_small)(&t, &run, pending);                                                   \
-            CZ_EFN(xyzz_add)(&tot, &tot, &t);                                                      \
-        }                                                                                          \
-        *out = tot;                                                                                \
+#define CZ_MSM_REDUCE(NAME, BT, IS_EMPTY, ADD_TO_RUN)                                                                  \
+    static void CZ_MS(NAME)(CZ_EC_X * out, const BT *b, size_t nb)                                                     \
+    {                                                                                                                  \
+        CZ_EC_X run, tot, t;                                                                                           \
+        CZ_EFN(xyzz_set_inf)(&run);                                                                                    \
+        CZ_EFN(xyzz_set_inf)(&tot);                                                                                    \
+        size_t pending = 0; /* steps of the current run not yet in tot */                                              \
+        for (size_t k = nb; k-- > 0;) {                                                                                \
+            if (IS_EMPTY(&b[k])) {                                                                                     \
+                pending += pending > 0;                                                                                \
+                continue;                                                                                              \
+            }                                                                                                          \
+            if (pending == 1) {                                                                                        \
+                CZ_EFN(xyzz_add)(&tot, &tot, &run);                                                                    \
+            } else if (pending > 1) {                                                                                  \
+                CZ_MS(mul_small)(&t, &run, pending);                                                                   \
+                CZ_EFN(xyzz_add)(&tot, &tot, &t);                                                                      \
+            }                                                                                                          \
+            ADD_TO_RUN(&run, &run, &b[k]);                                                                             \
+            pending = 1;                                                                                               \
+        }                                                                                                              \
+        if (pending == 1) {                                                                                            \
+            CZ_EFN(xyzz_add)(&tot, &tot, &run);                                                                        \
+        } else if (pending > 1) {                                                                                      \
+            CZ_MS(mul_small)(&t, &run, pending);                                                                       \
+            CZ_EFN(xyzz_add)(&tot, &tot, &t);                                                                          \
+        }                                                                                                              \
+        *out = tot;                                                                                                    \
     }
 
 CZ_MSM_REDUCE(reduce_affine, CZ_EC_A, CZ_EFN(affine_is_inf), CZ_EFN(xyzz_add_affine))
@@ -170,24 +172,25 @@ CZ_MSM_REDUCE(reduce_xyzz, CZ_EC_X, CZ_EFN(xyzz_is_inf), CZ_EFN(xyzz_add))
 /* ---- step 4a: batch-affine buckets ----------------------------------------- */
 
 typedef struct {
-    CZ_EC_A *bk;     /* buckets, affine, all-zero = empty */
-    uint64_t *mark;  /* bit per bucket: queued in the current batch */
-    uint32_t *slot;  /* per bucket: deferred entry + 1 awaiting a partner, else 0 */
-    uint32_t *bidx;  /* batch: bucket of each queued addition */
-    CZ_EC_A *q;      /* batch: the signed point to add */
-    size_t k, bs;    /* queued, capacity */
-    uint32_t *dkey;  /* deferred: bucket */
-    CZ_EC_A *dpt;    /* deferred: signed point */
+    CZ_EC_A *bk;       /* buckets, affine, all-zero = empty */
+    uint64_t *mark;    /* bit per bucket: queued in the current batch */
+    uint32_t *slot;    /* per bucket: deferred entry + 1 awaiting a partner, else 0 */
+    uint32_t *bidx;    /* batch: bucket of each queued addition */
+    CZ_EC_A *q;        /* batch: the signed point to add */
+    size_t k, bs;      /* queued, capacity */
+    uint32_t *dkey;    /* deferred: bucket */
+    CZ_EC_A *dpt;      /* deferred: signed point */
     uint32_t *pa, *pb; /* pairs of deferred entries */
-    size_t nd, dcap; /* deferred count, capacity */
-    void *core;      /* ec_batch scratch for max(bs, dcap) pairs */
+    size_t nd, dcap;   /* deferred count, capacity */
+    void *core;        /* ec_batch scratch for max(bs, dcap) pairs */
 } CZ_MS(bstate);
 
-static void CZ_MS(flush_batch)(CZ_MS(bstate) *st)
+static void CZ_MS(flush_batch)(CZ_MS(bstate) * st)
 {
     if (st->k == 0) return;
     CZ_EFN(batch_acc_affine)(st->bk, st->bidx, st->q, NULL, st->k, st->core);
-    for (size_t i = 0; i < st->k; i++) st->mark[st->bidx[i] >> 6] &= ~((uint64_t)1 << (st->bidx[i] & 63));
+    for (size_t i = 0; i < st->k; i++)
+        st->mark[st->bidx[i] >> 6] &= ~((uint64_t)1 << (st->bidx[i] & 63));
     st->k = 0;
 }
 
@@ -198,7 +201,7 @@ static void CZ_MS(flush_batch)(CZ_MS(bstate) *st)
  * (rounds of disjoint pairs, each round one batch), then the survivors, one
  * per bucket, go into the buckets in one more batch.
  */
-static void CZ_MS(flush_deferred)(CZ_MS(bstate) *st)
+static void CZ_MS(flush_deferred)(CZ_MS(bstate) * st)
 {
     CZ_MS(flush_batch)(st);
     if (st->nd == 0) return;
@@ -215,11 +218,13 @@ static void CZ_MS(flush_deferred)(CZ_MS(bstate) *st)
                 st->slot[b] = 0;
             }
         }
-        for (size_t e = 0; e < st->nd; e++) st->slot[st->dkey[e]] = 0;
+        for (size_t e = 0; e < st->nd; e++)
+            st->slot[st->dkey[e]] = 0;
         if (np == 0) break;
         CZ_EFN(batch_acc_affine)(st->dpt, st->pa, st->dpt, st->pb, np, st->core);
         /* drop the absorbed entries (pb), keeping order */
-        for (size_t i = 0; i < np; i++) st->dkey[st->pb[i]] = UINT32_MAX;
+        for (size_t i = 0; i < np; i++)
+            st->dkey[st->pb[i]] = UINT32_MAX;
         size_t o = 0;
         for (size_t e = 0; e < st->nd; e++) {
             if (st->dkey[e] == UINT32_MAX) continue;
@@ -235,12 +240,11 @@ static void CZ_MS(flush_deferred)(CZ_MS(bstate) *st)
     st->nd = 0;
 }
 
-static void CZ_MS(bucket_batch)(CZ_MS(ctx) *x, size_t w, size_t lo, size_t hi, size_t nbw, uint8_t *ts,
-                                CZ_EC_X *out)
+static void CZ_MS(bucket_batch)(CZ_MS(ctx) * x, size_t w, size_t lo, size_t hi, size_t nbw, uint8_t *ts, CZ_EC_X *out)
 {
     const msm_plan *p = &x->plan;
     size_t nb = (size_t)1 << (p->c - 1);
-    msm_batch_layout L = msm_batch_layout_of(CZ_MS(sizes)(), p->c);
+    msm_batch_layout L = msm_batch_layout_of(CZ_MS(sizes)(), p->c, x->batch);
     CZ_MS(bstate) st;
     st.bk = (CZ_EC_A *)(ts + L.bk);
     st.mark = (uint64_t *)(ts + L.mark);
@@ -255,13 +259,22 @@ static void CZ_MS(bucket_batch)(CZ_MS(ctx) *x, size_t w, size_t lo, size_t hi, s
     st.bs = L.bs;
     st.dcap = L.dcap;
     st.k = st.nd = 0;
-    (void)nb;
-    /* mark and slot are all-zero between tasks; the buckets start empty */
+    /* every task starts from nothing: no bucket queued or awaiting a
+     * partner, all buckets empty (the scratch may hold anything) */
+    memset(st.mark, 0, (nbw + 63) / 64 * 8);
+    memset(st.slot, 0, nbw * sizeof(uint32_t));
     memset(st.bk, 0, nbw * sizeof(CZ_EC_A));
+    (void)nb;
 
     msm_digit_reader dr = msm_digit_reader_of((int)w, p->c);
     const CZ_EC_A *bases = x->bases;
     for (size_t j = lo; j < hi; j++) {
+        /* the buckets are read at random: fetch a few points ahead */
+        if (j + MSM_PREFETCH < hi) {
+            int dp = msm_digit(&dr, x->sc[j + MSM_PREFETCH]);
+            if (dp) MSM_PREFETCH_ADDR(&st.bk[(dp < 0 ? -dp : dp) - 1]);
+            MSM_PREFETCH_ADDR(&bases[x->idx[j + MSM_PREFETCH]]);
+        }
         int d = msm_digit(&dr, x->sc[j]);
         if (d == 0) continue;
         uint32_t b = (uint32_t)(d < 0 ? -d : d) - 1;
@@ -288,13 +301,17 @@ static void CZ_MS(bucket_batch)(CZ_MS(ctx) *x, size_t w, size_t lo, size_t hi, s
 
 /* ---- step 4b: XYZZ buckets ---------------------------------------------------- */
 
-static void CZ_MS(bucket_xyzz)(CZ_MS(ctx) *x, size_t w, size_t lo, size_t hi, size_t nbw, uint8_t *ts,
-                               CZ_EC_X *out)
+static void CZ_MS(bucket_xyzz)(CZ_MS(ctx) * x, size_t w, size_t lo, size_t hi, size_t nbw, uint8_t *ts, CZ_EC_X *out)
 {
     CZ_EC_X *bk = (CZ_EC_X *)ts;
     memset(bk, 0, nbw * sizeof(CZ_EC_X)); /* ZZ = 0: infinity */
     msm_digit_reader dr = msm_digit_reader_of((int)w, x->plan.c);
     for (size_t j = lo; j < hi; j++) {
+        if (j + MSM_PREFETCH < hi) {
+            int dp = msm_digit(&dr, x->sc[j + MSM_PREFETCH]);
+            if (dp) MSM_PREFETCH_ADDR(&bk[(dp < 0 ? -dp : dp) - 1]);
+            MSM_PREFETCH_ADDR(&x->bases[x->idx[j + MSM_PREFETCH]]);
+        }
         int d = msm_digit(&dr, x->sc[j]);
         if (d == 0) continue;
         const CZ_EC_A *P = &x->bases[x->idx[j]];
@@ -325,7 +342,7 @@ static void CZ_MS(pippenger_task)(void *arg, size_t t, int thread)
 /* ---- Straus, for small inputs ------------------------------------------------- */
 
 /* sum over one group of at most MSM_STRAUS_GROUP points, into *out */
-static void CZ_MS(straus_group)(CZ_MS(ctx) *x, size_t lo, size_t hi, CZ_EC_X (*tab)[8], CZ_EC_X *out)
+static void CZ_MS(straus_group)(CZ_MS(ctx) * x, size_t lo, size_t hi, CZ_EC_X (*tab)[8], CZ_EC_X *out)
 {
     /* tab[j][k] = (k + 1) P_j */
     for (size_t j = lo; j < hi; j++) {
@@ -344,7 +361,8 @@ static void CZ_MS(straus_group)(CZ_MS(ctx) *x, size_t lo, size_t hi, CZ_EC_X (*t
     CZ_EC_X acc, neg;
     CZ_EFN(xyzz_set_inf)(&acc);
     for (int w = msm_windows(4, CZ_MSM_RBITS); w-- > 0;) {
-        for (int i = 0; i < 4; i++) CZ_EFN(xyzz_dbl)(&acc, &acc);
+        for (int i = 0; i < 4; i++)
+            CZ_EFN(xyzz_dbl)(&acc, &acc);
         msm_digit_reader dr = msm_digit_reader_of(w, 4);
         for (size_t j = lo; j < hi; j++) {
             int d = msm_digit(&dr, x->sc[j]);
@@ -387,12 +405,15 @@ size_t CZ_EFN(msm_scratch_size_opts)(size_t n, int threads, const cz_msm_opts *o
     return CZ_MS(scratch)(n, threads, opts, &lay);
 }
 
-size_t CZ_EFN(msm_scratch_size)(size_t n, int threads) { return CZ_EFN(msm_scratch_size_opts)(n, threads, NULL); }
+size_t CZ_EFN(msm_scratch_size)(size_t n, int threads)
+{
+    return CZ_EFN(msm_scratch_size_opts)(n, threads, NULL);
+}
 
 /* ---- the call ----------------------------------------------------------------- */
 
 /* One chunk: acc += sum over the chunk. */
-static cz_status CZ_MS(chunk)(CZ_MS(ctx) *x, cz_pool *pool, int threads, const msm_scratch_layout *lay,
+static cz_status CZ_MS(chunk)(CZ_MS(ctx) * x, cz_pool *pool, int threads, const msm_scratch_layout *lay,
                               const cz_msm_opts *o, CZ_EC_X *acc)
 {
     /* 1. classify, sum the 1-scalars, compact the rest */
@@ -410,16 +431,24 @@ static cz_status CZ_MS(chunk)(CZ_MS(ctx) *x, cz_pool *pool, int threads, const m
         CZ_EFN(xyzz_add)(acc, acc, &x->ones[r]);
     }
     x->m = m;
+    if (o->info) o->info->points += m;
     if (m == 0) return CZ_OK;
     cz_pool_run(pool, x->nranges, CZ_MS(compact_task), x);
 
     /* 2-4. plan and run the bucket (or Straus) tasks */
     cz_status st = msm_plan_for(&x->plan, m, threads, o, CZ_MSM_RBITS, CZ_MS(sizes)(), lay);
     if (st != CZ_OK) return st;
+    if (o->info && o->info->method == CZ_MSM_AUTO) {
+        o->info->method = x->plan.method;
+        o->info->window = x->plan.c;
+        o->info->windows = x->plan.windows;
+        o->info->splits = x->plan.splits;
+    }
     size_t ntasks = (size_t)x->plan.windows * (size_t)x->plan.splits;
     if (x->plan.method == CZ_MSM_STRAUS) {
         cz_pool_run(pool, ntasks, CZ_MS(straus_task), x);
-        for (size_t t = 0; t < ntasks; t++) CZ_EFN(xyzz_add)(acc, acc, &x->res[t]);
+        for (size_t t = 0; t < ntasks; t++)
+            CZ_EFN(xyzz_add)(acc, acc, &x->res[t]);
         return CZ_OK;
     }
     cz_pool_run(pool, ntasks, CZ_MS(pippenger_task), x);
@@ -428,7 +457,8 @@ static cz_status CZ_MS(chunk)(CZ_MS(ctx) *x, cz_pool *pool, int threads, const m
     CZ_EC_X sum;
     CZ_EFN(xyzz_set_inf)(&sum);
     for (int w = x->plan.windows; w-- > 0;) {
-        for (int i = 0; i < x->plan.c; i++) CZ_EFN(xyzz_dbl)(&sum, &sum);
+        for (int i = 0; i < x->plan.c; i++)
+            CZ_EFN(xyzz_dbl)(&sum, &sum);
         for (int s = 0; s < x->plan.splits; s++)
             CZ_EFN(xyzz_add)(&sum, &sum, &x->res[(size_t)w * (size_t)x->plan.splits + (size_t)s]);
     }
@@ -440,10 +470,11 @@ cz_status CZ_EFN(msm)(CZ_EC *r, const CZ_EC_A *bases, const uint8_t *scalars, si
 {
     if (!r) return CZ_ERR_INVALID_ARG;
     CZ_EFN(set_inf)(r);
-    if (n == 0) return CZ_OK;
-    if (!bases || !scalars) return CZ_ERR_INVALID_ARG;
     cz_msm_opts dflt = {0};
     const cz_msm_opts *o = opts ? opts : &dflt;
+    if (o->info) memset(o->info, 0, sizeof *o->info);
+    if (n == 0) return CZ_OK;
+    if (!bases || !scalars) return CZ_ERR_INVALID_ARG;
     if (o->form != CZ_MSM_CANONICAL && o->form != CZ_MSM_MONTGOMERY) return CZ_ERR_INVALID_ARG;
     cz_pool *pool = o->pool ? o->pool : cz_pool_default();
     int threads = cz_pool_threads(pool);
@@ -466,6 +497,7 @@ cz_status CZ_EFN(msm)(CZ_EC *r, const CZ_EC_A *bases, const uint8_t *scalars, si
     CZ_MS(ctx) x;
     memset(&x, 0, sizeof x);
     x.form = o->form;
+    x.batch = o->batch;
     x.cls = mem + lay.cls;
     x.cnt = (size_t *)(mem + lay.cnt);
     x.ones = (CZ_EC_X *)(mem + lay.ones);
@@ -474,12 +506,11 @@ cz_status CZ_EFN(msm)(CZ_EC *r, const CZ_EC_A *bases, const uint8_t *scalars, si
     x.res = (CZ_EC_X *)(mem + lay.res);
     x.tscratch = mem + lay.threads;
     x.tstride = lay.tstride;
-    /* the per-thread mark and slot arrays of the batch method start
-     * all-zero, and every task leaves them so */
-    for (int t = 0; t < threads; t++) {
-        memset(x.tscratch + (size_t)t * lay.tstride + lay.zero_off, 0, lay.zero_len);
-    }
 
+    if (o->info) {
+        o->info->threads = threads;
+        o->info->chunks = (n + lay.chunk - 1) / lay.chunk;
+    }
     CZ_EC_X acc;
     CZ_EFN(xyzz_set_inf)(&acc);
     cz_status st = CZ_OK;

@@ -59,22 +59,20 @@ typedef struct {
 typedef void (*f_ppp)(void *, const void *, const void *);
 typedef void (*f_pp)(void *, const void *);
 
-#define GROUP(G, FR, IS_G1)                                                                        \
-    {                                                                                              \
-        #G, sizeof(G##_affine), sizeof(G), IS_G1, (f_ppp)G##_add, (f_pp)G##_from_affine,           \
-            (f_pp)G##_to_affine, (cz_status(*)(void *, const void *, size_t))G##_batch_to_affine,  \
-            (int (*)(const void *, const void *))G##_eq, (f_ppp)G##_mul_fr,                        \
-            (const void *(*)(void))G##_generator, (void (*)(void *))G##_set_inf,                   \
-            (int (*)(const void *))G##_is_inf, (f_pp)G##_neg, (f_pp)G##_affine_neg,                \
-            (int (*)(const void *))G##_affine_is_inf, (int (*)(const void *, const void *))G##_affine_eq, \
-            (cz_status(*)(void *, const void *, const uint8_t *, size_t, const cz_msm_opts *))G##_msm, \
-            G##_msm_scratch_size, G##_msm_scratch_size_opts,                                       \
-            (cz_status(*)(void *, const void *, const void *, size_t, void *))G##_batch_add_affine, \
-            (void (*)(void *, const uint32_t *, const void *, const uint32_t *, size_t,            \
-                      void *))G##_batch_acc_affine,                                                \
-            G##_batch_scratch_size, (void (*)(void *, cz_rng *))FR##_random, (f_ppp)FR##_add,      \
-            (f_ppp)FR##_mul, (f_pp)FR##_neg, (void (*)(void *, const uint64_t *))FR##_from_canonical, \
-            (void (*)(uint64_t *, const void *))FR##_to_canonical, FR##_modulus, FR##_BITS          \
+#define GROUP(G, FR, IS_G1)                                                                                            \
+    {                                                                                                                  \
+#G, sizeof(G##_affine), sizeof(G), IS_G1, (f_ppp)G##_add, (f_pp)G##_from_affine, (f_pp)G##_to_affine,          \
+            (cz_status(*)(void *, const void *, size_t))G##_batch_to_affine,                                           \
+            (int (*)(const void *, const void *))G##_eq, (f_ppp)G##_mul_fr, (const void *(*)(void))G##_generator,      \
+            (void (*)(void *))G##_set_inf, (int (*)(const void *))G##_is_inf, (f_pp)G##_neg, (f_pp)G##_affine_neg,     \
+            (int (*)(const void *))G##_affine_is_inf, (int (*)(const void *, const void *))G##_affine_eq,              \
+            (cz_status(*)(void *, const void *, const uint8_t *, size_t, const cz_msm_opts *))G##_msm,                 \
+            G##_msm_scratch_size, G##_msm_scratch_size_opts,                                                           \
+            (cz_status(*)(void *, const void *, const void *, size_t, void *))G##_batch_add_affine,                    \
+            (void (*)(void *, const uint32_t *, const void *, const uint32_t *, size_t, void *))G##_batch_acc_affine,  \
+            G##_batch_scratch_size, (void (*)(void *, cz_rng *))FR##_random, (f_ppp)FR##_add, (f_ppp)FR##_mul,         \
+            (f_pp)FR##_neg, (void (*)(void *, const uint64_t *))FR##_from_canonical,                                   \
+            (void (*)(uint64_t *, const void *))FR##_to_canonical, FR##_modulus, FR##_BITS                             \
     }
 
 static const group_t groups[] = {
@@ -120,7 +118,10 @@ static void gen_mul(const group_t *g, void *out, const fr_t *k)
     g->mul_fr(out, G, k);
 }
 
-static void fr_zero(fr_t *a) { memset(a, 0, sizeof *a); }
+static void fr_zero(fr_t *a)
+{
+    memset(a, 0, sizeof *a);
+}
 static void fr_from_u64(const group_t *g, fr_t *a, uint64_t v)
 {
     uint64_t c[4] = {v, 0, 0, 0};
@@ -159,7 +160,8 @@ static void inst_init(inst_t *I, const group_t *g, size_t n, cz_rng *rng)
         exit(2);
     }
     free(jac);
-    for (size_t i = 0; i < n; i++) g->fr_random(&I->s[i], rng);
+    for (size_t i = 0; i < n; i++)
+        g->fr_random(&I->s[i], rng);
 }
 
 static void inst_free(inst_t *I)
@@ -176,7 +178,8 @@ static void inst_sync(inst_t *I)
     for (size_t i = 0; i < I->n; i++) {
         uint64_t c[4];
         I->g->fr_to_canonical(c, &I->s[i]);
-        for (int b = 0; b < 32; b++) I->canon[32 * i + b] = (uint8_t)(c[b / 8] >> (8 * (b % 8)));
+        for (int b = 0; b < 32; b++)
+            I->canon[32 * i + b] = (uint8_t)(c[b / 8] >> (8 * (b % 8)));
     }
 }
 
@@ -226,7 +229,7 @@ static void oracle_naive(const inst_t *I, void *out)
 
 /* ---- running the MSM ------------------------------------------------------------ */
 
-static cz_pool *pool1, *pool2, *pool5;
+static cz_pool *pool1, *pool2, *pool5, *pool16;
 
 static const char *method_name(cz_msm_method m)
 {
@@ -241,8 +244,8 @@ static void check_msm(const inst_t *I, const void *expect, cz_msm_opts o, const 
     uint8_t R[512];
     const uint8_t *sc = o.form == CZ_MSM_MONTGOMERY ? (const uint8_t *)I->s : I->canon;
     cz_status st = g->msm(R, I->bases, sc, I->n, &o);
-    CHECK_MSG(st == CZ_OK && g->eq(R, expect), "%s %s n=%zu method=%s c=%d splits=%d form=%d: status %s",
-              g->name, what, I->n, method_name(o.method), o.window, o.splits, (int)o.form, cz_status_str(st));
+    CHECK_MSG(st == CZ_OK && g->eq(R, expect), "%s %s n=%zu method=%s c=%d splits=%d form=%d: status %s", g->name, what,
+              I->n, method_name(o.method), o.window, o.splits, (int)o.form, cz_status_str(st));
 }
 
 /* the automatic plan and every method, canonical and Montgomery, several pools */
@@ -262,7 +265,9 @@ static void check_all_methods(const inst_t *I, const void *expect, const char *w
     check_msm(I, expect, o, what);
     o.pool = pool1;
     o.form = CZ_MSM_MONTGOMERY;
+    o.batch = 7; /* tiny batches: many deferred points */
     check_msm(I, expect, o, what);
+    o.batch = 0;
     if (straus_ok) {
         o.method = CZ_MSM_STRAUS;
         o.pool = pool2;
@@ -306,8 +311,10 @@ static void test_large(const group_t *g, cz_rng *rng)
     inst_t I;
     inst_init(&I, g, n, rng);
     /* some zeros and ones mixed in, as in a witness */
-    for (size_t i = 0; i < n; i += 7) fr_zero(&I.s[i]);
-    for (size_t i = 3; i < n; i += 11) fr_from_u64(g, &I.s[i], 1);
+    for (size_t i = 0; i < n; i += 7)
+        fr_zero(&I.s[i]);
+    for (size_t i = 3; i < n; i += 11)
+        fr_from_u64(g, &I.s[i], 1);
     inst_sync(&I);
     uint8_t lin[512];
     oracle_linear(&I, lin);
@@ -339,10 +346,10 @@ static void pattern_scalar(const group_t *g, fr_t *out, int c, int kind)
     for (int w = 0; w * c < top; w++) {
         uint64_t p;
         switch (kind) {
-        case 0: p = ((uint64_t)1 << (c - 1)) - 1; break;      /* 011..1: digit +2^(c-1) */
+        case 0: p = ((uint64_t)1 << (c - 1)) - 1; break;         /* 011..1: digit +2^(c-1) */
         case 1: p = (w & 1) ? 0 : (uint64_t)1 << (c - 1); break; /* 100..0 after 0: -2^(c-1) */
-        case 2: p = ((uint64_t)1 << c) - 1; break;            /* 111..1: zero digits, carries */
-        default: p = (uint64_t)1 << (c - 1); break;           /* 100..0 everywhere */
+        case 2: p = ((uint64_t)1 << c) - 1; break;               /* 111..1: zero digits, carries */
+        default: p = (uint64_t)1 << (c - 1); break;              /* 100..0 everywhere */
         }
         for (int b = 0; b < c; b++) {
             int bit = w * c + b;
@@ -377,7 +384,8 @@ static void test_digit_extremes(const group_t *g, cz_rng *rng)
         check_msm(&I, lin, o, "digit extremes");
     }
     /* the same patterns against the naive oracle once (window 4 = Straus) */
-    for (size_t i = 0; i < n; i++) pattern_scalar(g, &I.s[i], 4 + (int)(i % 5), (int)(i % 4));
+    for (size_t i = 0; i < n; i++)
+        pattern_scalar(g, &I.s[i], 4 + (int)(i % 5), (int)(i % 4));
     inst_sync(&I);
     uint8_t nai[512];
     oracle_naive(&I, nai);
@@ -397,7 +405,8 @@ static void test_edge_scalars(const group_t *g, cz_rng *rng)
     g->fr_neg(&rm1, &one);
 
     /* all zero */
-    for (size_t i = 0; i < n; i++) fr_zero(&I.s[i]);
+    for (size_t i = 0; i < n; i++)
+        fr_zero(&I.s[i]);
     inst_sync(&I);
     {
         cz_msm_opts o = {0};
@@ -407,7 +416,8 @@ static void test_edge_scalars(const group_t *g, cz_rng *rng)
         CHECK(g->msm(R, I.bases, (const uint8_t *)I.s, n, &o) == CZ_OK && g->is_inf(R));
     }
     /* most zero */
-    for (size_t i = 0; i < n; i += 37) g->fr_random(&I.s[i], rng);
+    for (size_t i = 0; i < n; i += 37)
+        g->fr_random(&I.s[i], rng);
     inst_sync(&I);
     oracle_linear(&I, lin);
     check_all_methods(&I, lin, "most zero", 1);
@@ -415,7 +425,8 @@ static void test_edge_scalars(const group_t *g, cz_rng *rng)
     const fr_t *vals[3] = {&one, &two, &rm1};
     const char *names[3] = {"all one", "all two", "all r-1"};
     for (int v = 0; v < 3; v++) {
-        for (size_t i = 0; i < n; i++) I.s[i] = *vals[v];
+        for (size_t i = 0; i < n; i++)
+            I.s[i] = *vals[v];
         inst_sync(&I);
         oracle_linear(&I, lin);
         check_all_methods(&I, lin, names[v], 0);
@@ -441,7 +452,8 @@ static void test_edge_scalars(const group_t *g, cz_rng *rng)
         inst_t J;
         inst_init(&J, g, m, rng);
         for (int v = 0; v < 3; v++) {
-            for (size_t i = 0; i < m; i++) J.s[i] = *vals[(v + i) % 3];
+            for (size_t i = 0; i < m; i++)
+                J.s[i] = *vals[(v + i) % 3];
             inst_sync(&J);
             uint8_t nai[512];
             oracle_naive(&J, nai);
@@ -457,7 +469,8 @@ static void test_edge_bases(const group_t *g, cz_rng *rng)
     inst_t I;
     inst_init(&I, g, n, rng);
     /* repeated bases: only 3 distinct points, random scalars */
-    for (size_t i = 3; i < n; i++) inst_set_base(&I, i, i % 3, 0);
+    for (size_t i = 3; i < n; i++)
+        inst_set_base(&I, i, i % 3, 0);
     inst_sync(&I);
     uint8_t lin[512];
     oracle_linear(&I, lin);
@@ -466,7 +479,8 @@ static void test_edge_bases(const group_t *g, cz_rng *rng)
      * again and again (doublings inside the batches) */
     fr_t s;
     g->fr_random(&s, rng);
-    for (size_t i = 0; i < n; i++) I.s[i] = s;
+    for (size_t i = 0; i < n; i++)
+        I.s[i] = s;
     inst_sync(&I);
     oracle_linear(&I, lin);
     check_all_methods(&I, lin, "repeated bases, equal scalars", 0);
@@ -482,15 +496,18 @@ static void test_edge_bases(const group_t *g, cz_rng *rng)
     if (n % 2 == 0) CHECK_MSG(g->is_inf(lin), "%s: P - P oracle not infinity", g->name);
     check_all_methods(&J, lin, "P and -P", 1);
     /* P and -P with random scalars */
-    for (size_t i = 0; i < n; i++) g->fr_random(&J.s[i], rng);
+    for (size_t i = 0; i < n; i++)
+        g->fr_random(&J.s[i], rng);
     inst_sync(&J);
     oracle_linear(&J, lin);
     check_all_methods(&J, lin, "P and -P random", 1);
     /* bases at infinity: some, then all */
-    for (size_t i = 0; i < n; i += 3) inst_set_base_inf(&J, i);
+    for (size_t i = 0; i < n; i += 3)
+        inst_set_base_inf(&J, i);
     oracle_linear(&J, lin);
     check_all_methods(&J, lin, "some infinity", 1);
-    for (size_t i = 0; i < n; i++) inst_set_base_inf(&J, i);
+    for (size_t i = 0; i < n; i++)
+        inst_set_base_inf(&J, i);
     cz_msm_opts o = {0};
     uint8_t R[512];
     CHECK(g->msm(R, J.bases, J.canon, n, &o) == CZ_OK && g->is_inf(R));
@@ -532,6 +549,35 @@ static void test_api(const group_t *g, cz_rng *rng)
     o.scratch_len = need - 1;
     CHECK(g->msm(R, I.bases, I.canon, n, &o) == CZ_ERR_INVALID_ARG);
     free(buf);
+    /* caller scratch full of garbage, many threads, and most scalars zero: the
+     * plan for the points left (batch-affine) may differ from the one the
+     * scratch was sized for, and must not trust any scratch contents */
+    {
+        inst_t Z;
+        size_t nz = 1024;
+        inst_init(&Z, g, nz, rng);
+        for (size_t i = 0; i < nz; i++)
+            if (i % 4) fr_zero(&Z.s[i]);
+        inst_sync(&Z);
+        uint8_t zl[512];
+        oracle_linear(&Z, zl);
+        int threads[] = {1, 2, 5, 16};
+        for (size_t k = 0; k < CZ_ARRAY_LEN(threads); k++) {
+            cz_pool *pk = threads[k] == 16 ? pool16 : threads[k] == 5 ? pool5 : threads[k] == 2 ? pool2 : pool1;
+            size_t zneed = g->scratch_size(nz, cz_pool_threads(pk));
+            uint8_t *zb = xmalloc(zneed);
+            for (int rep = 0; rep < 2; rep++) {
+                memset(zb, rep ? 0xff : 0xa5, zneed);
+                cz_msm_opts oz = {0};
+                oz.pool = pk;
+                oz.scratch = zb;
+                oz.scratch_len = zneed;
+                check_msm(&Z, zl, oz, "garbage scratch");
+            }
+            free(zb);
+        }
+        inst_free(&Z);
+    }
     /* the sizes for forced plans are at least what they need */
     cz_msm_opts of = {0};
     of.method = CZ_MSM_PIPPENGER_BATCH;
@@ -555,7 +601,8 @@ static void test_api(const group_t *g, cz_rng *rng)
     /* scalars >= r: rejected in both forms, r set to infinity */
     uint8_t *bad = xmalloc(n * 32);
     memcpy(bad, I.canon, n * 32);
-    for (int b = 0; b < 32; b++) bad[32 * 17 + b] = (uint8_t)(g->fr_modulus[b / 8] >> (8 * (b % 8)));
+    for (int b = 0; b < 32; b++)
+        bad[32 * 17 + b] = (uint8_t)(g->fr_modulus[b / 8] >> (8 * (b % 8)));
     cz_msm_opts oc = {0};
     CHECK(g->msm(R, I.bases, bad, n, &oc) == CZ_ERR_RANGE && g->is_inf(R));
     memset(bad + 32 * 17, 0xff, 32);
@@ -566,7 +613,8 @@ static void test_api(const group_t *g, cz_rng *rng)
     uint64_t rm1[4];
     memcpy(rm1, g->fr_modulus, sizeof rm1);
     rm1[0] -= 1;
-    for (int b = 0; b < 32; b++) bad[32 * 17 + b] = (uint8_t)(rm1[b / 8] >> (8 * (b % 8)));
+    for (int b = 0; b < 32; b++)
+        bad[32 * 17 + b] = (uint8_t)(rm1[b / 8] >> (8 * (b % 8)));
     oc.form = CZ_MSM_CANONICAL;
     CHECK(g->msm(R, I.bases, bad, n, &oc) == CZ_OK);
     free(bad);
@@ -617,7 +665,8 @@ static void test_batch_add(const group_t *g, cz_rng *rng)
     /* disjoint output, internal scratch */
     CHECK(g->badd(r, a, b, n, NULL) == CZ_OK);
     int ok = 1;
-    for (size_t i = 0; i < n; i++) ok &= g->affine_eq(r + i * g->aff, expect + i * g->aff);
+    for (size_t i = 0; i < n; i++)
+        ok &= g->affine_eq(r + i * g->aff, expect + i * g->aff);
     CHECK_MSG(ok, "%s: batch_add_affine disjoint", g->name);
     /* r == a and r == b, caller scratch */
     void *scr = xmalloc(g->bscratch(n));
@@ -645,16 +694,19 @@ static void test_batch_add(const group_t *g, cz_rng *rng)
     CHECK(g->badd(r, a, b, 0, NULL) == CZ_OK);
     /* accumulating form with index maps: acc[ai[i]] += q[qi[i]], reversed */
     uint32_t ai[64], qi[64];
-    for (size_t i = 0; i < n; i++) ai[i] = (uint32_t)(n - 1 - i), qi[i] = (uint32_t)(n - 1 - i);
+    for (size_t i = 0; i < n; i++)
+        ai[i] = (uint32_t)(n - 1 - i), qi[i] = (uint32_t)(n - 1 - i);
     memcpy(a2, a, n * g->aff);
     g->bacc(a2, ai, b, qi, n, scr);
     ok = 1;
-    for (size_t i = 0; i < n; i++) ok &= g->affine_eq(a2 + i * g->aff, expect + i * g->aff);
+    for (size_t i = 0; i < n; i++)
+        ok &= g->affine_eq(a2 + i * g->aff, expect + i * g->aff);
     CHECK_MSG(ok, "%s: batch_acc_affine", g->name);
     /* a long chain: the results of random sums re-added many times */
     memcpy(a2, a, n * g->aff);
     uint8_t *jacsum = xmalloc(n * g->jac);
-    for (size_t i = 0; i < n; i++) g->from_affine(jacsum + i * g->jac, a + i * g->aff);
+    for (size_t i = 0; i < n; i++)
+        g->from_affine(jacsum + i * g->jac, a + i * g->aff);
     for (int round = 0; round < 4; round++) {
         CHECK(g->badd(a2, a2, b, n, scr) == CZ_OK);
         for (size_t i = 0; i < n; i++) {
@@ -696,7 +748,8 @@ int main(void)
     pool1 = cz_pool_create(1);
     pool2 = cz_pool_create(2);
     pool5 = cz_pool_create(5);
-    if (!pool1 || !pool2 || !pool5) {
+    pool16 = cz_pool_create(16);
+    if (!pool1 || !pool2 || !pool5 || !pool16) {
         fprintf(stderr, "cannot create pools\n");
         return 2;
     }
@@ -724,5 +777,6 @@ int main(void)
     cz_pool_free(pool1);
     cz_pool_free(pool2);
     cz_pool_free(pool5);
+    cz_pool_free(pool16);
     return cz_test_finish("test_msm");
 }
