@@ -17,18 +17,24 @@
  *     t = (t + m*p) / 2^64. With p's top limb below 2^63 - 1 the window
  *     never needs an (n+2)-th word and t < 2p after every row; one
  *     branch-free conditional subtraction (sub/sbb + cmovc) at the end.
- *     2n^2 + n mulx: 36 (n=4), 78 (n=6).
+ *     2n^2 mulx + n imul (for m): 32 + 4 (n=4), 72 + 6 (n=6).
  *   sqr, n = 4: the 8-word square from its 6 off-diagonal products,
  *     doubled and the 4 diagonal squares added in one adcx/adox pass, then
  *     4 reduction rows over the low half only and the high half added at
- *     the end: REDC(T) = (T_lo + M*p)/R + T_hi < p + p. 30 mulx.
+ *     the end: REDC(T) = (T_lo + M*p)/R + T_hi < p + p. 26 mulx + 4 imul.
  *   sqr, n = 6 (not enough registers for a 12-word square): CIOS where row
  *     i multiplies a_i by (a_i, 2a_{i+1}, 2a_{i+2}, ...) placed at relative
  *     words i..n-1, i.e. each cross product once, pre-doubled. The doubled
  *     words come from a small table on the stack: (a_{i+1} << 1) for the
  *     first (no bit from a_i) and the words of 2a after it. Row i has
- *     n - i products: 21 + 42 = 63 mulx. Between rows t < 2a + p < 3p,
+ *     n - i products: 21 + 36 mulx + 6 imul. Between rows t < 2a + p < 3p,
  *     which fits 6 words because p < 2^384 / 3 (BLS12-381: 381 bits).
+ *
+ * Speed: a chain of dependent products is bound by the m chain of CIOS
+ * (imul, mulx, two additions: ~10 cycles a row, ~60 cycles for n = 4);
+ * independent products by the multiplier port (one mulx a cycle), where
+ * these kernels reach ~47 (n = 4) and ~100 (n = 6) cycles a product. See
+ * bench/RESULTS.md (bench_ff) for measured figures against the C kernels.
  *
  * Contract (as ff/mont.h): a, b < p; the result is < p; r may alias a or
  * b (the asm reads all inputs before the result is stored); pinv = -p^-1
