@@ -395,4 +395,94 @@ static inline void cz_mont_sqr_6_adx(uint64_t r[6], const uint64_t a[6], const u
     r[5] = (uint64_t)(uintptr_t)dp;
 }
 
+
+/*
+ * Modular addition and subtraction, 4 and 6 limbs: one carry chain, a trial
+ * subtraction of p and conditional moves (no branches). Inputs < p, outputs
+ * < p, r may alias a or b; p < 2^(64n - 1) so a + b does not carry out.
+ */
+static inline void cz_mont_add_4_asm(uint64_t r[4], const uint64_t a[4], const uint64_t b[4], const uint64_t p[4])
+{
+    uint64_t t0 = a[0], t1 = a[1], t2 = a[2], t3 = a[3], d0, d1, d2, d3;
+    __asm__("addq %[b0], %[t0]\n\tadcq %[b1], %[t1]\n\tadcq %[b2], %[t2]\n\tadcq %[b3], %[t3]\n\t"
+            "movq %[t0], %[d0]\n\tmovq %[t1], %[d1]\n\tmovq %[t2], %[d2]\n\tmovq %[t3], %[d3]\n\t"
+            "subq %[p0], %[d0]\n\tsbbq %[p1], %[d1]\n\tsbbq %[p2], %[d2]\n\tsbbq %[p3], %[d3]\n\t"
+            "cmovcq %[t0], %[d0]\n\tcmovcq %[t1], %[d1]\n\tcmovcq %[t2], %[d2]\n\tcmovcq %[t3], %[d3]"
+            : [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3), [d0] "=&r"(d0), [d1] "=&r"(d1),
+              [d2] "=&r"(d2), [d3] "=&r"(d3)
+            : [b0] "rm"(b[0]), [b1] "rm"(b[1]), [b2] "rm"(b[2]), [b3] "rm"(b[3]), [p0] "m"(p[0]), [p1] "m"(p[1]),
+              [p2] "m"(p[2]), [p3] "m"(p[3])
+            : "cc");
+    r[0] = d0;
+    r[1] = d1;
+    r[2] = d2;
+    r[3] = d3;
+}
+
+static inline void cz_mont_sub_4_asm(uint64_t r[4], const uint64_t a[4], const uint64_t b[4], const uint64_t p[4])
+{
+    uint64_t t0 = a[0], t1 = a[1], t2 = a[2], t3 = a[3], m0, m1, m2, m3, z = 0;
+    __asm__("subq %[b0], %[t0]\n\tsbbq %[b1], %[t1]\n\tsbbq %[b2], %[t2]\n\tsbbq %[b3], %[t3]\n\t"
+            "movq %[p0], %[m0]\n\tmovq %[p1], %[m1]\n\tmovq %[p2], %[m2]\n\tmovq %[p3], %[m3]\n\t"
+            "cmovncq %[z], %[m0]\n\tcmovncq %[z], %[m1]\n\tcmovncq %[z], %[m2]\n\tcmovncq %[z], %[m3]\n\t"
+            "addq %[m0], %[t0]\n\tadcq %[m1], %[t1]\n\tadcq %[m2], %[t2]\n\tadcq %[m3], %[t3]"
+            : [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3), [m0] "=&r"(m0), [m1] "=&r"(m1),
+              [m2] "=&r"(m2), [m3] "=&r"(m3)
+            : [b0] "rm"(b[0]), [b1] "rm"(b[1]), [b2] "rm"(b[2]), [b3] "rm"(b[3]), [p0] "m"(p[0]), [p1] "m"(p[1]),
+              [p2] "m"(p[2]), [p3] "m"(p[3]), [z] "r"(z)
+            : "cc");
+    r[0] = t0;
+    r[1] = t1;
+    r[2] = t2;
+    r[3] = t3;
+}
+
+static inline void cz_mont_add_6_asm(uint64_t r[6], const uint64_t a[6], const uint64_t b[6], const uint64_t p[6])
+{
+    uint64_t t0 = a[0], t1 = a[1], t2 = a[2], t3 = a[3], t4 = a[4], t5 = a[5], d0, d1, d2, d3, d4, d5;
+    __asm__("addq 0(%[b]), %[t0]\n\tadcq 8(%[b]), %[t1]\n\tadcq 16(%[b]), %[t2]\n\t"
+            "adcq 24(%[b]), %[t3]\n\tadcq 32(%[b]), %[t4]\n\tadcq 40(%[b]), %[t5]\n\t"
+            "movq %[t0], %[d0]\n\tmovq %[t1], %[d1]\n\tmovq %[t2], %[d2]\n\t"
+            "movq %[t3], %[d3]\n\tmovq %[t4], %[d4]\n\tmovq %[t5], %[d5]\n\t"
+            "subq 0(%[p]), %[d0]\n\tsbbq 8(%[p]), %[d1]\n\tsbbq 16(%[p]), %[d2]\n\t"
+            "sbbq 24(%[p]), %[d3]\n\tsbbq 32(%[p]), %[d4]\n\tsbbq 40(%[p]), %[d5]\n\t"
+            "cmovcq %[t0], %[d0]\n\tcmovcq %[t1], %[d1]\n\tcmovcq %[t2], %[d2]\n\t"
+            "cmovcq %[t3], %[d3]\n\tcmovcq %[t4], %[d4]\n\tcmovcq %[t5], %[d5]"
+            : [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3), [t4] "+&r"(t4), [t5] "+&r"(t5),
+              [d0] "=&r"(d0), [d1] "=&r"(d1), [d2] "=&r"(d2), [d3] "=&r"(d3), [d4] "=&r"(d4), [d5] "=&r"(d5)
+            : [b] "r"(b), [p] "r"(p), "m"(*(const uint64_t(*)[6])b), "m"(*(const uint64_t(*)[6])p)
+            : "cc");
+    r[0] = d0;
+    r[1] = d1;
+    r[2] = d2;
+    r[3] = d3;
+    r[4] = d4;
+    r[5] = d5;
+}
+
+static inline void cz_mont_sub_6_asm(uint64_t r[6], const uint64_t a[6], const uint64_t b[6], const uint64_t p[6])
+{
+    uint64_t t0 = a[0], t1 = a[1], t2 = a[2], t3 = a[3], t4 = a[4], t5 = a[5], m;
+    /* borrow -> mask m = 0 or ~0; then add p & m limb by limb */
+    __asm__("subq 0(%[b]), %[t0]\n\tsbbq 8(%[b]), %[t1]\n\tsbbq 16(%[b]), %[t2]\n\t"
+            "sbbq 24(%[b]), %[t3]\n\tsbbq 32(%[b]), %[t4]\n\tsbbq 40(%[b]), %[t5]\n\t"
+            "sbbq %[m], %[m]\n\t"
+            : [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3), [t4] "+&r"(t4), [t5] "+&r"(t5),
+              [m] "=&r"(m)
+            : [b] "r"(b), "m"(*(const uint64_t(*)[6])b)
+            : "cc");
+    uint64_t q0 = p[0] & m, q1 = p[1] & m, q2 = p[2] & m, q3 = p[3] & m, q4 = p[4] & m, q5 = p[5] & m;
+    __asm__("addq %[q0], %[t0]\n\tadcq %[q1], %[t1]\n\tadcq %[q2], %[t2]\n\t"
+            "adcq %[q3], %[t3]\n\tadcq %[q4], %[t4]\n\tadcq %[q5], %[t5]"
+            : [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3), [t4] "+&r"(t4), [t5] "+&r"(t5)
+            : [q0] "rm"(q0), [q1] "rm"(q1), [q2] "rm"(q2), [q3] "rm"(q3), [q4] "rm"(q4), [q5] "rm"(q5)
+            : "cc");
+    r[0] = t0;
+    r[1] = t1;
+    r[2] = t2;
+    r[3] = t3;
+    r[4] = t4;
+    r[5] = t5;
+}
+
 #endif /* CZ_FF_MONT_X86_64_H */
