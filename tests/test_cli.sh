@@ -132,5 +132,37 @@ check sh -c "'$cuzk' info '$F/witness.wtns' | grep -q 'values:          243'"
 check "$cuzk" prove -q --proof-bin "$tmp/g.bin" "$G/circuit.zkey" "$G/witness.wtns" "$tmp/g_proof.json" "$tmp/g_public.json"
 check test "$(stat -c %s "$tmp/g.bin")" = 192
 
+# ---- setup --insecure-dev: development keys that snarkjs accepts ----
+# For a fixture r1cs of each curve: `snarkjs groth16 prove` with our key and
+# the fixture witness, verified by snarkjs against the vkey snarkjs exports
+# from our key; `cuzk prove` with our key, accepted by snarkjs too; our
+# export-vkey equals snarkjs's; the same seed gives the same file.
+sjs=(node "$here/js/node_modules/snarkjs/build/cli.cjs")
+for d in bn128/poseidon bls12381/many_public; do
+  F="$fix/$d"
+  o="$tmp/setup_$(echo "$d" | tr / _)"
+  mkdir -p "$o"
+  if "$cuzk" setup --insecure-dev --seed 1 -q "$F/circuit.r1cs" "$o/dev.zkey" 2>"$o/err"; then ok; else bad "$d: cuzk setup exit $?: $(cat "$o/err")"; continue; fi
+  check grep -q "WARNING: insecure development key: the toxic waste is known (seeded" "$o/err"
+  check "${sjs[@]}" groth16 prove "$o/dev.zkey" "$F/witness.wtns" "$o/sj_proof.json" "$o/sj_public.json"
+  check sh -c '"$@" >/dev/null' _ "${sjs[@]}" zkey export verificationkey "$o/dev.zkey" "$o/sj_vk.json"
+  check sj_accepts "$o/sj_vk.json" "$o/sj_public.json" "$o/sj_proof.json"
+  check "$cuzk" prove -q "$o/dev.zkey" "$F/witness.wtns" "$o/proof.json" "$o/public.json"
+  check sj_accepts "$o/sj_vk.json" "$o/public.json" "$o/proof.json"
+  check "$cuzk" verify -q "$o/sj_vk.json" "$o/sj_public.json" "$o/sj_proof.json"
+  check "$cuzk" export-vkey -q "$o/dev.zkey" "$o/vk.json"
+  check json_equal "$o/vk.json" "$o/sj_vk.json"
+  # another key's vkey (the fixture's, other toxic waste) rejects the proof
+  if sj_accepts "$F/verification_key.json" "$o/public.json" "$o/proof.json"; then bad "$d: the fixture vkey accepted a proof for our dev key"; else ok; fi
+  check "$cuzk" setup --insecure-dev --seed 1 -q "$F/circuit.r1cs" "$o/dev2.zkey" 2>/dev/null
+  check cmp -s "$o/dev.zkey" "$o/dev2.zkey"
+done
+F="$fix/bn128/poseidon"
+expect_fail 2 "insecure-dev" setup "$F/circuit.r1cs" "$tmp/o_proof.json"
+expect_fail 2 "--seed" setup --insecure-dev --seed x1 "$F/circuit.r1cs" "$tmp/o_proof.json"
+expect_fail 3 "circuit.zkey" setup --insecure-dev "$F/circuit.zkey" "$tmp/o_proof.json"
+expect_fail 5 "/nonexistent-dir/x.zkey" setup --insecure-dev "$F/circuit.r1cs" /nonexistent-dir/x.zkey
+check sh -c "'$cuzk' help setup | grep -q insecure-dev"
+
 echo "test_cli: $pass passed, $failn failed"
 [ "$failn" -eq 0 ]
