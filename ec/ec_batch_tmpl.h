@@ -12,18 +12,24 @@ size_t CZ_EFN(batch_scratch_size)(size_t n)
     return n * sizeof(CZ_EC_F) + ((n + 7) & ~(size_t)7);
 }
 
+/*
+ * Montgomery's trick over two interleaved chains: live pairs alternate
+ * between chain 0 and chain 1, each with its own prefix product, so the two
+ * chains of dependent products (forward, and backward unwinding) overlap in
+ * the CPU instead of waiting on each product's latency. Three more products
+ * per batch join the chains around the single inversion.
+ */
 void CZ_EFN(batch_acc_affine)(CZ_EC_A *acc, const uint32_t *ai, const CZ_EC_A *q, const uint32_t *qi, size_t n,
                               void *scratch)
 {
-    enum { DONE = 0, ADD = 1, DBL = 2 };
+    enum { DONE = 0, ADD = 1, DBL = 2, CHAIN1 = 4 };
     CZ_EC_F *pre = (CZ_EC_F *)scratch;
     uint8_t *kind = (uint8_t *)(pre + n);
-    CZ_EC_F prod, den;
-    size_t live = 0;
-    CZ_EF(set_one)(&prod);
+    CZ_EC_F prod[2], den;
+    size_t cnt[2] = {0, 0}, live = 0;
 
     /* Forward: settle the exceptional pairs at once, and store for each
-     * remaining pair the product of the denominators before it. */
+     * remaining pair the product of the denominators before it in its chain. */
     for (size_t i = 0; i < n; i++) {
         CZ_EC_A *a = &acc[ai ? ai[i] : i];
         const CZ_EC_A *b = &q[qi ? qi[i] : i];
@@ -33,6 +39,7 @@ void CZ_EFN(batch_acc_affine)(CZ_EC_A *acc, const uint32_t *ai, const CZ_EC_A *q
             *a = *b;
             continue;
         }
+        uint8_t k;
         if (CZ_EF(eq)(&a->x, &b->x)) {
             /* same x: b = a (tangent) or b = -a (sum at infinity); a point
              * with y = 0 has order 2 and doubles to infinity */
@@ -40,30 +47,43 @@ void CZ_EFN(batch_acc_affine)(CZ_EC_A *acc, const uint32_t *ai, const CZ_EC_A *q
                 CZ_EFN(affine_set_inf)(a);
                 continue;
             }
-            kind[i] = DBL;
+            k = DBL;
             CZ_EF(dbl)(&den, &a->y);
         } else {
-            kind[i] = ADD;
+            k = ADD;
             CZ_EF(sub)(&den, &b->x, &a->x);
         }
-        pre[i] = prod;
-        if (live++)
-            CZ_EF(mul)(&prod, &prod, &den);
-        else
-            prod = den;
+        int c = (int)(live++ & 1);
+        kind[i] = (uint8_t)(k | (c ? CHAIN1 : 0));
+        if (cnt[c]++) {
+            pre[i] = prod[c];
+            CZ_EF(mul)(&prod[c], &prod[c], &den);
+        } else {
+            prod[c] = den; /* pre[i] = 1, never read */
+        }
     }
     if (live == 0) return;
 
-    CZ_EC_F inv;
-    (void)CZ_EF(inv)(&inv, &prod); /* a product of non-zero denominators */
+    /* inv[c] = 1 / prod[c], from one inversion of prod[0] prod[1] (non-zero) */
+    CZ_EC_F inv[2];
+    if (cnt[1] == 0) {
+        (void)CZ_EF(inv)(&inv[0], &prod[0]);
+    } else {
+        CZ_EC_F all;
+        CZ_EF(mul)(&all, &prod[0], &prod[1]);
+        (void)CZ_EF(inv)(&all, &all);
+        CZ_EF(mul)(&inv[0], &all, &prod[1]);
+        CZ_EF(mul)(&inv[1], &all, &prod[0]);
+    }
 
-    /* Backward: inv = 1 / (product of the denominators of pairs <= i). */
+    /* Backward: inv[c] = 1 / (product of chain c's denominators up to pair i). */
     for (size_t i = n; i-- > 0;) {
         if (kind[i] == DONE) continue;
+        int c = (kind[i] & CHAIN1) ? 1 : 0;
         CZ_EC_A *a = &acc[ai ? ai[i] : i];
         const CZ_EC_A *b = &q[qi ? qi[i] : i];
         CZ_EC_F lam, num, x3, t;
-        if (kind[i] == ADD) {
+        if (kind[i] & ADD) {
             CZ_EF(sub)(&den, &b->x, &a->x);
             CZ_EF(sub)(&num, &b->y, &a->y);
         } else {
@@ -72,11 +92,11 @@ void CZ_EFN(batch_acc_affine)(CZ_EC_A *acc, const uint32_t *ai, const CZ_EC_A *q
             CZ_EF(dbl)(&num, &t);
             CZ_EF(add)(&num, &num, &t);
         }
-        if (--live) {
-            CZ_EF(mul)(&t, &inv, &pre[i]); /* 1 / den */
-            CZ_EF(mul)(&inv, &inv, &den);
+        if (--cnt[c]) {
+            CZ_EF(mul)(&t, &inv[c], &pre[i]); /* 1 / den */
+            CZ_EF(mul)(&inv[c], &inv[c], &den);
         } else {
-            t = inv; /* the first live pair: pre[i] = 1 */
+            t = inv[c]; /* the chain's first pair */
         }
         CZ_EF(mul)(&lam, &num, &t);
         /* x3 = lam^2 - x1 - x2, y3 = lam (x1 - x3) - y1 (x2 = x1 when doubling) */

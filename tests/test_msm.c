@@ -692,6 +692,16 @@ static void test_batch_add(const group_t *g, cz_rng *rng)
     }
     CHECK_MSG(ok, "%s: batch_add_affine doubling", g->name);
     CHECK(g->badd(r, a, b, 0, NULL) == CZ_OK);
+    /* short batches (one chain empty or uneven), from every offset */
+    ok = 1;
+    for (size_t len = 1; len <= 5; len++) {
+        for (size_t off = 0; off + len <= n; off += 3) {
+            CHECK(g->badd(r, a + off * g->aff, b + off * g->aff, len, scr) == CZ_OK);
+            for (size_t i = 0; i < len; i++)
+                ok &= g->affine_eq(r + i * g->aff, expect + (off + i) * g->aff);
+        }
+    }
+    CHECK_MSG(ok, "%s: batch_add_affine short batches", g->name);
     /* accumulating form with index maps: acc[ai[i]] += q[qi[i]], reversed */
     uint32_t ai[64], qi[64];
     for (size_t i = 0; i < n; i++)
