@@ -37,13 +37,13 @@
  *   insecure development key. Its proof of knowledge is not valid, so
  *   `snarkjs zkey verify` rejects the key (it needs a ptau file anyway).
  *
- * Streaming: the scalars of the A, B, C arrays (3 x nVars x 32 bytes) and the
- * Lagrange basis (n x 32 bytes, freed before any point is made) are the only
- * large arrays; points are computed in chunks that a writer thread puts to
- * disk while the next chunk is computed (io/zkey_write: sizes known up
- * front, preallocated, atomic rename at the end). Peak memory is about the
- * r1cs + 3 x nVars x 32 + n x 32 bytes + the two fixed-base tables (tens of
- * MiB) + two chunks of points.
+ * Streaming: the scalars of the A, B, C arrays (3 x nVars x 32 bytes) are
+ * the only large arrays: the Lagrange values are made per block of 2^18 rows
+ * and consumed at once. Points are computed in chunks that a writer thread
+ * puts to disk while the next chunk is computed (io/zkey_write: sizes known
+ * up front, preallocated, atomic rename at the end). Peak memory is about
+ * the r1cs + 3 x nVars x 32 bytes + the two fixed-base tables (tens of MiB)
+ * + two chunks of points (cz_setup_stats.work_bytes reports it).
  *
  * Toxic waste: tau, alpha, beta, delta uniform in Fr from the OS CSPRNG, or
  * from cz_rng_seed(seed) (reproducible keys: the same r1cs and seed give a
@@ -60,7 +60,7 @@
 #include "util/thread.h"
 
 /* Called on the caller's thread after each chunk: stage is a short name
- * ("lagrange", "evaluate", "tables", "IC", "coefficients", "A", "B1", "B2",
+ * ("evaluate", "tables", "IC", "coefficients", "A", "B1", "B2",
  * "C", "H", "sync"), done/total count that stage's items. */
 typedef void (*cz_setup_progress_fn)(void *ctx, const char *stage, uint64_t done, uint64_t total);
 
@@ -74,8 +74,9 @@ typedef struct cz_setup_opts {
     cz_pool *pool; /* NULL: the default pool */
     cz_setup_progress_fn progress;
     void *progress_ctx;
-    size_t chunk; /* points per chunk (0: automatic) */
-    int window;   /* fixed-base window bits (0: automatic) */
+    size_t chunk;     /* points per chunk (0: automatic) */
+    size_t row_block; /* rows per block of Lagrange values (0: 2^18) */
+    int window;       /* fixed-base window bits (0: automatic) */
 } cz_setup_opts;
 
 typedef struct cz_setup_stats {
@@ -86,9 +87,9 @@ typedef struct cz_setup_stats {
     uint64_t work_bytes; /* memory the setup held at its peak, beside the r1cs */
     int window_g1, window_g2;
     /* seconds */
-    double t_lagrange, t_eval, t_tables;
-    double t_sections[11]; /* per section id (computing + waiting for the writer) */
-    double t_sync;         /* final fsync + rename */
+    double t_lagrange, t_eval, t_tables; /* Lagrange values, A/B/C evaluations, tables */
+    double t_sections[11];               /* per section id (computing + waiting for the writer) */
+    double t_sync;                       /* final fsync + rename */
     double t_total;
 } cz_setup_stats;
 

@@ -19,6 +19,10 @@
 #define G1FB CZ_CAT(SU_G1, _fb)
 #define G2FB CZ_CAT(SU_G2, _fb)
 
+#ifndef SU_ROW_BLOCK
+#define SU_ROW_BLOCK ((size_t)1 << 18) /* rows per block of Lagrange values (8 MiB) */
+#endif
+
 /* ---- toxic waste ---- */
 
 static const char *const SU(toxic_names)[4] = {"tau", "alpha", "beta", "delta"};
@@ -98,12 +102,13 @@ static void SU(lag_range)(void *arg, size_t b, size_t e, int thread)
 typedef struct {
     const cz_csr *m[3];
     SU_FR *dst[3];
-    const SU_FR *L;
+    const SU_FR *L; /* L[row - row0] for the rows of the block */
+    uint32_t row0, row1;
     uint32_t nvars;
     size_t ntasks;
 } SU(eval_ctx);
 
-/* Task t owns the variables [j0, j1) and scans every row for them. */
+/* Task t owns the variables [j0, j1) and scans the block's rows for them. */
 static void SU(eval_task)(void *arg, size_t t, int thread)
 {
     SU(eval_ctx) *c = arg;
@@ -116,8 +121,8 @@ static void SU(eval_task)(void *arg, size_t t, int thread)
         const cz_csr *m = c->m[k];
         const SU_FR *val = m->val;
         SU_FR *dst = c->dst[k], p;
-        for (uint32_t row = 0; row < m->nrows; row++) {
-            const SU_FR *l = &c->L[row];
+        for (uint32_t row = c->row0; row < c->row1; row++) {
+            const SU_FR *l = &c->L[row - c->row0];
             for (uint64_t e = m->row_ptr[row], end = m->row_ptr[row + 1]; e < end; e++) {
                 uint32_t j = m->col[e];
                 if (j - j0 < span) {
@@ -314,13 +319,15 @@ static cz_status SU(run)(const cz_r1cs *r, const char *path, const cz_setup_opts
     /* ---- scalars ---- */
     setup_state *S = &R.s;
     setup_state_init(S, o, stats);
-    uint64_t work = 0;
     double t0 = cz_now();
-    SU_FR *L = malloc(n * sizeof(SU_FR));
+    /* the Lagrange basis is made and consumed per block of rows */
+    const size_t rb0 = o->row_block ? o->row_block : SU_ROW_BLOCK;
+    const size_t rb = n < rb0 ? n : rb0;
+    SU_FR *L = malloc(rb * sizeof(SU_FR));
     R.a = calloc(nvars, sizeof(SU_FR));
     R.b = calloc(nvars, sizeof(SU_FR));
     R.c = calloc(nvars, sizeof(SU_FR));
-    work = (uint64_t)n * sizeof(SU_FR) + 3ull * nvars * sizeof(SU_FR);
+    uint64_t work = (uint64_t)rb * sizeof(SU_FR) + 3ull * nvars * sizeof(SU_FR);
     if (!L || !R.a || !R.b || !R.c) {
         free(L);
         SU(free_state)(&R);
@@ -340,29 +347,37 @@ static cz_status SU(run)(const cz_r1cs *r, const char *path, const cz_setup_opts
         FR(from_u64)(&nn, (uint64_t)n);
         FR(inv)(&nn, &nn);
         FR(mul)(&lc.K, &tn, &nn);
-        cz_parallel_for(S->pool, n, 4096, SU(lag_range), &lc);
-        explicit_bzero(&lc, sizeof lc);
-    }
-    stats->t_lagrange = cz_now() - t0;
-    progress(S, "lagrange", n, n);
-
-    t0 = cz_now();
-    {
-        SU(eval_ctx) ec = {{&r->A, &r->B, &r->C}, {R.a, R.b, R.c}, L, nvars, (size_t)cz_pool_threads(S->pool)};
+        SU(eval_ctx) ec = {{&r->A, &r->B, &r->C}, {R.a, R.b, R.c}, L, 0, 0, nvars, (size_t)cz_pool_threads(S->pool)};
         if (ec.ntasks > nvars) ec.ntasks = nvars;
-        cz_pool_run(S->pool, ec.ntasks, SU(eval_task), &ec);
-        /* the public-input rows: A_s += L_{nConstraints + s} */
-        for (uint32_t s = 0; s <= npub; s++)
-            FR(add)(&R.a[s], &R.a[s], &L[ncons + s]);
-        explicit_bzero(L, n * sizeof(SU_FR));
+        /* rows 0..ncons-1: the r1cs; then the public-input rows
+         * ncons + s, s = 0..npub, which add L_{ncons+s} to A_s */
+        const uint64_t rows = (uint64_t)ncons + npub + 1;
+        for (uint64_t r0 = 0; r0 < rows; r0 += rb) {
+            size_t m = rows - r0 < rb ? (size_t)(rows - r0) : rb;
+            double tl = cz_now();
+            lc.i0 = r0;
+            cz_parallel_for(S->pool, m, 4096, SU(lag_range), &lc);
+            stats->t_lagrange += cz_now() - tl;
+            if (r0 < ncons) {
+                ec.row0 = (uint32_t)r0;
+                ec.row1 = (uint32_t)(r0 + m < ncons ? r0 + m : ncons);
+                cz_pool_run(S->pool, ec.ntasks, SU(eval_task), &ec);
+            }
+            for (uint64_t row = r0 + m; row-- > r0 && row >= ncons;) {
+                uint32_t sg = (uint32_t)(row - ncons);
+                FR(add)(&R.a[sg], &R.a[sg], &L[row - r0]);
+            }
+            progress(S, "evaluate", r0 + m, rows);
+        }
+        explicit_bzero(&lc, sizeof lc);
+        explicit_bzero(L, rb * sizeof(SU_FR));
         free(L);
         SU(combine_ctx) cc = {R.a, R.b, R.c, R.toxic[1], R.toxic[2], R.toxic[3], npub};
         FR(inv)(&cc.delta_inv, &R.toxic[3]);
         cz_parallel_for(S->pool, nvars, 4096, SU(combine_range), &cc);
         explicit_bzero(&cc, sizeof cc);
     }
-    stats->t_eval = cz_now() - t0;
-    progress(S, "evaluate", nvars, nvars);
+    stats->t_eval = cz_now() - t0 - stats->t_lagrange;
 
     /* ---- H scalars: K_H * x_i / (tau - x_i), x_i = g omega^i ---- */
     {
@@ -405,8 +420,11 @@ static cz_status SU(run)(const cz_r1cs *r, const char *path, const cz_setup_opts
         SU(free_state)(&R);
         return st;
     }
-    work += G1(fb_table_bytes)(R.t1) + G2(fb_table_bytes)(R.t2) + 2 * S->pbuf_bytes + S->chunk * sizeof(SU_FR);
-    stats->work_bytes = work;
+    /* peak: the scalar arrays with the tables and chunks (the row block of
+     * Lagrange values is gone by then, and smaller) */
+    stats->work_bytes = 3ull * nvars * sizeof(SU_FR) + G1(fb_table_bytes)(R.t1) + G2(fb_table_bytes)(R.t2) +
+                        2 * S->pbuf_bytes + S->chunk * sizeof(SU_FR);
+    if (work > stats->work_bytes) stats->work_bytes = work;
 
     /* ---- header points ---- */
     G1A alpha1, beta1, delta1, gen1[3];

@@ -455,7 +455,8 @@ static void test_fixture_setup(const char *dir)
     o.use_seed = 1;
     o.seed = 1;
     o.progress = count_progress;
-    o.chunk = 100; /* several chunks per section, and the coefficient buffer too */
+    o.chunk = 100;    /* several chunks per section, and the coefficient buffer too */
+    o.row_block = 77; /* several row blocks of Lagrange values */
     cz_setup_stats stats;
     g_progress_calls = 0;
     cz_status st = cz_groth16_setup_dev(&r, ours, &o, &stats, &err);
@@ -516,6 +517,7 @@ static void test_fixture_setup(const char *dir)
     cz_pool *one = cz_pool_create(1);
     o.pool = one;
     o.chunk = 0;
+    o.row_block = 0;
     o.progress = NULL;
     CHECK(cz_groth16_setup_dev(&r, ours2, &o, NULL, &err) == CZ_OK);
     CHECK_MSG(files_equal(ours, ours2), "%s: the same seed gave different keys", dir);
@@ -901,6 +903,7 @@ static void test_hand_circuit(const curve_t *cv, const circuit_t *c, cz_rng *rng
     o.alpha = tox[1];
     o.beta = tox[2];
     o.delta = tox[3];
+    o.row_block = 2; /* public-input rows across block boundaries */
     cz_status st = cz_groth16_setup_dev(&r, zp, &o, NULL, &err);
     CHECK_MSG(st == CZ_OK, "%s: %s", c->name, cz_error_msg(&err));
     if (st == CZ_OK) {
@@ -912,6 +915,7 @@ static void test_hand_circuit(const curve_t *cv, const circuit_t *c, cz_rng *rng
     memset(&o, 0, sizeof o);
     o.use_seed = 1;
     o.seed = 77;
+    o.row_block = 3;
     unsigned npub = c->npub_out + c->npub_in;
     CHECK(cz_groth16_setup_toxic(cv->curve, cz_groth16_domain_log((uint64_t)c->nrows, npub), &o, tox[0], tox[1], tox[2],
                                  tox[3], &err) == CZ_OK);
