@@ -439,25 +439,29 @@ static inline void cz_mont_sub_4_asm(uint64_t r[4], const uint64_t a[4], const u
 
 static inline void cz_mont_add_6_asm(uint64_t r[6], const uint64_t a[6], const uint64_t b[6], const uint64_t p[6])
 {
-    uint64_t t0 = a[0], t1 = a[1], t2 = a[2], t3 = a[3], t4 = a[4], t5 = a[5], d0, d1, d2, d3, d4, d5;
+    /* t = a + b; keep t in a stack copy, subtract p in registers, and on a
+     * borrow reload t from the copy (cmov from memory): 9 registers, so it
+     * also fits frame-pointer and sanitizer builds */
+    uint64_t t0 = a[0], t1 = a[1], t2 = a[2], t3 = a[3], t4 = a[4], t5 = a[5];
+    uint64_t sv[6];
     __asm__("addq 0(%[b]), %[t0]\n\tadcq 8(%[b]), %[t1]\n\tadcq 16(%[b]), %[t2]\n\t"
             "adcq 24(%[b]), %[t3]\n\tadcq 32(%[b]), %[t4]\n\tadcq 40(%[b]), %[t5]\n\t"
-            "movq %[t0], %[d0]\n\tmovq %[t1], %[d1]\n\tmovq %[t2], %[d2]\n\t"
-            "movq %[t3], %[d3]\n\tmovq %[t4], %[d4]\n\tmovq %[t5], %[d5]\n\t"
-            "subq 0(%[p]), %[d0]\n\tsbbq 8(%[p]), %[d1]\n\tsbbq 16(%[p]), %[d2]\n\t"
-            "sbbq 24(%[p]), %[d3]\n\tsbbq 32(%[p]), %[d4]\n\tsbbq 40(%[p]), %[d5]\n\t"
-            "cmovcq %[t0], %[d0]\n\tcmovcq %[t1], %[d1]\n\tcmovcq %[t2], %[d2]\n\t"
-            "cmovcq %[t3], %[d3]\n\tcmovcq %[t4], %[d4]\n\tcmovcq %[t5], %[d5]"
+            "movq %[t0], 0(%[sv])\n\tmovq %[t1], 8(%[sv])\n\tmovq %[t2], 16(%[sv])\n\t"
+            "movq %[t3], 24(%[sv])\n\tmovq %[t4], 32(%[sv])\n\tmovq %[t5], 40(%[sv])\n\t"
+            "subq 0(%[p]), %[t0]\n\tsbbq 8(%[p]), %[t1]\n\tsbbq 16(%[p]), %[t2]\n\t"
+            "sbbq 24(%[p]), %[t3]\n\tsbbq 32(%[p]), %[t4]\n\tsbbq 40(%[p]), %[t5]\n\t"
+            "cmovcq 0(%[sv]), %[t0]\n\tcmovcq 8(%[sv]), %[t1]\n\tcmovcq 16(%[sv]), %[t2]\n\t"
+            "cmovcq 24(%[sv]), %[t3]\n\tcmovcq 32(%[sv]), %[t4]\n\tcmovcq 40(%[sv]), %[t5]"
             : [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3), [t4] "+&r"(t4), [t5] "+&r"(t5),
-              [d0] "=&r"(d0), [d1] "=&r"(d1), [d2] "=&r"(d2), [d3] "=&r"(d3), [d4] "=&r"(d4), [d5] "=&r"(d5)
-            : [b] "r"(b), [p] "r"(p), "m"(*(const uint64_t(*)[6])b), "m"(*(const uint64_t(*)[6])p)
+              "=m"(sv)
+            : [b] "r"(b), [p] "r"(p), [sv] "r"(sv), "m"(*(const uint64_t(*)[6])b), "m"(*(const uint64_t(*)[6])p)
             : "cc");
-    r[0] = d0;
-    r[1] = d1;
-    r[2] = d2;
-    r[3] = d3;
-    r[4] = d4;
-    r[5] = d5;
+    r[0] = t0;
+    r[1] = t1;
+    r[2] = t2;
+    r[3] = t3;
+    r[4] = t4;
+    r[5] = t5;
 }
 
 static inline void cz_mont_sub_6_asm(uint64_t r[6], const uint64_t a[6], const uint64_t b[6], const uint64_t p[6])
