@@ -36,16 +36,21 @@ static cz_status SU(toxic)(unsigned log_n, const cz_setup_opts *o, SU_FR out[4],
     else
         cz_rng_os(&rng);
     const uint8_t *fixed[4] = {o->tau, o->alpha, o->beta, o->delta};
+    cz_status st = CZ_OK;
     SU_FR g, gn, tn;
-    if (NTT(coset_shift)(&g, log_n) != CZ_OK)
-        return cz_error_set(err, CZ_ERR_RANGE, "setup: domain 2^%u is larger than the curve allows", log_n);
+    if (NTT(coset_shift)(&g, log_n) != CZ_OK) {
+        st = cz_error_set(err, CZ_ERR_RANGE, "setup: domain 2^%u is larger than the curve allows", log_n);
+        goto done;
+    }
     FR(pow_u64)(&gn, &g, (uint64_t)1 << log_n);
     for (int i = 0; i < 4; i++) {
         for (;;) {
             if (fixed[i]) {
-                if (FR(from_bytes_le)(&out[i], fixed[i]) != CZ_OK)
-                    return cz_error_set(err, CZ_ERR_INVALID_ARG, "setup: the fixed %s is not below r",
-                                        SU(toxic_names)[i]);
+                if (FR(from_bytes_le)(&out[i], fixed[i]) != CZ_OK) {
+                    st =
+                        cz_error_set(err, CZ_ERR_INVALID_ARG, "setup: the fixed %s is not below r", SU(toxic_names)[i]);
+                    goto done;
+                }
             } else {
                 FR(random)(&out[i], &rng);
             }
@@ -57,13 +62,17 @@ static cz_status SU(toxic)(unsigned log_n, const cz_setup_opts *o, SU_FR out[4],
                 bad = FR(is_one)(&tn) || FR(eq)(&tn, &gn);
             }
             if (!bad) break;
-            if (fixed[i])
-                return cz_error_set(err, CZ_ERR_INVALID_ARG, "setup: the fixed %s is %s", SU(toxic_names)[i],
-                                    i ? "zero" : "zero or a root of the domain or its coset");
+            if (fixed[i]) {
+                st = cz_error_set(err, CZ_ERR_INVALID_ARG, "setup: the fixed %s is %s", SU(toxic_names)[i],
+                                  i ? "zero" : "zero or a root of the domain or its coset");
+                goto done;
+            }
         }
     }
+done:
     explicit_bzero(&rng, sizeof rng);
-    return CZ_OK;
+    explicit_bzero(&tn, sizeof tn);
+    return st;
 }
 
 /* ---- Lagrange bases: out[i] = K * x_i / (tau - x_i), x_i = x0 * omega^(i0 + i) ---- */
@@ -314,7 +323,10 @@ static cz_status SU(run)(const cz_r1cs *r, const char *path, const cz_setup_opts
     stats->log_domain = k;
     stats->n_coef = ncoef;
 
-    if ((st = SU(toxic)(k, o, R.toxic, err)) != CZ_OK) return st;
+    if ((st = SU(toxic)(k, o, R.toxic, err)) != CZ_OK) {
+        explicit_bzero(R.toxic, sizeof R.toxic);
+        return st;
+    }
 
     /* ---- scalars ---- */
     setup_state *S = &R.s;

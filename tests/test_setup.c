@@ -926,6 +926,23 @@ static void test_hand_circuit(const curve_t *cv, const circuit_t *c, cz_rng *rng
     memset(&o, 0, sizeof o);
     o.tau = one;
     CHECK(cz_groth16_setup_dev(&r, zp, &o, NULL, &err) == CZ_ERR_INVALID_ARG);
+    /* ... and so is tau on the prover's coset: omega_2n^3 (tau^n = -1 = g^n) */
+    {
+        mpz_t rr, e, t;
+        mpz_inits(rr, e, t, NULL);
+        mpz_from_limbs(rr, cv->r, 4);
+        unsigned long n2 = 2ul << cz_groth16_domain_log((uint64_t)c->nrows, c->npub_out + c->npub_in);
+        mpz_sub_ui(e, rr, 1);
+        mpz_fdiv_q_ui(e, e, n2);
+        mpz_mul_ui(e, e, 3);
+        mpz_set_ui(t, 5);
+        mpz_powm(t, t, e, rr);
+        uint8_t cos[32] = {0};
+        mpz_export(cos, NULL, -1, 1, 0, 0, t);
+        o.tau = cos;
+        CHECK(cz_groth16_setup_dev(&r, zp, &o, NULL, &err) == CZ_ERR_INVALID_ARG);
+        mpz_clears(rr, e, t, NULL);
+    }
     uint8_t zero[32] = {0};
     o.tau = NULL;
     o.delta = zero;
