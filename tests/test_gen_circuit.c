@@ -618,6 +618,12 @@ static void test_writers(void)
         CHECK(cz_r1cs_writer_finish(&wr, NULL, &err) == CZ_OK);
         CHECK(file_exists(rp));
         CHECK(cz_wtns_write(wp, c, wv, 6, 1, NULL, &err) == CZ_OK);
+        /* ordinary file modes, not the 0600 of the temporary */
+        mode_t um = umask(0);
+        umask(um);
+        struct stat sb;
+        CHECK(stat(rp, &sb) == 0 && (sb.st_mode & 0777) == (0666 & ~um));
+        CHECK(stat(wp, &sb) == 0 && (sb.st_mode & 0777) == (0666 & ~um));
         cz_r1cs r;
         cz_wtns w;
         CHECK(cz_r1cs_load(&r, rp, 0, NULL, &err) == CZ_OK);
