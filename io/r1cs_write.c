@@ -31,23 +31,6 @@ static void st_u64(uint8_t *p, uint64_t v)
     st_u32(p + 4, (uint32_t)(v >> 32));
 }
 
-/* The process's umask, read without changing it (umask() sets and returns,
- * racing with other threads creating files); 022 when /proc does not say. */
-static mode_t process_umask(void)
-{
-    mode_t m = 022;
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f) return m;
-    char line[256];
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "Umask:", 6)) {
-            m = (mode_t)strtoul(line + 6, NULL, 8) & 0777;
-            break;
-        }
-    fclose(f);
-    return m;
-}
-
 static const uint64_t *r_limbs(cz_curve c)
 {
     return c == CZ_CURVE_BN254 ? cz_bn254_fr_modulus : cz_bls12_381_fr_modulus;
@@ -85,8 +68,6 @@ cz_status cz_r1cs_writer_open(cz_r1cs_writer *w, const char *path, const cz_r1cs
     if (st != CZ_OK) return st;
     w->iobuf = malloc(IOBUF_BYTES);
     if (w->iobuf) setvbuf(w->af.fp, w->iobuf, _IOFBF, IOBUF_BYTES);
-    /* the temporary is created 0600; the circuit gets the usual 0666 & ~umask */
-    (void)fchmod(fileno(w->af.fp), 0666 & ~process_umask());
 
     uint8_t hd[OFF_SEC2_BODY];
     memcpy(hd, "r1cs", 4);

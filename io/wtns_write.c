@@ -53,23 +53,6 @@ static void conv_range(void *arg, size_t b, size_t e, int thread)
     }
 }
 
-/* The process's umask, read without changing it (umask() sets and returns,
- * racing with other threads creating files); 022 when /proc does not say. */
-static mode_t process_umask(void)
-{
-    mode_t m = 022;
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f) return m;
-    char line[256];
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "Umask:", 6)) {
-            m = (mode_t)strtoul(line + 6, NULL, 8) & 0777;
-            break;
-        }
-    fclose(f);
-    return m;
-}
-
 cz_status cz_wtns_write(const char *path, cz_curve curve, const void *values, uint32_t n, int montgomery, cz_pool *pool,
                         cz_error *err)
 {
@@ -86,8 +69,6 @@ cz_status cz_wtns_write(const char *path, cz_curve curve, const void *values, ui
         free(buf);
         return st;
     }
-    /* the temporary is created 0600; the witness gets the usual 0666 & ~umask */
-    (void)fchmod(fileno(af.fp), 0666 & ~process_umask());
     uint8_t hd[76], *p = hd;
     memcpy(p, "wtns", 4);
     p = cz_r1cs_put_u32(p + 4, 2);

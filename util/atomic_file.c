@@ -3,7 +3,25 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* The process's umask, read without changing it (umask() sets and returns,
+ * racing with other threads creating files); 022 when /proc does not say. */
+static mode_t process_umask(void)
+{
+    mode_t m = 022;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return m;
+    char line[256];
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "Umask:", 6)) {
+            m = (mode_t)strtoul(line + 6, NULL, 8) & 0777;
+            break;
+        }
+    fclose(f);
+    return m;
+}
 
 cz_status cz_atomic_file_open(cz_atomic_file *af, const char *path, cz_error *err)
 {
@@ -13,6 +31,8 @@ cz_status cz_atomic_file_open(cz_atomic_file *af, const char *path, cz_error *er
     snprintf(af->tmp, sizeof af->tmp, "%s.tmpXXXXXX", path);
     int fd = mkstemp(af->tmp);
     if (fd < 0) return cz_error_set(err, CZ_ERR_IO, "%s: cannot create output file: %s", path, strerror(errno));
+    /* mkstemp creates 0600; outputs get the usual 0666 & ~umask */
+    (void)fchmod(fd, 0666 & ~process_umask());
     af->fp = fdopen(fd, "w");
     if (!af->fp) {
         int e = errno;

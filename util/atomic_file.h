@@ -2,7 +2,8 @@
  * Output files that appear whole or not at all: written to a temporary file
  * in the destination's directory, flushed and fsync'ed, then renamed over
  * the destination. An aborted or failed write removes the temporary, so a
- * failed command never leaves a partial proof behind.
+ * failed command never leaves a partial proof behind. The file gets the mode
+ * 0666 & ~umask, like any file a program creates.
  */
 #ifndef CZ_UTIL_ATOMIC_FILE_H
 #define CZ_UTIL_ATOMIC_FILE_H
