@@ -8,20 +8,6 @@
 #include "ff/ff.h"
 #include "io/binfile.h"
 
-static cz_status csr_init(cz_csr *m, uint32_t nrows, uint32_t ncols, uint64_t nnz, const cz_allocator *a)
-{
-    memset(m, 0, sizeof *m);
-    m->nrows = nrows;
-    m->ncols = ncols;
-    m->nnz = nnz;
-    m->row_ptr = cz_alloc(a, ((size_t)nrows + 1) * sizeof(uint64_t));
-    m->col = nnz ? cz_alloc(a, nnz * sizeof(uint32_t)) : NULL;
-    m->val = nnz ? cz_alloc(a, nnz * 32) : NULL;
-    if (!m->row_ptr || (nnz && (!m->col || !m->val))) return CZ_ERR_NO_MEMORY;
-    m->row_ptr[0] = 0;
-    return CZ_OK;
-}
-
 /* Walks all constraints; with fill = 0 validates and counts nnz per matrix,
  * with fill = 1 writes the CSR arrays. */
 static cz_status walk(cz_r1cs *rc, const cz_binfile *f, int fill, uint64_t nnz[3], cz_error *err)
@@ -125,7 +111,7 @@ static cz_status r1cs_read(cz_r1cs *rc, const cz_binfile *f, int header_only, co
     if ((st = walk(rc, f, 0, nnz, err)) != CZ_OK) goto done;
     cz_csr *mats[3] = {&rc->A, &rc->B, &rc->C};
     for (int m = 0; m < 3; m++) {
-        if (csr_init(mats[m], rc->n_constraints, rc->n_wires, nnz[m], alloc) != CZ_OK) {
+        if (cz_csr_alloc(mats[m], rc->n_constraints, rc->n_wires, nnz[m], alloc) != CZ_OK) {
             st = cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory for %" PRIu64 " matrix entries", f->path, nnz[m]);
             goto done;
         }

@@ -136,7 +136,7 @@ static cz_status read_header_point(cz_zkey *z, cz_reader *r, int group, uint64_t
 
 /* ---- coefficients -> CSR ---- */
 
-static cz_status csr_alloc(cz_csr *m, uint32_t nrows, uint32_t ncols, uint64_t nnz, const cz_allocator *a)
+cz_status cz_csr_alloc(cz_csr *m, uint32_t nrows, uint32_t ncols, uint64_t nnz, const cz_allocator *a)
 {
     memset(m, 0, sizeof *m);
     m->nrows = nrows;
@@ -207,7 +207,7 @@ static cz_status load_coefficients(cz_zkey *z, const cz_binfile *f, cz_error *er
     }
     cz_csr *mats[2] = {&z->A, &z->B};
     for (int m = 0; m < 2; m++) {
-        if (csr_alloc(mats[m], z->domain_size, z->n_vars, cnt[m], z->alloc) != CZ_OK) {
+        if (cz_csr_alloc(mats[m], z->domain_size, z->n_vars, cnt[m], z->alloc) != CZ_OK) {
             free(rows[0]);
             free(rows[1]);
             return cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory for the %c matrix (%" PRIu64 " entries)",

@@ -77,6 +77,9 @@ cz_status cz_zkey_load(cz_zkey *z, const char *path, const cz_zkey_opts *opts, c
 cz_status cz_zkey_load_mem(cz_zkey *z, const void *data, size_t len, const char *name, const cz_zkey_opts *opts,
                            cz_error *err);
 void cz_zkey_free(cz_zkey *z);
+/* Allocates a matrix of nrows rows and nnz entries (row_ptr zeroed). On
+ * CZ_ERR_NO_MEMORY, what was allocated stays in m for cz_csr_free. */
+cz_status cz_csr_alloc(cz_csr *m, uint32_t nrows, uint32_t ncols, uint64_t nnz, const cz_allocator *alloc);
 void cz_csr_free(cz_csr *m, const cz_allocator *alloc);
 
 #endif
