@@ -6,7 +6,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ec/ec.h"
@@ -83,24 +82,6 @@ uint64_t cz_zkey_file_size(const cz_zkey_layout *l)
 
 /* ---- the writer ---- */
 
-/* The process's umask, read without changing it (umask() is a
- * set-and-return that would race with other threads creating files);
- * 022 when /proc does not say. */
-static mode_t process_umask(void)
-{
-    mode_t m = 022;
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f) return m;
-    char line[256];
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "Umask:", 6)) {
-            m = (mode_t)strtoul(line + 6, NULL, 8) & 0777;
-            break;
-        }
-    fclose(f);
-    return m;
-}
-
 static cz_status io_fail(cz_zkey_writer *w, cz_error *err)
 {
     int e = errno;
@@ -135,8 +116,6 @@ cz_status cz_zkey_writer_open(cz_zkey_writer *w, const char *path, const cz_zkey
     cz_status st = cz_atomic_file_open(&w->af, path, err);
     if (st != CZ_OK) return st;
     setvbuf(w->af.fp, NULL, _IOFBF, (size_t)1 << 20);
-    /* the temporary is created 0600; give the key the usual 0666 & ~umask */
-    (void)fchmod(fileno(w->af.fp), 0666 & ~process_umask());
     uint64_t total = cz_zkey_file_size(l);
     int e = posix_fallocate(fileno(w->af.fp), 0, (off_t)total);
     if (e == ENOSPC || e == EFBIG) {
