@@ -222,5 +222,24 @@ expect_fail 3 "circuit.zkey" setup --insecure-dev "$F/circuit.zkey" "$tmp/o_proo
 expect_fail 5 "/nonexistent-dir/x.zkey" setup --insecure-dev "$F/circuit.r1cs" /nonexistent-dir/x.zkey
 check sh -c "'$cuzk' help setup | grep -q insecure-dev"
 
+# ---- gen-circuit -> setup -> prove --check -> verify (both provers) -------
+for curve in bn254 bls12-381; do
+  for prof in chain dense filecoin; do
+    g="$tmp/e2e_${curve}_$prof"
+    "$cuzk" gen-circuit -q -c $curve -n 700 -p $prof --public 4 --seed 7 -o "$g" || { bad "e2e gen $curve $prof"; continue; }
+    "$cuzk" setup --insecure-dev --seed 3 -q "$g.r1cs" "$g.zkey" 2>/dev/null || { bad "e2e setup $curve $prof"; continue; }
+    check "$cuzk" prove -q --check "$g.r1cs" "$g.zkey" "$g.wtns" "$g.proof.json" "$g.public.json"
+    check "$cuzk" export-vkey -q "$g.zkey" "$g.vk.json"
+    check "$cuzk" verify -q "$g.vk.json" "$g.public.json" "$g.proof.json"
+    check sj_accepts "$g.vk.json" "$g.public.json" "$g.proof.json"
+    # a flipped witness value: --check names the constraint, no output
+    cp "$g.wtns" "$g.bad.wtns"
+    off=$(( $(stat -c %s "$g.wtns") - 32 * 3 ))
+    byte=$(od -An -tu1 -j "$off" -N1 "$g.bad.wtns" | tr -d ' ')
+    printf "\\$(printf '%03o' $(( byte ^ 1 )))" | dd of="$g.bad.wtns" bs=1 seek="$off" conv=notrunc 2>/dev/null
+    expect_fail 4 "constraint" prove --check "$g.r1cs" "$g.zkey" "$g.bad.wtns" "${P[@]}"
+  done
+done
+
 echo "test_cli: $pass passed, $failn failed"
 [ "$failn" -eq 0 ]
