@@ -27,7 +27,8 @@
 #   -h, --help        this text
 #
 # Keys are cached under bench/.cache/ (gitignored): the powers of tau (power 16,
-# about 15+ minutes to make on 2 cores, made once), and per circuit the .r1cs,
+# made once: 15 minutes on 2 idle cores, 81 on 2 busy ones; then about 4
+# minutes per circuit for compile + setup), and per circuit the .r1cs,
 # .zkey, witness and verification key, with a manifest.json recording the tool
 # versions, the circuit's sha256, counts and file sizes. A cached circuit is
 # reused while its manifest matches (same circuit source, input, tool versions
@@ -203,7 +204,7 @@ make_ptau() {
         log "powers of tau: cached ($PTAU)"
         return
     fi
-    log "powers of tau: power $PTAU_POWER, bn128 (made once; about 15+ minutes on 2 cores)"
+    log "powers of tau: power $PTAU_POWER, bn128 (made once; 15-80 minutes on 2 cores)"
     local d="$TMP/ptau" t0=$SECONDS
     mkdir -p "$d"
     run_snarkjs_log "$d/new.log" powersoftau new bn128 "$PTAU_POWER" "$d/pot_0000.ptau"
@@ -357,10 +358,22 @@ parse_stages() {
             printf "%s\t%s\n", label, sec } }'
 }
 
+# How busy the machine was otherwise: the CPU time all processes used
+# (/proc/stat: user+nice+system+irq+softirq+steal) minus the CPU time of this
+# script's children (bash `times`, which must run in this shell, not in a
+# subshell), as a share of wall time x cores. The load average alone cannot
+# tell: during the rounds it includes the provers themselves.
+busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
+children_cpu_s() { tail -n 1 "$1" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); s += a[1] * 60 + a[2] } printf "%.2f\n", s }'; }
+CLK_TCK="$(getconf CLK_TCK 2>/dev/null || echo 100)"
+
 LOAD_BEFORE="$(loadavg)"
 LOAD_MAX_1M=0
 RUN_DATE="$(date -u '+%Y-%m-%d %H:%M UTC')"
 note_load() { LOAD_MAX_1M="$(awk -v a="$LOAD_MAX_1M" -v b="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN { print (b > a) ? b : a }')"; }
+times >"$TMP/times.0"
+BUSY0="$(busy_ticks)"
+WALL0="$(date +%s.%N)"
 
 for c in "${circuits[@]}"; do
     dir="$CACHE/$c"
@@ -421,6 +434,15 @@ for c in "${circuits[@]}"; do
 done
 note_load
 LOAD_AFTER="$(loadavg)"
+times >"$TMP/times.1"
+BUSY1="$(busy_ticks)"
+WALL1="$(date +%s.%N)"
+OTHERS_PCT="$(awk -v b0="$BUSY0" -v b1="$BUSY1" -v hz="$CLK_TCK" -v c0="$(children_cpu_s "$TMP/times.0")" \
+    -v c1="$(children_cpu_s "$TMP/times.1")" -v w0="$WALL0" -v w1="$WALL1" -v n="$(nproc)" 'BEGIN {
+    o = (b1 - b0) / hz - (c1 - c0); if (o < 0) o = 0
+    printf "%.0f", 100 * o / ((w1 - w0) * n) }')"
+OURS_PCT="$(awk -v c0="$(children_cpu_s "$TMP/times.0")" -v c1="$(children_cpu_s "$TMP/times.1")" \
+    -v w0="$WALL0" -v w1="$WALL1" -v n="$(nproc)" 'BEGIN { printf "%.0f", 100 * (c1 - c0) / ((w1 - w0) * n) }')"
 
 # ---------------------------------------------------------------- report
 CPU_MODEL="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
@@ -442,7 +464,7 @@ report() {
         ncons="$(jget "$m" nConstraints)"
         read -r sm smin smax < <(stats "$out/snarkjs.times")
         read -r cm cmin cmax < <(stats "$out/cuzk.times")
-        read -r rmed rmin rmax < <(stats "$out/ratios")
+        read -r rmed rmin rmax < <(stats "$out/ratios" | awk '{ printf "%.2f %.2f %.2f\n", $1, $2, $3 }')
         ratio="$(awk -v a="$sm" -v b="$cm" 'BEGIN { printf "%.2f", a / b }')"
         echo "| $c | $ncons | snarkjs $SNARKJS_VERSION groth16 prove | $sm | $smin | $smax | |"
         echo "| $c | $ncons | cuzk prove, $(cat "$out/device") | $cm | $cmin | $cmax | **${ratio}x** (per round: median ${rmed}x, ${rmin}-${rmax}x) |"
@@ -471,7 +493,8 @@ TABLE="$(report)"
 
 header() {
     echo "- date: $RUN_DATE"
-    echo "- machine: $CPU_MODEL, nproc $NPROC, $MEM_GIB GiB; load average (1/5/15 min) before $LOAD_BEFORE, after $LOAD_AFTER, highest 1-min seen $LOAD_MAX_1M$(awk -v l="$LOAD_MAX_1M" -v n="$NPROC" 'BEGIN { if (l > n * 0.5) print " (the machine was otherwise busy: figures are indicative)" }')"
+    echo "- machine: $CPU_MODEL, nproc $NPROC, $MEM_GIB GiB; load average (1/5/15 min) before $LOAD_BEFORE, after $LOAD_AFTER, highest 1-min seen $LOAD_MAX_1M (these include the provers themselves)"
+    echo "- other load: during the rounds, other processes used $OTHERS_PCT% of the machine's CPU time (this benchmark $OURS_PCT%)$(awk -v o="$OTHERS_PCT" 'BEGIN { if (o >= 10) print ": the machine was otherwise busy, so the figures are indicative (both provers were slowed; the ratio is the steadier figure)"; else print ": the machine was otherwise quiet" }')"
     echo "- threads: $THREADS_DESC"
     echo "- command: \`$COMMAND_LINE\` ($rounds timed rounds after $warmup warm-up, alternating snarkjs, cuzk; wall clock of each whole command: loading, proving, writing; cuzk's includes verifying its proof)"
     echo "- versions: snarkjs $SNARKJS_VERSION (node $NODE_VERSION), circom $CIRCOM_VERSION (circom2 $CIRCOM2_VERSION), circomlib $CIRCOMLIB_VERSION; cuzk $GIT_DESC, \`$CUZK_VERSION\`, $cuzk_desc"
