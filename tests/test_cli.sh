@@ -42,6 +42,18 @@ tamper_public() { node -e '
   p[0]=(BigInt(p[0])+1n).toString();fs.writeFileSync(process.argv[2],JSON.stringify(p));' "$1" "$2"; }
 
 dirs=$(node -e 'for (const f of require(process.argv[1]).fixtures) console.log(f.dir)' "$fix/fixtures.json")
+# CZ_CLI_QUICK=1 or CZ_TEST_SCALE < 1 (the portable and sanitizer builds of
+# scripts/test.sh): one fixture per curve and fewer generated circuits; the
+# default build runs everything
+quick=${CZ_CLI_QUICK:-0}
+if [ -n "${CZ_TEST_SCALE:-}" ] && awk "BEGIN{exit !($CZ_TEST_SCALE < 1)}"; then quick=1; fi
+if [ "$quick" = 1 ]; then
+  quick=1
+  dirs="bn128/poseidon_o1 bls12381/many_public"
+  echo "test_cli: quick mode: reduced fixture set ($dirs)"
+fi
+profiles="chain dense filecoin"
+[ "$quick" = 1 ] && profiles="filecoin"
 for d in $dirs; do
   F="$fix/$d"
   out="$tmp/$(echo "$d" | tr / _)"
@@ -144,7 +156,7 @@ sj="$here/js/node_modules/snarkjs/build/cli.cjs"
 gdir="$tmp/gen"
 mkdir -p "$gdir"
 for curve in bn254 bls12-381; do
-  for prof in chain dense filecoin; do
+  for prof in $profiles; do
     for n in 41 5003; do
       g="$gdir/${curve}_${prof}_$n"
       if ! "$cuzk" gen-circuit -q --curve $curve --constraints $n --profile $prof --public 5 --seed $n -o "$g"; then
@@ -224,7 +236,7 @@ check sh -c "'$cuzk' help setup | grep -q insecure-dev"
 
 # ---- gen-circuit -> setup -> prove --check -> verify (both provers) -------
 for curve in bn254 bls12-381; do
-  for prof in chain dense filecoin; do
+  for prof in $profiles; do
     g="$tmp/e2e_${curve}_$prof"
     "$cuzk" gen-circuit -q -c $curve -n 700 -p $prof --public 4 --seed 7 -o "$g" || { bad "e2e gen $curve $prof"; continue; }
     "$cuzk" setup --insecure-dev --seed 3 -q "$g.r1cs" "$g.zkey" 2>/dev/null || { bad "e2e setup $curve $prof"; continue; }
