@@ -15,6 +15,7 @@
  */
 #include "bench.h"
 #include "ff/ff.h"
+#include "ff/tower.h"
 
 #define NSLOW 256
 
@@ -141,10 +142,72 @@ CZ_BENCH_FIELD(cz_bls12_381_fr, 4)
 CZ_BENCH_FIELD(cz_bn254_fq, 4)
 CZ_BENCH_FIELD(cz_bn254_fr, 4)
 
+/* Fq2: mul and sqr as a dependent chain and as 8 independent chains; the
+ * ratio to the base field's product (throughput) shows the overhead of the
+ * extension arithmetic over its 3 (mul) resp. 2 (sqr) base products. */
+#define CZ_BENCH_FQ2(F2, F)                                                                        \
+    typedef struct {                                                                               \
+        F2 x, y, v[8];                                                                             \
+        F bx, by, bv[8];                                                                           \
+    } F2##_ctx;                                                                                    \
+    static void F2##_b_mul(void *c, uint64_t n)                                                    \
+    {                                                                                              \
+        F2##_ctx *k = (F2##_ctx *)c;                                                               \
+        for (uint64_t i = 0; i < n; i++) F2##_mul(&k->x, &k->x, &k->y);                            \
+        cz_bench_escape(&k->x);                                                                    \
+    }                                                                                              \
+    static void F2##_b_sqr(void *c, uint64_t n)                                                    \
+    {                                                                                              \
+        F2##_ctx *k = (F2##_ctx *)c;                                                               \
+        for (uint64_t i = 0; i < n; i++) F2##_sqr(&k->x, &k->x);                                   \
+        cz_bench_escape(&k->x);                                                                    \
+    }                                                                                              \
+    static void F2##_b_mul8(void *c, uint64_t n)                                                   \
+    {                                                                                              \
+        F2##_ctx *k = (F2##_ctx *)c;                                                               \
+        for (uint64_t i = 0; i < n; i++)                                                           \
+            for (int j = 0; j < 8; j++) F2##_mul(&k->v[j], &k->v[j], &k->y);                      \
+        cz_bench_escape(k->v);                                                                     \
+    }                                                                                              \
+    static void F2##_b_sqr8(void *c, uint64_t n)                                                   \
+    {                                                                                              \
+        F2##_ctx *k = (F2##_ctx *)c;                                                               \
+        for (uint64_t i = 0; i < n; i++)                                                           \
+            for (int j = 0; j < 8; j++) F2##_sqr(&k->v[j], &k->v[j]);                              \
+        cz_bench_escape(k->v);                                                                     \
+    }                                                                                              \
+    static void F2##_b_base8(void *c, uint64_t n)                                                  \
+    {                                                                                              \
+        F2##_ctx *k = (F2##_ctx *)c;                                                               \
+        for (uint64_t i = 0; i < n; i++)                                                           \
+            for (int j = 0; j < 8; j++) F##_mul(&k->bv[j], &k->bv[j], &k->by);                    \
+        cz_bench_escape(k->bv);                                                                    \
+    }                                                                                              \
+    static void F2##_bench(cz_bench *b, cz_bench_table *t, cz_rng *rng)                            \
+    {                                                                                              \
+        static F2##_ctx k;                                                                         \
+        F2##_random(&k.x, rng);                                                                    \
+        F2##_random(&k.y, rng);                                                                    \
+        F##_random(&k.by, rng);                                                                    \
+        for (int i = 0; i < 8; i++) {                                                              \
+            F2##_random(&k.v[i], rng);                                                             \
+            F##_random(&k.bv[i], rng);                                                             \
+        }                                                                                          \
+        double base = cz_bench_time(b, F2##_b_base8, &k) / 8;                                      \
+        double mul = cz_bench_time(b, F2##_b_mul, &k), sqr = cz_bench_time(b, F2##_b_sqr, &k);     \
+        double m8 = cz_bench_time(b, F2##_b_mul8, &k) / 8, s8 = cz_bench_time(b, F2##_b_sqr8, &k) / 8; \
+        cz_bench_table_addf(t, "%s|%.2f|%.2f|%.2f|%.2f|%.2f|%.2f|%.2f", #F2, mul, sqr, m8, s8, base,  \
+                            m8 / base, s8 / base);                                                 \
+    }
+
+CZ_BENCH_FQ2(cz_bls12_381_fq2, cz_bls12_381_fq)
+CZ_BENCH_FQ2(cz_bn254_fq2, cz_bn254_fq)
+
 int main(int argc, char **argv)
 {
     cz_bench b;
-    int rc = cz_bench_init(&b, "bench_ff", argc, argv, NULL, NULL);
+    static const char *const own[] = {"--fq2-only", NULL};
+    int rc = cz_bench_init(&b, "bench_ff", argc, argv, own, "  --fq2-only     only the Fq2 table\n");
     if (rc >= 0) return rc;
 #if defined(CZ_ASM_X86_64)
     const char *path = "x86-64 mulx/adcx/adox (CZ_ASM_X86_64)";
@@ -157,19 +220,27 @@ int main(int argc, char **argv)
                   b.best ? "fastest" : "median", b.repeats, b.min_ms, path);
     cz_rng rng;
     cz_rng_seed(&rng, 42);
-    cz_bench_table prod, thr, slow;
+    cz_bench_table prod, thr, slow, ext;
     cz_bench_table_init(&prod, "Latency: dependent chains x = x op y (ns/op)",
                         "field|mul|mul C|C/mul|sqr|sqr C|C/sqr|add|sub");
     cz_bench_table_init(&thr, "Throughput: 8 independent chains (ns/op)",
                         "field|mul|mul C|C/mul|sqr|sqr C|C/sqr");
     cz_bench_table_init(&slow, "Inversion and square root (ns/op, 256 cycling random inputs)",
                         "field|inv|inv/mul|inv_ct (a^(p-2))|inv_ct/inv|sqrt");
-    cz_bls12_381_fq_bench(&b, &prod, &thr, &slow, &rng);
-    cz_bls12_381_fr_bench(&b, &prod, &thr, &slow, &rng);
-    cz_bn254_fq_bench(&b, &prod, &thr, &slow, &rng);
-    cz_bn254_fr_bench(&b, &prod, &thr, &slow, &rng);
-    cz_bench_table_print(&b, &prod);
-    cz_bench_table_print(&b, &thr);
-    cz_bench_table_print(&b, &slow);
+    cz_bench_table_init(&ext, "Fq2 (u^2 = -1): latency (dependent chain) and throughput (8 chains), ns/op; "
+                              "base = the base field's product, 8 chains",
+                        "field|mul|sqr|mul x8|sqr x8|base mul x8|mul/base|sqr/base");
+    if (!cz_bench_has(&b, "--fq2-only")) {
+        cz_bls12_381_fq_bench(&b, &prod, &thr, &slow, &rng);
+        cz_bls12_381_fr_bench(&b, &prod, &thr, &slow, &rng);
+        cz_bn254_fq_bench(&b, &prod, &thr, &slow, &rng);
+        cz_bn254_fr_bench(&b, &prod, &thr, &slow, &rng);
+        cz_bench_table_print(&b, &prod);
+        cz_bench_table_print(&b, &thr);
+        cz_bench_table_print(&b, &slow);
+    }
+    cz_bls12_381_fq2_bench(&b, &ext, &rng);
+    cz_bn254_fq2_bench(&b, &ext, &rng);
+    cz_bench_table_print(&b, &ext);
     return cz_bench_finish(&b);
 }

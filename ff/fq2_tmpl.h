@@ -62,29 +62,11 @@ CZ_INLINE void CZ_F2FN(conj)(CZ_F2 *r, const CZ_F2 *a)
     r->c0 = a->c0;
     CZ_BFN(neg)(&r->c1, &a->c1);
 }
-/* Karatsuba: 3 base multiplications */
-CZ_INLINE void CZ_F2FN(mul)(CZ_F2 *r, const CZ_F2 *a, const CZ_F2 *b)
-{
-    CZ_F2_B t0, t1, s0, s1;
-    CZ_BFN(mul)(&t0, &a->c0, &b->c0);
-    CZ_BFN(mul)(&t1, &a->c1, &b->c1);
-    CZ_BFN(add)(&s0, &a->c0, &a->c1);
-    CZ_BFN(add)(&s1, &b->c0, &b->c1);
-    CZ_BFN(mul)(&s0, &s0, &s1);
-    CZ_BFN(sub)(&r->c0, &t0, &t1);
-    CZ_BFN(sub)(&s0, &s0, &t0);
-    CZ_BFN(sub)(&r->c1, &s0, &t1);
-}
-/* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u */
-CZ_INLINE void CZ_F2FN(sqr)(CZ_F2 *r, const CZ_F2 *a)
-{
-    CZ_F2_B s, d, m;
-    CZ_BFN(add)(&s, &a->c0, &a->c1);
-    CZ_BFN(sub)(&d, &a->c0, &a->c1);
-    CZ_BFN(mul)(&m, &a->c0, &a->c1);
-    CZ_BFN(mul)(&r->c0, &s, &d);
-    CZ_BFN(dbl)(&r->c1, &m);
-}
+/* Products are out of line (ff/tower.c): Karatsuba over double-width
+ * products with two reductions (ff/mont.h cz_mont_fq2_mul); the square is
+ * two base products with lazily reduced operands (cz_mont_fq2_sqr). */
+void CZ_F2FN(mul)(CZ_F2 *r, const CZ_F2 *a, const CZ_F2 *b);
+void CZ_F2FN(sqr)(CZ_F2 *r, const CZ_F2 *a);
 /* r = a * b with b in the base field */
 CZ_INLINE void CZ_F2FN(mul_base)(CZ_F2 *r, const CZ_F2 *a, const CZ_F2_B *b)
 {

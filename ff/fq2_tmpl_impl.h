@@ -2,6 +2,17 @@
 #define CZ_F2FN(x) CZ_CAT(CZ_CAT(CZ_F2, _), x)
 #define CZ_BFN(x) CZ_CAT(CZ_CAT(CZ_F2_B, _), x)
 
+void CZ_F2FN(mul)(CZ_F2 *r, const CZ_F2 *a, const CZ_F2 *b)
+{
+    cz_mont_fq2_mul(r->c0.l, r->c1.l, a->c0.l, a->c1.l, b->c0.l, b->c1.l, CZ_BFN(modulus), CZ_BFN(pinv),
+                    CZ_BFN(LIMBS));
+}
+
+void CZ_F2FN(sqr)(CZ_F2 *r, const CZ_F2 *a)
+{
+    cz_mont_fq2_sqr(r->c0.l, r->c1.l, a->c0.l, a->c1.l, CZ_BFN(modulus), CZ_BFN(pinv), CZ_BFN(LIMBS));
+}
+
 cz_status CZ_F2FN(inv)(CZ_F2 *r, const CZ_F2 *a)
 {
     /* 1/(a0 + a1 u) = (a0 - a1 u) / (a0^2 + a1^2) */

@@ -277,6 +277,166 @@ CZ_INLINE void cz_mont_redc_c(uint64_t *r, const uint64_t *a, const uint64_t *p,
 #define cz_mont_sub(r, a, b, p, n) cz_mont_sub_c((r), (a), (b), (p), (n))
 #endif
 
+/* ---- lazy reduction: kernels for sums of products reduced once ------------
+ *
+ * Used only inside the Fq2 product and square below (and tested directly by
+ * tests/test_ff.c); their contracts differ from the rest of this file:
+ *
+ *   cz_mont_add_nr(r, a, b, n): r = a + b as integers, no reduction. With
+ *     a, b < p the result is < 2p, which fits n words because every cuzk
+ *     field has p < 2^(64n - 2).
+ *   cz_mont_mul_wide(t, a, b, n): t[0..2n-1] = a*b as integers (any n-word
+ *     a, b). t must not overlap a or b.
+ *   cz_mont_redc_wide(r, t, p, pinv, n): r = t / 2^(64n) mod p, r < p, for
+ *     any 2n-word t < p 2^(64n).
+ *   cz_mont_mul (the CIOS product above) also accepts a, b < 2p, still
+ *     returning a fully reduced result, for p < 2^(64n) / 4 (BN254 Fq: p <
+ *     2^254, BLS12-381 Fq: p < 2^381; the 6-limb square kernel is not
+ *     covered). Proof: let t_i be the window after row i (t_0 = 0). Each row
+ *     adds a*b_i < 2p 2^64 and m p < p 2^64 to t_{i-1} and divides by 2^64,
+ *     so t_i < t_{i-1}/2^64 + 3p, i.e. t_i < 3p + 1 throughout, and the
+ *     window before the division stays < 3p + 3p 2^64 < 2^(64(n+1)): no
+ *     carry is lost (the top word takes the sum of both carry chains, which
+ *     fits because the total does). The last window equals (a*b + M p) / R
+ *     with M < R, so it is < 4p^2/R + p < 2p (as 4p < R), and the final
+ *     conditional subtraction of p leaves it below p.
+ */
+/* Carry-chain steps for the lazy kernels: the x86-64 intrinsics compile to
+ * adc/sbb chains in registers (GCC 12 spills the unsigned __int128 forms
+ * of cz_adc/cz_sbb to the stack when several chains interleave). */
+#if defined(__x86_64__)
+#include <immintrin.h>
+CZ_INLINE unsigned char cz_addc(unsigned char c, uint64_t a, uint64_t b, uint64_t *r)
+{
+    unsigned long long t;
+    c = _addcarry_u64(c, a, b, &t);
+    *r = t;
+    return c;
+}
+CZ_INLINE unsigned char cz_subb(unsigned char c, uint64_t a, uint64_t b, uint64_t *r)
+{
+    unsigned long long t;
+    c = _subborrow_u64(c, a, b, &t);
+    *r = t;
+    return c;
+}
+#else
+CZ_INLINE unsigned char cz_addc(unsigned char c, uint64_t a, uint64_t b, uint64_t *r)
+{
+    return (unsigned char)cz_adc(r, a, b, c);
+}
+CZ_INLINE unsigned char cz_subb(unsigned char c, uint64_t a, uint64_t b, uint64_t *r)
+{
+    return (unsigned char)cz_sbb(r, a, b, c);
+}
+#endif
+
+CZ_INLINE void cz_mont_add_nr(uint64_t *r, const uint64_t *a, const uint64_t *b, int n)
+{
+    unsigned char c = 0;
+    for (int i = 0; i < n; i++) c = cz_addc(c, a[i], b[i], &r[i]);
+}
+
+CZ_INLINE void cz_mont_mul_wide_c(uint64_t *t, const uint64_t *a, const uint64_t *b, int n)
+{
+    for (int i = 0; i < 2 * n; i++) t[i] = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t c = 0;
+        for (int j = 0; j < n; j++) {
+            cz_u128 acc = (cz_u128)a[j] * b[i] + t[i + j] + c;
+            t[i + j] = (uint64_t)acc;
+            c = (uint64_t)(acc >> 64);
+        }
+        t[i + n] = c;
+    }
+}
+
+/* The low half is reduced word by word (t_lo + M p) / R <= p, then the high
+ * half (< p, as t < p R) is added: < 2p, one conditional subtraction. */
+CZ_INLINE void cz_mont_redc_wide_c(uint64_t *r, const uint64_t *t, const uint64_t *p, uint64_t pinv, int n)
+{
+    uint64_t w[CZ_MAX_LIMBS + 1], s[CZ_MAX_LIMBS];
+    for (int i = 0; i < n; i++) w[i] = t[i];
+    for (int i = 0; i < n; i++) {
+        /* w[0..n-1] holds the window; after the row, w[1..n] / 2^64 */
+        uint64_t m = w[0] * pinv, c = 0;
+        cz_u128 acc = (cz_u128)m * p[0] + w[0];
+        c = (uint64_t)(acc >> 64);
+        for (int j = 1; j < n; j++) {
+            acc = (cz_u128)m * p[j] + w[j] + c;
+            w[j - 1] = (uint64_t)acc;
+            c = (uint64_t)(acc >> 64);
+        }
+        w[n - 1] = c;
+    }
+    uint64_t c = 0;
+    for (int i = 0; i < n; i++) c = cz_adc(&s[i], w[i], t[n + i], c);
+    cz_mont_reduce_once(r, s, p, n);
+}
+
+#if defined(CZ_ASM_X86_64)
+#define cz_mont_mul_wide(t, a, b, n)                                                               \
+    ((n) == 4 ? cz_mont_mul_wide_4_adx((t), (a), (b))                                              \
+              : (n) == 6 ? cz_mont_mul_wide_6_adx((t), (a), (b)) : cz_mont_mul_wide_c((t), (a), (b), (n)))
+#define cz_mont_redc_wide(r, t, p, pinv, n)                                                        \
+    ((n) == 4 ? cz_mont_redc_wide_4_adx((r), (t), (p), (pinv))                                     \
+              : (n) == 6 ? cz_mont_redc_wide_6_adx((r), (t), (p), (pinv))                          \
+                         : cz_mont_redc_wide_c((r), (t), (p), (pinv), (n)))
+#else
+#define cz_mont_mul_wide(t, a, b, n) cz_mont_mul_wide_c((t), (a), (b), (n))
+#define cz_mont_redc_wide(r, t, p, pinv, n) cz_mont_redc_wide_c((r), (t), (p), (pinv), (n))
+#endif
+
+/*
+ * Fq2 = Fq[u]/(u^2 + 1) product, (r0 + r1 u) = (a0 + a1 u)(b0 + b1 u), all
+ * fully reduced, outputs may alias inputs. Karatsuba on unreduced
+ * double-width products, two reductions in all (instead of three Montgomery
+ * products and five modular additions):
+ *   T0 = a0 b0, T1 = a1 b1, T2 = (a0 + a1)(b0 + b1)   (sums unreduced, < 2p)
+ *   r1 = REDC(T2 - T0 - T1)   (= a0 b1 + a1 b0 < 2p^2 < p R, as 2p < R)
+ *   r0 = REDC(T0 - T1 + [T0 < T1] p R)   (in [0, p R): T0, T1 < p^2 < p R)
+ * 3 n^2 + 2 n^2 word products against 3 (2 n^2) for three Montgomery
+ * products. Needs p < 2^(64n - 1) (the sums fit n words).
+ */
+CZ_INLINE void cz_mont_fq2_mul(uint64_t *r0, uint64_t *r1, const uint64_t *a0, const uint64_t *a1,
+                               const uint64_t *b0, const uint64_t *b1, const uint64_t *p, uint64_t pinv, int n)
+{
+    uint64_t sa[CZ_MAX_LIMBS], sb[CZ_MAX_LIMBS];
+    uint64_t t0[2 * CZ_MAX_LIMBS], t1[2 * CZ_MAX_LIMBS], t2[2 * CZ_MAX_LIMBS];
+    cz_mont_add_nr(sa, a0, a1, n);
+    cz_mont_add_nr(sb, b0, b1, n);
+    cz_mont_mul_wide(t0, a0, b0, n);
+    cz_mont_mul_wide(t1, a1, b1, n);
+    cz_mont_mul_wide(t2, sa, sb, n);
+    unsigned char br = 0;
+    for (int i = 0; i < 2 * n; i++) br = cz_subb(br, t2[i], t0[i], &t2[i]);
+    br = 0;
+    for (int i = 0; i < 2 * n; i++) br = cz_subb(br, t2[i], t1[i], &t2[i]);
+    br = 0;
+    for (int i = 0; i < 2 * n; i++) br = cz_subb(br, t0[i], t1[i], &t0[i]);
+    uint64_t mask = (uint64_t)0 - br;
+    unsigned char c = 0;
+    for (int i = 0; i < n; i++) c = cz_addc(c, t0[n + i], p[i] & mask, &t0[n + i]);
+    cz_mont_redc_wide(r0, t0, p, pinv, n);
+    cz_mont_redc_wide(r1, t2, p, pinv, n);
+}
+
+/*
+ * Fq2 square: (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u, as two
+ * Montgomery products with lazy operands: a0 + a1 (< 2p) times a0 - a1 mod p,
+ * and 2 a0 (< 2p) times a1. Needs p < 2^(64n) / 4 (see above).
+ */
+CZ_INLINE void cz_mont_fq2_sqr(uint64_t *r0, uint64_t *r1, const uint64_t *a0, const uint64_t *a1,
+                               const uint64_t *p, uint64_t pinv, int n)
+{
+    uint64_t s[CZ_MAX_LIMBS], d[CZ_MAX_LIMBS], a2[CZ_MAX_LIMBS];
+    cz_mont_add_nr(s, a0, a1, n);
+    cz_mont_add_nr(a2, a0, a0, n);
+    cz_mont_sub(d, a0, a1, p, n);
+    cz_mont_mul(r1, a2, a1, p, pinv, n);
+    cz_mont_mul(r0, s, d, p, pinv, n);
+}
+
 /* r = 2a mod p */
 CZ_INLINE void cz_mont_dbl(uint64_t *r, const uint64_t *a, const uint64_t *p, int n)
 {

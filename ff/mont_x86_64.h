@@ -396,6 +396,145 @@ static inline void cz_mont_sqr_6_adx(uint64_t r[6], const uint64_t a[6], const u
 }
 
 
+/* ---- double-width ("lazy") kernels -------------------------------------------
+ *
+ * For sums of products reduced once (the Fq2 product, ff/mont.h
+ * cz_mont_fq2_mul): the plain product of two n-word integers into 2n words,
+ * and the Montgomery reduction of a 2n-word value.
+ *
+ *   mul_wide: t = a*b, a and b any n-word integers (no reduction, no bound),
+ *     the rows of the CIOS product without the m rows: n^2 mulx. t must not
+ *     overlap a or b.
+ *   redc_wide: r = t / R mod p for t < p*R, result < p. The low half is
+ *     reduced by n rows m_i = t_i * pinv (as in cz_mont_sqr_4_adx), giving
+ *     (t_lo + M p) / R <= p, then the high half t_hi < p is added: the sum is
+ *     < 2p < 2^(64n) (no carry out) and one conditional subtraction of p
+ *     leaves it below p. n^2 mulx + n imul.
+ */
+
+/* As CZ_M6_RED_ for a window whose top word T6 starts at zero. */
+#define CZ_S6_RED_(T0, T1, T2, T3, T4, T5, T6)                                                     \
+    "movq " CZ_X_(T0) ", %%rdx\n\t"                                                                \
+    "imulq %[pinv], %%rdx\n\t"                                                                     \
+    "xorl " CZ_XK_(T6) ", " CZ_XK_(T6) "\n\t"                                                      \
+    CZ_MAC_("(%[p])", T0, T1)                                                                      \
+    CZ_MAC_("8(%[p])", T1, T2)                                                                     \
+    CZ_MAC_("16(%[p])", T2, T3)                                                                    \
+    CZ_MAC_("24(%[p])", T3, T4)                                                                    \
+    CZ_MAC_("32(%[p])", T4, T5)                                                                    \
+    CZ_MAC_("40(%[p])", T5, T6)                                                                    \
+    "adcq $0, " CZ_X_(T6) "\n\t"
+
+/* t[0..7] = a*b (plain 4x4-word product) */
+static inline void cz_mont_mul_wide_4_adx(uint64_t t[8], const uint64_t a[4], const uint64_t b[4])
+{
+    uint64_t t0, t1, t2, t3, t4, lo, hi, dx;
+    const uint64_t a0 = a[0], a1 = a[1];
+    __asm__(CZ_M4_ROW0_(t0, t1, t2, t3, t4)
+            "movq %[t0], (%[o])\n\t"
+            CZ_M4_ROW_(8, t1, t2, t3, t4, t0)
+            "movq %[t1], 8(%[o])\n\t"
+            CZ_M4_ROW_(16, t2, t3, t4, t0, t1)
+            "movq %[t2], 16(%[o])\n\t"
+            CZ_M4_ROW_(24, t3, t4, t0, t1, t2)
+            "movq %[t3], 24(%[o])\n\t"
+            "movq %[t4], 32(%[o])\n\t"
+            "movq %[t0], 40(%[o])\n\t"
+            "movq %[t1], 48(%[o])\n\t"
+            "movq %[t2], 56(%[o])\n\t"
+            : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+              [lo] "=&r"(lo), [hi] "=&r"(hi), "=&d"(dx), "=m"(*(uint64_t(*)[8])t)
+            : [a0] "r"(a0), [a1] "r"(a1), [a] "r"(a), [b] "r"(b), [o] "r"(t), "m"(*(const uint64_t(*)[4])a),
+              "m"(*(const uint64_t(*)[4])b)
+            : "cc");
+}
+
+/* r = t / 2^256 mod p for t[0..7] < p 2^256 */
+static inline void cz_mont_redc_wide_4_adx(uint64_t r[4], const uint64_t t[8], const uint64_t p[4], uint64_t pinv)
+{
+    uint64_t w0 = t[0], w1 = t[1], w2 = t[2], w3 = t[3], x, lo, hi, dx;
+    __asm__(CZ_S4_RED_(w0, w1, w2, w3, x)
+            CZ_S4_RED_(w1, w2, w3, x, w0)
+            CZ_S4_RED_(w2, w3, x, w0, w1)
+            CZ_S4_RED_(w3, x, w0, w1, w2)
+            /* + high half; the sum is < 2p */
+            "addq 32(%[t]), %[x]\n\t"
+            "adcq 40(%[t]), %[w0]\n\t"
+            "adcq 48(%[t]), %[w1]\n\t"
+            "adcq 56(%[t]), %[w2]\n\t"
+            CZ_M4_FINAL_(x, w0, w1, w2, w3)
+            : [w0] "+&r"(w0), [w1] "+&r"(w1), [w2] "+&r"(w2), [w3] "+&r"(w3), [x] "=&r"(x),
+              [lo] "=&r"(lo), [hi] "=&r"(hi), "=&d"(dx)
+            : [t] "r"(t), [p] "r"(p), [pinv] "rm"(pinv), "m"(*(const uint64_t(*)[8])t),
+              "m"(*(const uint64_t(*)[4])p)
+            : "cc");
+    r[0] = lo;
+    r[1] = hi;
+    r[2] = dx;
+    r[3] = w3;
+}
+
+/* t[0..11] = a*b (plain 6x6-word product) */
+static inline void cz_mont_mul_wide_6_adx(uint64_t t[12], const uint64_t a[6], const uint64_t b[6])
+{
+    uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi, dx;
+    __asm__(CZ_M6_ROW0_(t0, t1, t2, t3, t4, t5, t6)
+            "movq %[t0], (%[o])\n\t"
+            CZ_M6_ROW_(8, t1, t2, t3, t4, t5, t6, t0)
+            "movq %[t1], 8(%[o])\n\t"
+            CZ_M6_ROW_(16, t2, t3, t4, t5, t6, t0, t1)
+            "movq %[t2], 16(%[o])\n\t"
+            CZ_M6_ROW_(24, t3, t4, t5, t6, t0, t1, t2)
+            "movq %[t3], 24(%[o])\n\t"
+            CZ_M6_ROW_(32, t4, t5, t6, t0, t1, t2, t3)
+            "movq %[t4], 32(%[o])\n\t"
+            CZ_M6_ROW_(40, t5, t6, t0, t1, t2, t3, t4)
+            "movq %[t5], 40(%[o])\n\t"
+            "movq %[t6], 48(%[o])\n\t"
+            "movq %[t0], 56(%[o])\n\t"
+            "movq %[t1], 64(%[o])\n\t"
+            "movq %[t2], 72(%[o])\n\t"
+            "movq %[t3], 80(%[o])\n\t"
+            "movq %[t4], 88(%[o])\n\t"
+            : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+              [t5] "=&r"(t5), [t6] "=&r"(t6), [lo] "=&r"(lo), [hi] "=&r"(hi), "=&d"(dx),
+              "=m"(*(uint64_t(*)[12])t)
+            : [a] "r"(a), [b] "r"(b), [o] "r"(t), "m"(*(const uint64_t(*)[6])a), "m"(*(const uint64_t(*)[6])b)
+            : "cc");
+}
+
+/* r = t / 2^384 mod p for t[0..11] < p 2^384 */
+static inline void cz_mont_redc_wide_6_adx(uint64_t r[6], const uint64_t t[12], const uint64_t p[6], uint64_t pinv)
+{
+    uint64_t w0 = t[0], w1 = t[1], w2 = t[2], w3 = t[3], w4 = t[4], w5 = t[5], x, u5, lo, hi, dx;
+    const uint64_t *tp = t; /* its register holds a result word at the end */
+    __asm__(CZ_S6_RED_(w0, w1, w2, w3, w4, w5, x)
+            CZ_S6_RED_(w1, w2, w3, w4, w5, x, w0)
+            CZ_S6_RED_(w2, w3, w4, w5, x, w0, w1)
+            CZ_S6_RED_(w3, w4, w5, x, w0, w1, w2)
+            CZ_S6_RED_(w4, w5, x, w0, w1, w2, w3)
+            CZ_S6_RED_(w5, x, w0, w1, w2, w3, w4)
+            /* + high half; the sum is < 2p */
+            "addq 48(%[t]), %[x]\n\t"
+            "adcq 56(%[t]), %[w0]\n\t"
+            "adcq 64(%[t]), %[w1]\n\t"
+            "adcq 72(%[t]), %[w2]\n\t"
+            "adcq 80(%[t]), %[w3]\n\t"
+            "adcq 88(%[t]), %[w4]\n\t"
+            CZ_M6_FINAL_(x, w0, w1, w2, w3, w4, w5, t, u5)
+            : [w0] "+&r"(w0), [w1] "+&r"(w1), [w2] "+&r"(w2), [w3] "+&r"(w3), [w4] "+&r"(w4),
+              [w5] "+&r"(w5), [x] "=&r"(x), [u5] "=&r"(u5), [lo] "=&r"(lo), [hi] "=&r"(hi), "=&d"(dx),
+              [t] "+&r"(tp)
+            : [p] "r"(p), [pinv] "m"(pinv), "m"(*(const uint64_t(*)[12])t), "m"(*(const uint64_t(*)[6])p)
+            : "cc");
+    r[0] = lo;
+    r[1] = hi;
+    r[2] = dx;
+    r[3] = w5;
+    r[4] = (uint64_t)(uintptr_t)tp;
+    r[5] = u5;
+}
+
 /*
  * Modular addition and subtraction, 4 and 6 limbs: one carry chain, a trial
  * subtraction of p and conditional moves (no branches). Inputs < p, outputs

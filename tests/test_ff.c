@@ -591,6 +591,121 @@ static void test_batch_inv(const field_t *f, cz_rng *rng)
     CHECK(memcmp(again, out, N * sz) == 0);
 }
 
+/*
+ * The lazy-reduction kernels of ff/mont.h used by the Fq2 product, on all
+ * pairs of edge representations and random operands, against GMP:
+ *   - cz_mont_mul_wide (this build's path) and cz_mont_mul_wide_c: a*b;
+ *   - cz_mont_redc_wide / _c: t R^-1 mod p, fully reduced, for t = a*b and
+ *     for t near the bound p R (p R - 1, p R - R, (p - 1) R + small);
+ *   - cz_mont_mul on unreduced operands a + b < 2p (cz_mont_add_nr), for
+ *     the fields with 4p < R (not BLS12-381 Fr), also through the portable
+ *     kernel.
+ */
+static void check_lazy_pair(const field_t *f, const uint64_t *x, const uint64_t *y, mpz_t xv, mpz_t yv, int lazy_ok)
+{
+    int n = f->n;
+    uint64_t t[12], tc[12], r[6], rc[6];
+    mpz_mul(T0, xv, yv);
+    cz_mont_mul_wide(t, x, y, n);
+    cz_mont_mul_wide_c(tc, x, y, n);
+    limbs_to_mpz(T1, t, 2 * n);
+    CHECK_MSG(mpz_cmp(T0, T1) == 0, "%s mul_wide", f->name);
+    CHECK_MSG(memcmp(t, tc, 16 * (size_t)n) == 0, "%s mul_wide vs C", f->name);
+    if (mpz_cmp(xv, P) < 0 && mpz_cmp(yv, P) < 0) {
+        cz_mont_redc_wide(r, t, f->p, f->pinv, n);
+        cz_mont_redc_wide_c(rc, t, f->p, f->pinv, n);
+        mpz_mul(T1, T0, RINV);
+        mpz_mod(T1, T1, P);
+        limbs_to_mpz(T2, r, n);
+        CHECK_MSG(mpz_cmp(T1, T2) == 0, "%s redc_wide", f->name);
+        CHECK_MSG(memcmp(r, rc, 8 * (size_t)n) == 0, "%s redc_wide vs C", f->name);
+    }
+    if (lazy_ok) {
+        /* x, y < 2p here: Montgomery product of unreduced operands */
+        cz_mont_mul(r, x, y, f->p, f->pinv, n);
+        cz_mont_mul_c(rc, x, y, f->p, f->pinv, n);
+        mpz_mul(T1, T0, RINV);
+        mpz_mod(T1, T1, P);
+        limbs_to_mpz(T2, r, n);
+        CHECK_MSG(mpz_cmp(T1, T2) == 0, "%s mul of operands < 2p", f->name);
+        CHECK_MSG(memcmp(r, rc, 8 * (size_t)n) == 0, "%s mul of operands < 2p vs C", f->name);
+    }
+}
+
+static void test_lazy(const field_t *f, cz_rng *rng)
+{
+    int n = f->n;
+    el reps[200];
+    int nr = edge_reps(f, reps, 200);
+    mpz_t x, y, fourp;
+    mpz_inits(x, y, fourp, NULL);
+    mpz_mul_ui(fourp, P, 4);
+    mpz_set_ui(T0, 1);
+    mpz_mul_2exp(T0, T0, (mp_bitcnt_t)(64 * n));
+    int lazy_ok = mpz_cmp(fourp, T0) < 0; /* 4p < R */
+    for (int i = 0; i < nr; i++)
+        for (int j = 0; j < nr; j++) {
+            limbs_to_mpz(x, reps[i].l, n);
+            limbs_to_mpz(y, reps[j].l, n);
+            check_lazy_pair(f, reps[i].l, reps[j].l, x, y, 0);
+            if (lazy_ok && (i % 3 == 0 || j % 3 == 0)) {
+                /* unreduced sums x + y' in [0, 2p) as both operands */
+                uint64_t s[6], u[6];
+                int k = (i + j + 1) % nr;
+                cz_mont_add_nr(s, reps[i].l, reps[j].l, n);
+                cz_mont_add_nr(u, reps[j].l, reps[k].l, n);
+                limbs_to_mpz(x, s, n);
+                limbs_to_mpz(y, u, n);
+                check_lazy_pair(f, s, u, x, y, 1);
+            }
+        }
+    /* redc near its bound t < p R */
+    for (int v = 0; v < 64; v++) {
+        uint64_t t[12], r[6], rc[6];
+        mpz_set_ui(T0, 1);
+        mpz_mul_2exp(T0, T0, (mp_bitcnt_t)(64 * n)); /* R */
+        mpz_mul(T1, P, T0);                          /* p R */
+        if (v == 0) mpz_sub_ui(T1, T1, 1);
+        else if (v == 1) mpz_sub(T1, T1, T0);
+        else if (v == 2) mpz_set_ui(T1, 0);
+        else if (v < 32) mpz_sub_ui(T1, T1, (unsigned long)cz_rng_u64(rng) | 1);
+        else { /* random in [0, p R) */
+            uint64_t w[12];
+            for (int i = 0; i < 2 * n; i++) w[i] = cz_rng_u64(rng);
+            limbs_to_mpz(T2, w, 2 * n);
+            mpz_mod(T1, T2, T1);
+        }
+        memset(t, 0, sizeof t);
+        size_t cnt = 0;
+        mpz_export(t, &cnt, -1, 8, 0, 0, T1);
+        cz_mont_redc_wide(r, t, f->p, f->pinv, n);
+        cz_mont_redc_wide_c(rc, t, f->p, f->pinv, n);
+        mpz_mul(T2, T1, RINV);
+        mpz_mod(T2, T2, P);
+        limbs_to_mpz(T1, r, n);
+        CHECK_MSG(mpz_cmp(T1, T2) == 0, "%s redc_wide near p R (%d)", f->name, v);
+        CHECK_MSG(memcmp(r, rc, 8 * (size_t)n) == 0, "%s redc_wide vs C near p R (%d)", f->name, v);
+    }
+    /* random operands */
+    long iters = cz_test_iters(20000);
+    for (long it = 0; it < iters; it++) {
+        el a, b, c;
+        f->random(&a, rng);
+        f->random(&b, rng);
+        f->random(&c, rng);
+        limbs_to_mpz(x, a.l, n);
+        limbs_to_mpz(y, b.l, n);
+        check_lazy_pair(f, a.l, b.l, x, y, 0);
+        if (lazy_ok) {
+            uint64_t s[6];
+            cz_mont_add_nr(s, a.l, c.l, n);
+            limbs_to_mpz(x, s, n);
+            check_lazy_pair(f, s, b.l, x, y, 1);
+        }
+    }
+    mpz_clears(x, y, fourp, NULL);
+}
+
 int main(void)
 {
     cz_rng rng;
@@ -614,6 +729,7 @@ int main(void)
         test_batch_inv(f, &rng);
         int nreps = 0;
         test_edge_reps(f, &rng, &nreps);
+        test_lazy(f, &rng);
 
         /* edge values, all pairs */
         mpz_t edges[160];

@@ -68,7 +68,29 @@ typedef struct {
     eq_fn f12_eq;
     pred_fn f12_is_one, f12_is_zero;
     sparse_fn f12_mul_by_014, f12_mul_by_034;
+    /* schoolbook Fq2 product / square from base-field operations */
+    bin_fn f2_mul_ref;
+    un_fn f2_sqr_ref;
 } tower_t;
+
+/* (a0 + a1 u)(b0 + b1 u) = (a0 b0 - a1 b1) + (a0 b1 + a1 b0) u with the base
+ * field's mul/add/sub: an independent path to the lazy Fq2 kernels. */
+#define FQ2_REF(C)                                                                                 \
+    static void C##_fq2_mul_ref(void *rv, const void *av, const void *bv)                          \
+    {                                                                                              \
+        const C##_fq2 *a = av, *b = bv;                                                            \
+        C##_fq t0, t1, t2, t3;                                                                     \
+        C##_fq_mul(&t0, &a->c0, &b->c0);                                                           \
+        C##_fq_mul(&t1, &a->c1, &b->c1);                                                           \
+        C##_fq_mul(&t2, &a->c0, &b->c1);                                                           \
+        C##_fq_mul(&t3, &a->c1, &b->c0);                                                           \
+        C##_fq2 *r = rv;                                                                           \
+        C##_fq_sub(&r->c0, &t0, &t1);                                                              \
+        C##_fq_add(&r->c1, &t2, &t3);                                                              \
+    }                                                                                              \
+    static void C##_fq2_sqr_ref(void *r, const void *a) { C##_fq2_mul_ref(r, a, a); }
+FQ2_REF(cz_bls12_381)
+FQ2_REF(cz_bn254)
 
 #define TOWER(C, N, XI0)                                                                           \
     {                                                                                              \
@@ -87,7 +109,7 @@ typedef struct {
             (un_fn)C##_fq12_neg, (inv_fn)C##_fq12_inv, (frob_fn)C##_fq12_frobenius,                \
             (pow_fn)C##_fq12_pow, (rnd_fn)C##_fq12_random, (eq_fn)C##_fq12_eq,                     \
             (pred_fn)C##_fq12_is_one, (pred_fn)C##_fq12_is_zero, (sparse_fn)C##_fq12_mul_by_014,   \
-            (sparse_fn)C##_fq12_mul_by_034                                                         \
+            (sparse_fn)C##_fq12_mul_by_034, C##_fq2_mul_ref, C##_fq2_sqr_ref                       \
     }
 
 static const tower_t TOWERS[] = {
@@ -434,6 +456,118 @@ static void test_fq2(const tower_t *t, cz_rng *rng)
     mpz_clears(e, c0, c1, NULL);
 }
 
+/*
+ * Fq2 mul and sqr on edge representations of the coefficients: the raw
+ * (Montgomery) limbs 0, 1, 2, p-1, p-2, (p-1)/2, (p+1)/2, R mod p,
+ * p - (R mod p), 2^64k - 1 and 2^64k mod p, limbs all ones below a top limb
+ * just under p's, p - 2^k. These stress the lazy reductions of
+ * cz_mont_fq2_mul / cz_mont_fq2_sqr (unreduced sums a0 + a1 near 2p, the
+ * sign of a0 b0 - a1 b1, double-width borrows). Every pair of pairs is
+ * compared with the model, and each result with a schoolbook product over
+ * the base field's own mul/add/sub (fq2_ref, below).
+ */
+static int fq2_edge_reps(const tower_t *t, uint64_t (*out)[6], int cap)
+{
+    int n = t->n, k = 0;
+    mpz_t z, r;
+    mpz_inits(z, r, NULL);
+    mpz_set_ui(r, 1);
+    mpz_mul_2exp(r, r, (mp_bitcnt_t)(64 * n));
+    mpz_mod(r, r, P);
+    for (int v = 0; v < 24 && k < cap; v++) {
+        switch (v) {
+        case 0: mpz_set_ui(z, 0); break;
+        case 1: mpz_set_ui(z, 1); break;
+        case 2: mpz_set_ui(z, 2); break;
+        case 3: mpz_sub_ui(z, P, 1); break;
+        case 4: mpz_sub_ui(z, P, 2); break;
+        case 5: mpz_sub_ui(z, P, 1), mpz_fdiv_q_2exp(z, z, 1); break;
+        case 6: mpz_add_ui(z, P, 1), mpz_fdiv_q_2exp(z, z, 1); break;
+        case 7: mpz_set(z, r); break;
+        case 8: mpz_sub(z, P, r); break;
+        case 9: case 10: case 11: /* 2^(64k) - 1 for k = 1, n-1, n (mod p) */
+            mpz_set_ui(z, 1);
+            mpz_mul_2exp(z, z, (mp_bitcnt_t)(64 * (v == 9 ? 1 : v == 10 ? n - 1 : n)));
+            mpz_sub_ui(z, z, 1);
+            break;
+        case 12: case 13: /* limbs all ones below a top limb of p's top - 1 (resp. / 2) */
+            mpz_set_ui(z, v == 12 ? t->p[n - 1] - 1 : t->p[n - 1] / 2);
+            mpz_mul_2exp(z, z, (mp_bitcnt_t)(64 * (n - 1)));
+            {
+                mpz_t o;
+                mpz_init_set_ui(o, 1);
+                mpz_mul_2exp(o, o, (mp_bitcnt_t)(64 * (n - 1)));
+                mpz_sub_ui(o, o, 1);
+                mpz_add(z, z, o);
+                mpz_clear(o);
+            }
+            break;
+        default: /* p - 2^b for a spread of b */
+            mpz_set_ui(z, 1);
+            mpz_mul_2exp(z, z, (mp_bitcnt_t)((v - 14) * (64 * n - 3) / 9));
+            mpz_sub(z, P, z);
+            break;
+        }
+        mpz_mod(z, z, P);
+        memset(out[k], 0, sizeof out[k]);
+        size_t cnt = 0;
+        mpz_export(out[k], &cnt, -1, 8, 0, 0, z);
+        k++;
+    }
+    mpz_clears(z, r, NULL);
+    return k;
+}
+
+static void test_fq2_edges(const tower_t *t)
+{
+    uint64_t reps[24][6];
+    int nr = fq2_edge_reps(t, reps, 24);
+    size_t fb = 8 * (size_t)t->n;
+    poly pa, pb, pr;
+    poly_init(&pa, 2);
+    poly_init(&pb, 2);
+    poly_init(&pr, 2);
+    long bad = 0;
+    for (int i0 = 0; i0 < nr; i0++)
+        for (int i1 = 0; i1 < nr; i1++) {
+            big_el a, r, c;
+            memset(&a, 0, sizeof a);
+            memcpy(a.l, reps[i0], fb);
+            memcpy(a.l + t->n, reps[i1], fb);
+            to_poly(&pa, t, &a, 2);
+            t->f2_sqr(&r, &a);
+            poly_mul(&pr, &pa, &pa);
+            if (!el_matches(t, &r, &pr)) bad++;
+            t->f2_sqr_ref(&c, &a);
+            if (memcmp(r.l, c.l, 2 * fb) != 0) bad++;
+            /* aliasing: r = a */
+            c = a;
+            t->f2_sqr(&c, &c);
+            if (memcmp(r.l, c.l, 2 * fb) != 0) bad++;
+            for (int j0 = 0; j0 < nr; j0 += (j0 < 12 ? 1 : 3))
+                for (int j1 = 0; j1 < nr; j1 += (j1 < 12 ? 1 : 3)) {
+                    big_el b;
+                    memset(&b, 0, sizeof b);
+                    memcpy(b.l, reps[j0], fb);
+                    memcpy(b.l + t->n, reps[j1], fb);
+                    to_poly(&pb, t, &b, 2);
+                    t->f2_mul(&r, &a, &b);
+                    poly_mul(&pr, &pa, &pb);
+                    if (!el_matches(t, &r, &pr)) bad++;
+                    t->f2_mul_ref(&c, &a, &b);
+                    if (memcmp(r.l, c.l, 2 * fb) != 0) bad++;
+                }
+            c = a;
+            t->f2_mul(&c, &c, &c); /* aliasing: r = a = b */
+            t->f2_sqr(&r, &a);
+            if (memcmp(r.l, c.l, 2 * fb) != 0) bad++;
+        }
+    CHECK_MSG(bad == 0, "%s: %ld fq2 mul/sqr mismatches on edge representations", t->name, bad);
+    poly_clear(&pa);
+    poly_clear(&pb);
+    poly_clear(&pr);
+}
+
 /* a = element with only the given Fq2 coefficients (struct index) copied */
 static void sparse_dense(const tower_t *t, big_el *out, int nfq2, const int *idx, const big_el *const *vals,
                          int cnt)
@@ -748,6 +882,7 @@ int main(void)
             poly_clear(&y);
         }
         test_fq2(t, &rng);
+        test_fq2_edges(t);
         test_fq6(t, &rng);
         test_fq12(t, &rng);
         frob_mats_clear(FM6, 6);
