@@ -122,6 +122,16 @@ void cz_binfile_close(cz_binfile *f)
     f->nsections = 0;
 }
 
+void cz_binfile_release(const cz_binfile *f, uint64_t offset, uint64_t size)
+{
+    if (!f->mapped || !f->data || size == 0 || offset >= f->size) return;
+    long pg = sysconf(_SC_PAGESIZE);
+    uint64_t page = pg > 0 ? (uint64_t)pg : 4096;
+    uint64_t end = offset + size < f->size ? offset + size : f->size;
+    uint64_t lo = (offset + page - 1) / page * page, hi = end / page * page;
+    if (hi > lo) (void)madvise((void *)(f->data + lo), (size_t)(hi - lo), MADV_DONTNEED);
+}
+
 int cz_binfile_has(const cz_binfile *f, uint32_t id)
 {
     for (uint32_t i = 0; i < f->nsections; i++)

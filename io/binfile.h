@@ -48,6 +48,11 @@ void cz_binfile_close(cz_binfile *f);
 /* The unique section with this id. CZ_ERR_FORMAT if it is missing or occurs
  * more than once. */
 cz_status cz_binfile_section(const cz_binfile *f, uint32_t id, const cz_binsection **out, cz_error *err);
+/* Tells the kernel the mapped bytes [offset, offset + size) will not be read
+ * again (madvise DONTNEED on the whole pages inside), so a reader that
+ * copied a section out does not keep the file's pages resident as well.
+ * No effect on caller memory (cz_binfile_open_mem). */
+void cz_binfile_release(const cz_binfile *f, uint64_t offset, uint64_t size);
 /* 1 if a section with this id exists */
 int cz_binfile_has(const cz_binfile *f, uint32_t id);
 

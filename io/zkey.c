@@ -107,6 +107,7 @@ static cz_status load_points(cz_zkey *z, const cz_binfile *f, uint32_t id, int g
     z->bytes += count * psize;
     copy_ctx c = {f->data + s->offset, dst, psize, point_check(z->curve, group), !o->skip_point_checks, UINT64_MAX};
     cz_parallel_for(cz_pool_default(), count, 1024, copy_range, &c);
+    cz_binfile_release(f, s->offset, s->size); /* the copy is what stays resident */
     *out = dst;
     if (c.bad != UINT64_MAX) {
         /* re-check the first bad point to say whether it is a range or curve failure */
@@ -249,6 +250,7 @@ static cz_status load_coefficients(cz_zkey *z, const cz_binfile *f, cz_error *er
     }
     free(rows[0]);
     free(rows[1]);
+    cz_binfile_release(f, base_off, (uint64_t)ncoef * COEF_ENTRY);
     return CZ_OK;
 }
 
