@@ -57,7 +57,7 @@ void CZ_EFN(batch_acc_affine)(CZ_EC_A *acc, const uint32_t *ai, const CZ_EC_A *q
         kind[i] = (uint8_t)(k | (c ? CHAIN1 : 0));
         if (cnt[c]++) {
             pre[i] = prod[c];
-            CZ_EF(mul)(&prod[c], &prod[c], &den);
+            CZ_EF(mul_inl)(&prod[c], &prod[c], &den);
         } else {
             prod[c] = den; /* pre[i] = 1, never read */
         }
@@ -70,43 +70,69 @@ void CZ_EFN(batch_acc_affine)(CZ_EC_A *acc, const uint32_t *ai, const CZ_EC_A *q
         (void)CZ_EF(inv)(&inv[0], &prod[0]);
     } else {
         CZ_EC_F all;
-        CZ_EF(mul)(&all, &prod[0], &prod[1]);
+        CZ_EF(mul_inl)(&all, &prod[0], &prod[1]);
         (void)CZ_EF(inv)(&all, &all);
-        CZ_EF(mul)(&inv[0], &all, &prod[1]);
-        CZ_EF(mul)(&inv[1], &all, &prod[0]);
+        CZ_EF(mul_inl)(&inv[0], &all, &prod[1]);
+        CZ_EF(mul_inl)(&inv[1], &all, &prod[0]);
     }
 
-    /* Backward: inv[c] = 1 / (product of chain c's denominators up to pair i). */
-    for (size_t i = n; i-- > 0;) {
-        if (kind[i] == DONE) continue;
-        int c = (kind[i] & CHAIN1) ? 1 : 0;
-        CZ_EC_A *a = &acc[ai ? ai[i] : i];
-        const CZ_EC_A *b = &q[qi ? qi[i] : i];
-        CZ_EC_F lam, num, x3, t;
-        if (kind[i] & ADD) {
-            CZ_EF(sub)(&den, &b->x, &a->x);
-            CZ_EF(sub)(&num, &b->y, &a->y);
-        } else {
-            CZ_EF(dbl)(&den, &a->y);
-            CZ_EF(sqr)(&t, &a->x);
-            CZ_EF(dbl)(&num, &t);
-            CZ_EF(add)(&num, &num, &t);
+    /* Backward: inv[c] = 1 / (product of chain c's denominators up to pair i).
+     * Two live pairs at a time, the next two going down (one of each chain,
+     * as live pairs alternate): each step's products of the two pairs are
+     * independent and issued next to each other, so the core overlaps the
+     * dependent chain of one pair (1/den, lam, lam^2, lam (x1 - x3)) with
+     * the other's instead of waiting on each product's latency. */
+    size_t i = n;
+    for (;;) {
+        size_t sel[2];
+        int k = 0;
+        while (k < 2 && i > 0) {
+            i--;
+            if (kind[i] != DONE) sel[k++] = i;
         }
-        if (--cnt[c]) {
-            CZ_EF(mul)(&t, &inv[c], &pre[i]); /* 1 / den */
-            CZ_EF(mul)(&inv[c], &inv[c], &den);
-        } else {
-            t = inv[c]; /* the chain's first pair */
+        if (k == 0) break;
+        CZ_EC_A *A[2];
+        const CZ_EC_A *B[2];
+        CZ_EC_F lam[2], num[2], dn[2], t[2], x3[2];
+        for (int u = 0; u < k; u++) {
+            size_t j = sel[u];
+            A[u] = &acc[ai ? ai[j] : j];
+            B[u] = &q[qi ? qi[j] : j];
+            if (kind[j] & ADD) {
+                CZ_EF(sub)(&dn[u], &B[u]->x, &A[u]->x);
+                CZ_EF(sub)(&num[u], &B[u]->y, &A[u]->y);
+            } else {
+                CZ_EF(dbl)(&dn[u], &A[u]->y);
+                CZ_EF(sqr_inl)(&t[u], &A[u]->x);
+                CZ_EF(dbl)(&num[u], &t[u]);
+                CZ_EF(add)(&num[u], &num[u], &t[u]);
+            }
         }
-        CZ_EF(mul)(&lam, &num, &t);
+        for (int u = 0; u < k; u++) {
+            int c = (kind[sel[u]] & CHAIN1) ? 1 : 0;
+            if (--cnt[c]) {
+                CZ_EF(mul_inl)(&t[u], &inv[c], &pre[sel[u]]); /* 1 / den */
+                CZ_EF(mul_inl)(&inv[c], &inv[c], &dn[u]);
+            } else {
+                t[u] = inv[c]; /* the chain's first pair */
+            }
+        }
+        for (int u = 0; u < k; u++)
+            CZ_EF(mul_inl)(&lam[u], &num[u], &t[u]);
         /* x3 = lam^2 - x1 - x2, y3 = lam (x1 - x3) - y1 (x2 = x1 when doubling) */
-        CZ_EF(sqr)(&x3, &lam);
-        CZ_EF(sub)(&x3, &x3, &a->x);
-        CZ_EF(sub)(&x3, &x3, &b->x);
-        CZ_EF(sub)(&t, &a->x, &x3);
-        CZ_EF(mul)(&t, &lam, &t);
-        CZ_EF(sub)(&a->y, &t, &a->y);
-        a->x = x3;
+        for (int u = 0; u < k; u++) {
+            CZ_EF(sqr_inl)(&x3[u], &lam[u]);
+            CZ_EF(sub)(&x3[u], &x3[u], &A[u]->x);
+            CZ_EF(sub)(&x3[u], &x3[u], &B[u]->x);
+        }
+        for (int u = 0; u < k; u++) {
+            CZ_EF(sub)(&t[u], &A[u]->x, &x3[u]);
+            CZ_EF(mul_inl)(&t[u], &lam[u], &t[u]);
+        }
+        for (int u = 0; u < k; u++) {
+            CZ_EF(sub)(&A[u]->y, &t[u], &A[u]->y);
+            A[u]->x = x3[u];
+        }
     }
 }
 

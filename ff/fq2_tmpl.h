@@ -67,6 +67,9 @@ CZ_INLINE void CZ_F2FN(conj)(CZ_F2 *r, const CZ_F2 *a)
  * two base products with lazily reduced operands (cz_mont_fq2_sqr). */
 void CZ_F2FN(mul)(CZ_F2 *r, const CZ_F2 *a, const CZ_F2 *b);
 void CZ_F2FN(sqr)(CZ_F2 *r, const CZ_F2 *a);
+/* the names of the base fields' inlined products (fp_tmpl.h); here calls */
+CZ_INLINE void CZ_F2FN(mul_inl)(CZ_F2 *r, const CZ_F2 *a, const CZ_F2 *b) { CZ_F2FN(mul)(r, a, b); }
+CZ_INLINE void CZ_F2FN(sqr_inl)(CZ_F2 *r, const CZ_F2 *a) { CZ_F2FN(sqr)(r, a); }
 /* r = a * b with b in the base field */
 CZ_INLINE void CZ_F2FN(mul_base)(CZ_F2 *r, const CZ_F2 *a, const CZ_F2_B *b)
 {

@@ -525,8 +525,9 @@ static inline void cz_mont_redc_wide_6_adx(uint64_t r[6], const uint64_t t[12], 
             : [w0] "+&r"(w0), [w1] "+&r"(w1), [w2] "+&r"(w2), [w3] "+&r"(w3), [w4] "+&r"(w4),
               [w5] "+&r"(w5), [x] "=&r"(x), [u5] "=&r"(u5), [lo] "=&r"(lo), [hi] "=&r"(hi), "=&d"(dx),
               [t] "+&r"(tp)
-            : [p] "r"(p), [pinv] "m"(pinv), "m"(*(const uint64_t(*)[12])t), "m"(*(const uint64_t(*)[6])p)
-            : "cc");
+            : [p] "r"(p), [pinv] "m"(pinv)
+            : "cc", "memory"); /* no "m" operand for t: its register is clobbered, and a
+                                 * second one for the address would exceed what ASan builds leave */
     r[0] = lo;
     r[1] = hi;
     r[2] = dx;
