@@ -1,0 +1,664 @@
+/*
+ * cuda/ntt.cu: NTTs and the Groth16 H step on the GPU (cz_cuda_ntt,
+ * cz_cuda_compute_h of cuda/cuda.h; device-resident variants in
+ * cuda/ntt.cuh).
+ *
+ * DESIGN: the maths (twiddle tables, butterflies, index maps, the plan and
+ * the order of the steps) lives in cuda/ntt.cuh as __host__ __device__ code
+ * that tests/test_cuda_ntt.cu proves against ntt/ntt.h on the host; this file
+ * adds the kernels, the table cache and the transfers.
+ *
+ *  - Kernels: k_pass (the fast path: 2^t x 2^c tiles in shared memory, one
+ *    radix-2 level per __syncthreads, a few global passes per transform),
+ *    k_level (the simple path: one launch per radix-2 level, one thread per
+ *    butterfly; selected with CZ_GPU_NTT=simple, for tests and as a
+ *    fallback), k_bitrev (in-place bit reversal, only cz_cuda_ntt needs it),
+ *    k_pointwise (a = a b - c) and k_table (builds a twiddle table).
+ *  - Tables: per (curve, log_n, kind) in device memory, cached in
+ *    ctx->ntt_state (at most NTT_MAX_TABLES, least recently used evicted,
+ *    all of them evicted and the allocation retried when VRAM runs out),
+ *    built on the device from two power tables of ~2^(k/2) entries that the
+ *    host computes with ntt/ntt.h's roots and coset shift.
+ *  - H step: a, b, c uploaded once on ctx->h2d, each array transformed on
+ *    ctx->compute as soon as its upload is done (b and c upload while a is
+ *    transformed), h downloaded into a. Pinned host memory is copied by DMA
+ *    directly; pageable memory goes through the context's two pinned staging
+ *    buffers in chunks (the host copies chunk i+1 while chunk i is on the
+ *    bus), so the upload of b still overlaps the transforms of a. The host
+ *    arrays are only read until the final copy of h into a, the last step,
+ *    which starts once every kernel has finished (backend/cuda.c reruns a
+ *    failed H step on the CPU from the untouched arrays).
+ *  - Knobs (environment, read per call): CZ_GPU_NTT=simple|fast,
+ *    CZ_GPU_NTT_TILE=T (tile log, default 11 or what shared memory allows),
+ *    CZ_GPU_NTT_COLS=C (column log of the upper passes, default 2).
+ *
+ * TODO(H200 tuning): radix-4/8 butterflies in registers between the shared
+ * memory rounds (halves the shared traffic), tile 12 with 512 threads, a
+ * PTX carry-chain product in cuda/ff.cuh (the NTT is product-bound: ~n/2 k
+ * products per transform), multi-threaded host copies for pageable memory,
+ * and fusing the pointwise step into the last DIT pass of c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/ntt.cuh"
+
+namespace nt = cz_dev::ntt;
+using cz_dev::bls12_381_fr;
+using cz_dev::bn254_fr;
+
+/* ---- kernels ----------------------------------------------------------------- */
+
+template <class F, bool DIT> __global__ void k_level(F *x, nt::tw_t<F> tw, unsigned b, uint64_t nbf)
+{
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t q = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; q < nbf; q += stride)
+        nt::level_bf<F, DIT>(x, tw, b, q);
+}
+
+template <class F, bool DIT> __global__ void __launch_bounds__(256) k_pass(nt::pass_args<F> a)
+{
+    extern __shared__ uint4 k_pass_sh[];
+    uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_sh);
+    const uint64_t blk = blockIdx.x;
+    nt::pass_load(a, sh, blk, threadIdx.x, blockDim.x);
+    __syncthreads();
+    for (unsigned lv = 0; lv < a.t; lv++) {
+        nt::pass_level<F, DIT>(a, sh, blk, lv, threadIdx.x, blockDim.x);
+        __syncthreads();
+    }
+    nt::pass_store(a, sh, blk, threadIdx.x, blockDim.x);
+}
+
+template <class F> __global__ void k_bitrev(F *x, unsigned k, uint64_t n)
+{
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        nt::bitrev_swap(x, k, i);
+}
+
+template <class F> __global__ void k_pointwise(F *a, const F *b, const F *c, uint64_t n)
+{
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        nt::pointwise(a, b, c, i);
+}
+
+template <class F>
+__global__ void k_table(F *tab, const F *hi, const F *lo, unsigned m, F c, int coset, unsigned k, uint64_t entries)
+{
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t x = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; x < entries; x += stride)
+        nt::store_el(tab + x, nt::tab_entry(hi, lo, m, c, coset, k, x));
+}
+
+/* grid of a grid-stride kernel over `work` items */
+static unsigned grid_for(uint64_t work, unsigned threads)
+{
+    uint64_t g = (work + threads - 1) / threads;
+    if (g > (1u << 20)) g = 1u << 20;
+    return g ? (unsigned)g : 1;
+}
+
+/* ---- the per-context state: table cache, events, limits ---------------------- */
+
+enum { NTT_MAX_TABLES = 8, NTT_DEFAULT_TILE = 11, NTT_DEFAULT_COLS = 2 };
+static const size_t NTT_CHUNK = (size_t)16 << 20; /* staging chunk of pageable transfers */
+
+typedef struct {
+    cz_curve curve; /* CZ_CURVE_NONE: free slot */
+    unsigned k;
+    int kind;
+    void *dev; /* table, then the power tables it was built from */
+    size_t bytes;
+    uint64_t last; /* state tick of the last call that used it */
+} ntt_table;
+
+typedef struct {
+    ntt_table tab[NTT_MAX_TABLES];
+    uint64_t tick;
+    cudaEvent_t ev_stage[2]; /* last use of each pinned staging buffer */
+    cudaEvent_t ev_up[3];    /* upload of array i done (on ctx->h2d) */
+    unsigned max_tile;       /* largest tile log the shared memory allows */
+} ntt_state;
+
+static void ntt_state_free(cz_cuda *ctx)
+{
+    ntt_state *s = (ntt_state *)ctx->ntt_state;
+    if (!s) return;
+    for (int i = 0; i < NTT_MAX_TABLES; i++)
+        if (s->tab[i].dev) cudaFree(s->tab[i].dev);
+    for (int i = 0; i < 2; i++)
+        if (s->ev_stage[i]) cudaEventDestroy(s->ev_stage[i]);
+    for (int i = 0; i < 3; i++)
+        if (s->ev_up[i]) cudaEventDestroy(s->ev_up[i]);
+    free(s);
+    ctx->ntt_state = NULL;
+    ctx->ntt_state_free = NULL;
+}
+
+template <class F> static cz_status pass_smem_setup(cz_cuda *ctx, size_t bytes, cz_error *err)
+{
+    if (bytes <= 48 * 1024) return CZ_OK;
+    CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    return CZ_OK;
+}
+
+static cz_status get_state(cz_cuda *ctx, ntt_state **out, cz_error *err)
+{
+    if (ctx->ntt_state) {
+        *out = (ntt_state *)ctx->ntt_state;
+        return CZ_OK;
+    }
+    ntt_state *s = (ntt_state *)calloc(1, sizeof *s);
+    if (!s) return cz_error_set(err, CZ_ERR_NO_MEMORY, "NTT state: out of host memory");
+    /* published in ctx once complete; ntt_state_free undoes a partial one */
+    ctx->ntt_state = s;
+    cudaError_t e = cudaSuccess;
+    for (int i = 0; i < 2 && e == cudaSuccess; i++)
+        e = cudaEventCreateWithFlags(&s->ev_stage[i], cudaEventDisableTiming);
+    for (int i = 0; i < 3 && e == cudaSuccess; i++)
+        e = cudaEventCreateWithFlags(&s->ev_up[i], cudaEventDisableTiming);
+    if (e != cudaSuccess) {
+        ntt_state_free(ctx);
+        return cz_cuda_fail(ctx, e, err, "cudaEventCreateWithFlags (NTT)");
+    }
+    /* both fields have 32-byte elements: the tile of 2^T elements needs 2^T * 32 bytes */
+    size_t optin = ctx->prop.sharedMemPerBlockOptin ? ctx->prop.sharedMemPerBlockOptin : ctx->prop.sharedMemPerBlock;
+    unsigned t = nt::MAX_TILE_LOG;
+    while (t > 1 && ((size_t)32 << t) > optin)
+        t--;
+    s->max_tile = t;
+    cz_status st = pass_smem_setup<bn254_fr>(ctx, (size_t)32 << t, err);
+    if (st == CZ_OK) st = pass_smem_setup<bls12_381_fr>(ctx, (size_t)32 << t, err);
+    if (st != CZ_OK) {
+        ntt_state_free(ctx);
+        return st;
+    }
+    ctx->ntt_state_free = ntt_state_free;
+    *out = s;
+    return CZ_OK;
+}
+
+/* ---- configuration ----------------------------------------------------------- */
+
+typedef struct {
+    int simple;
+    unsigned tile, cols;
+} ntt_cfg;
+
+static void read_cfg(const ntt_state *s, ntt_cfg *c)
+{
+    const char *m = getenv("CZ_GPU_NTT");
+    c->simple = m && strcmp(m, "simple") == 0;
+    const char *t = getenv("CZ_GPU_NTT_TILE"), *k = getenv("CZ_GPU_NTT_COLS");
+    long tl = t ? strtol(t, NULL, 10) : (long)NTT_DEFAULT_TILE;
+    long cl = k ? strtol(k, NULL, 10) : (long)NTT_DEFAULT_COLS;
+    if (tl < 1) tl = 1;
+    if (tl > (long)s->max_tile) tl = (long)s->max_tile;
+    if (cl < 0) cl = 0;
+    if (cl >= tl) cl = tl - 1;
+    c->tile = (unsigned)tl;
+    c->cols = (unsigned)cl;
+}
+
+/* ---- twiddle tables ---------------------------------------------------------- */
+
+template <class F> static cz_status build_table(cz_cuda *ctx, ntt_table *t, const nt::tab_consts<F> &tc, cz_error *err)
+{
+    const unsigned k = t->k, m = nt::seed_m(k);
+    const uint64_t entries = nt::tab_entries(t->kind, k);
+    const size_t nlo = (size_t)1 << m, nhi = (size_t)1 << (k - 1 - m);
+    F *host = (F *)malloc((nhi + nlo) * sizeof(F));
+    if (!host) return cz_error_set(err, CZ_ERR_NO_MEMORY, "NTT table seeds: out of host memory");
+    nt::tab_consts<F> tmp;
+    cz_status st = nt::host_tab_consts<F>(t->kind, k, &tmp, host, host + nhi);
+    if (st != CZ_OK) {
+        free(host);
+        return cz_error_set(err, st, "NTT table constants of 2^%u: %s", k, cz_status_str(st));
+    }
+    F *tab = (F *)t->dev, *seeds = tab + entries;
+    cudaError_t e = cudaMemcpyAsync(seeds, host, (nhi + nlo) * sizeof(F), cudaMemcpyHostToDevice, ctx->compute);
+    if (e == cudaSuccess) {
+        k_table<F><<<grid_for(entries, 256), 256, 0, ctx->compute>>>(tab, seeds, seeds + nhi, m, tc.c,
+                                                                      nt::tab_is_coset(t->kind), k, entries);
+        e = cudaGetLastError();
+    }
+    /* the host seeds must outlive the copy */
+    cudaError_t e2 = cudaStreamSynchronize(ctx->compute);
+    free(host);
+    if (e != cudaSuccess) return cz_cuda_fail(ctx, e, err, "building an NTT twiddle table");
+    if (e2 != cudaSuccess) return cz_cuda_fail(ctx, e2, err, "building an NTT twiddle table");
+    return CZ_OK;
+}
+
+static void drop_table(ntt_table *t)
+{
+    if (t->dev) cudaFree(t->dev);
+    memset(t, 0, sizeof *t);
+}
+
+/* The table of (curve, k, kind), built if not cached; tc: its constants.
+ * Tables used in the current call (last == s->tick) are never evicted. */
+template <class F>
+static cz_status get_table(cz_cuda *ctx, ntt_state *s, cz_curve curve, unsigned k, int kind, const F **out,
+                           nt::tab_consts<F> *tc, cz_error *err)
+{
+    cz_status st = nt::host_tab_consts<F>(kind, k, tc, NULL, NULL);
+    if (st != CZ_OK) return cz_error_set(err, st, "NTT of 2^%u: no roots (%s)", k, cz_status_str(st));
+    for (int i = 0; i < NTT_MAX_TABLES; i++) {
+        ntt_table *t = &s->tab[i];
+        if (t->dev && t->curve == curve && t->k == k && t->kind == kind) {
+            t->last = s->tick;
+            *out = (const F *)t->dev;
+            return CZ_OK;
+        }
+    }
+    /* a slot: a free one, else the least recently used one not in use now */
+    ntt_table *slot = NULL;
+    for (int i = 0; i < NTT_MAX_TABLES; i++) {
+        ntt_table *t = &s->tab[i];
+        if (!t->dev) {
+            slot = t;
+            break;
+        }
+        if (t->last != s->tick && (!slot || t->last < slot->last)) slot = t;
+    }
+    if (!slot) return cz_error_set(err, CZ_ERR_INTERNAL, "NTT table cache full");
+    drop_table(slot);
+    const unsigned m = nt::seed_m(k);
+    const size_t bytes = (size_t)(nt::tab_entries(kind, k) + ((uint64_t)1 << m) + ((uint64_t)1 << (k - 1 - m))) * sizeof(F);
+    void *dev = NULL;
+    cudaError_t e = cudaMalloc(&dev, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+        /* out of VRAM: evict every table not in use now and retry once */
+        (void)cudaGetLastError();
+        for (int i = 0; i < NTT_MAX_TABLES; i++)
+            if (s->tab[i].dev && s->tab[i].last != s->tick) drop_table(&s->tab[i]);
+        e = cudaMalloc(&dev, bytes);
+    }
+    if (e != cudaSuccess) {
+        if (e == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError();
+            return cz_error_set(err, CZ_ERR_DEVICE_MEMORY, "NTT twiddle table of 2^%u: %zu bytes of VRAM not available",
+                                k, bytes);
+        }
+        return cz_cuda_fail(ctx, e, err, "cudaMalloc (NTT twiddle table)");
+    }
+    slot->curve = curve;
+    slot->k = k;
+    slot->kind = kind;
+    slot->dev = dev;
+    slot->bytes = bytes;
+    slot->last = s->tick;
+    st = build_table<F>(ctx, slot, *tc, err);
+    if (st != CZ_OK) {
+        drop_table(slot);
+        return st;
+    }
+    *out = (const F *)dev;
+    return CZ_OK;
+}
+
+/* ---- the executor of cuda/ntt.cuh's step order on the GPU --------------------- */
+
+template <class F> struct gpu_exec {
+    cz_cuda *ctx;
+    cz_error *err;
+
+    cz_status level(F *x, const nt::tw_t<F> &tw, unsigned b, bool dit)
+    {
+        const uint64_t nbf = (uint64_t)1 << (tw.k - 1);
+        if (dit)
+            k_level<F, true><<<grid_for(nbf, 256), 256, 0, ctx->compute>>>(x, tw, b, nbf);
+        else
+            k_level<F, false><<<grid_for(nbf, 256), 256, 0, ctx->compute>>>(x, tw, b, nbf);
+        CZ_CUDA_TRY(ctx, err, cudaGetLastError());
+        return CZ_OK;
+    }
+
+    cz_status pass(F *x, const nt::tw_t<F> &tw, const nt::pass_t &p, bool dit)
+    {
+        nt::pass_args<F> a;
+        a.x = x;
+        a.tw = tw;
+        a.b0 = p.b0;
+        a.t = p.t;
+        a.c = p.c;
+        const uint32_t E = nt::pass_elems(a);
+        const uint64_t blocks = ((uint64_t)1 << tw.k) / E;
+        if (blocks > 0x7fffffffu)
+            return cz_error_set(err, CZ_ERR_RANGE, "NTT of 2^%u: %llu blocks of 2^%u (tile too small)", tw.k,
+                                (unsigned long long)blocks, p.t + p.c);
+        const size_t smem = (size_t)E * sizeof(F);
+        const uint32_t thr = nt::pass_threads(E);
+        if (dit)
+            k_pass<F, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a);
+        else
+            k_pass<F, false><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a);
+        CZ_CUDA_TRY(ctx, err, cudaGetLastError());
+        return CZ_OK;
+    }
+
+    cz_status bitrev(F *x, unsigned k)
+    {
+        const uint64_t n = (uint64_t)1 << k;
+        k_bitrev<F><<<grid_for(n, 256), 256, 0, ctx->compute>>>(x, k, n);
+        CZ_CUDA_TRY(ctx, err, cudaGetLastError());
+        return CZ_OK;
+    }
+};
+
+/* ---- host <-> device transfers ------------------------------------------------- */
+
+/* 1 when [p, p + bytes) is page-locked (registered or cudaHostAlloc'ed). */
+static int host_pinned(const void *p, size_t bytes)
+{
+    cudaPointerAttributes a;
+    const void *ends[2] = {p, (const char *)p + bytes - 1};
+    for (int i = 0; i < 2; i++) {
+        if (cudaPointerGetAttributes(&a, ends[i]) != cudaSuccess) {
+            (void)cudaGetLastError(); /* older runtimes fail on unregistered memory */
+            return 0;
+        }
+        if (a.type != cudaMemoryTypeHost) return 0;
+    }
+    return 1;
+}
+
+/* The context's pinned staging buffers (NTT_CHUNK bytes each: always the
+ * same request, so they are allocated once), after our earlier transfers
+ * through them are over; 0 when there are none (then the driver stages). */
+static int get_staging(cz_cuda *ctx, ntt_state *s, void *stg[2])
+{
+    for (int i = 0; i < 2; i++)
+        if (cudaEventSynchronize(s->ev_stage[i]) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return 0;
+        }
+    return cz_cuda_staging(ctx, NTT_CHUNK, stg, NULL) == CZ_OK;
+}
+
+/* dst (device) <- src (host) on ctx->h2d; `done` is recorded after it. The
+ * host buffer may be reused when this returns only if it was pageable. */
+static cz_status upload(cz_cuda *ctx, ntt_state *s, void *dst, const void *src, size_t bytes, cudaEvent_t done,
+                        cz_error *err)
+{
+    void *stg[2] = {NULL, NULL};
+    if (host_pinned(src, bytes) || !get_staging(ctx, s, stg)) {
+        /* pinned: DMA straight from it; no staging buffers: let the driver stage it */
+        CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ctx->h2d));
+    } else {
+        for (size_t off = 0, i = 0; off < bytes; off += NTT_CHUNK, i++) {
+            const size_t len = bytes - off < NTT_CHUNK ? bytes - off : NTT_CHUNK;
+            const int b = (int)(i & 1);
+            /* the buffer's previous DMA (this transfer or an earlier one) is over */
+            CZ_CUDA_TRY(ctx, err, cudaEventSynchronize(s->ev_stage[b]));
+            memcpy(stg[b], (const char *)src + off, len);
+            CZ_CUDA_TRY(ctx, err,
+                        cudaMemcpyAsync((char *)dst + off, stg[b], len, cudaMemcpyHostToDevice, ctx->h2d));
+            CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_stage[b], ctx->h2d));
+        }
+    }
+    CZ_CUDA_TRY(ctx, err, cudaEventRecord(done, ctx->h2d));
+    return CZ_OK;
+}
+
+/* dst (host) <- src (device) after the work queued on ctx->compute; returns
+ * when dst holds the data. That work is waited for first, so that a failed
+ * kernel is reported before dst is touched (backend/cuda.c reruns a failed
+ * H step on the CPU from the untouched host arrays). */
+static cz_status download(cz_cuda *ctx, ntt_state *s, void *dst, const void *src, size_t bytes, cz_error *err)
+{
+    CZ_CUDA_TRY(ctx, err, cudaStreamSynchronize(ctx->compute));
+    void *stg[2] = {NULL, NULL};
+    if (host_pinned(dst, bytes) || !get_staging(ctx, s, stg)) {
+        CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, ctx->compute));
+        CZ_CUDA_TRY(ctx, err, cudaStreamSynchronize(ctx->compute));
+        return CZ_OK;
+    }
+    const size_t nchunks = (bytes + NTT_CHUNK - 1) / NTT_CHUNK;
+    for (size_t i = 0; i <= nchunks; i++) {
+        if (i < nchunks) {
+            const size_t off = i * NTT_CHUNK, len = bytes - off < NTT_CHUNK ? bytes - off : NTT_CHUNK;
+            const int b = (int)(i & 1);
+            CZ_CUDA_TRY(ctx, err, cudaEventSynchronize(s->ev_stage[b]));
+            CZ_CUDA_TRY(ctx, err,
+                        cudaMemcpyAsync(stg[b], (const char *)src + off, len, cudaMemcpyDeviceToHost, ctx->compute));
+            CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_stage[b], ctx->compute));
+        }
+        if (i > 0) { /* chunk i-1 is on its way: wait for it and copy it out */
+            const size_t off = (i - 1) * NTT_CHUNK, len = bytes - off < NTT_CHUNK ? bytes - off : NTT_CHUNK;
+            const int b = (int)((i - 1) & 1);
+            CZ_CUDA_TRY(ctx, err, cudaEventSynchronize(s->ev_stage[b]));
+            memcpy((char *)dst + off, stg[b], len);
+        }
+    }
+    return CZ_OK;
+}
+
+/* After a failure with work in flight: let it drain so that the next call
+ * does not race with it on the scratch or staging buffers. */
+static cz_status drain_on_error(cz_cuda *ctx, cz_status st)
+{
+    if (st != CZ_OK) {
+        (void)cudaStreamSynchronize(ctx->h2d);
+        (void)cudaStreamSynchronize(ctx->compute);
+        (void)cudaGetLastError();
+    }
+    return st;
+}
+
+/* ---- operations ----------------------------------------------------------------- */
+
+static unsigned max_log(cz_curve curve) { return curve == CZ_CURVE_BN254 ? CZ_BN254_FR_S : CZ_BLS12_381_FR_S; }
+
+static cz_status check_args(cz_curve curve, unsigned log_n, cz_error *err)
+{
+    if (curve != CZ_CURVE_BN254 && curve != CZ_CURVE_BLS12_381)
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU NTT: unknown curve %d", (int)curve);
+    if (log_n > max_log(curve))
+        return cz_error_set(err, CZ_ERR_RANGE, "NTT of 2^%u exceeds the 2-adicity 2^%u of %s", log_n, max_log(curve),
+                            cz_curve_name(curve));
+    return CZ_OK;
+}
+
+/* Makes ctx current, clears stale errors, returns the state with a new tick. */
+static cz_status begin(cz_cuda *ctx, ntt_state **s, ntt_cfg *cfg, cz_error *err)
+{
+    cz_status st = cz_cuda_enter(ctx, err);
+    if (st != CZ_OK) return st;
+    (void)cudaGetLastError();
+    if ((st = get_state(ctx, s, err)) != CZ_OK) return st;
+    (*s)->tick++;
+    read_cfg(*s, cfg);
+    return CZ_OK;
+}
+
+template <class F>
+static cz_status ntt_dev_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_curve curve, unsigned k, F *x, int op,
+                           cz_error *err)
+{
+    if (k == 0) return CZ_OK;
+    const F *tab;
+    nt::tab_consts<F> tc;
+    cz_status st = get_table<F>(ctx, s, curve, k, nt::op_tab(op), &tab, &tc, err);
+    if (st != CZ_OK) return st;
+    nt::tw_t<F> tw = nt::make_tw<F>(tab, nt::op_tab(op), k, nt::op_scale(op), tc);
+    nt::plan_t pl;
+    nt::make_plan(&pl, k, cfg->tile, cfg->cols);
+    gpu_exec<F> ex = {ctx, err};
+    return nt::run_op(ex, x, op, tw, cfg->simple ? NULL : &pl);
+}
+
+template <class F>
+static cz_status h_tables(cz_cuda *ctx, ntt_state *s, cz_curve curve, unsigned k, nt::tw_t<F> *tw_inv,
+                          nt::tw_t<F> *tw_cos, cz_error *err)
+{
+    const F *ti, *tcos;
+    nt::tab_consts<F> ci, cc;
+    cz_status st = get_table<F>(ctx, s, curve, k, nt::TAB_INV, &ti, &ci, err);
+    if (st == CZ_OK) st = get_table<F>(ctx, s, curve, k, nt::TAB_COSET_FWD, &tcos, &cc, err);
+    if (st != CZ_OK) return st;
+    *tw_inv = nt::make_tw<F>(ti, nt::TAB_INV, k, 1, ci);
+    *tw_cos = nt::make_tw<F>(tcos, nt::TAB_COSET_FWD, k, 0, cc);
+    return CZ_OK;
+}
+
+template <class F> static cz_status pointwise_dev(cz_cuda *ctx, F *a, const F *b, const F *c, unsigned k, cz_error *err)
+{
+    const uint64_t n = (uint64_t)1 << k;
+    k_pointwise<F><<<grid_for(n, 256), 256, 0, ctx->compute>>>(a, b, c, n);
+    CZ_CUDA_TRY(ctx, err, cudaGetLastError());
+    return CZ_OK;
+}
+
+/* The H step on device arrays x[0..2] = a, b, c (h into a). With host arrays
+ * (host != NULL), array i is first uploaded from host[i] on ctx->h2d and
+ * transformed once there, and h is downloaded into host[0]. */
+template <class F>
+static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_curve curve, unsigned k, F *x[3],
+                             void *const host[3], cz_error *err)
+{
+    const size_t bytes = ((size_t)1 << k) * sizeof(F);
+    nt::tw_t<F> tw_inv, tw_cos;
+    cz_status st = CZ_OK;
+    if (k > 0 && (st = h_tables<F>(ctx, s, curve, k, &tw_inv, &tw_cos, err)) != CZ_OK) return st;
+    nt::plan_t pl;
+    nt::make_plan(&pl, k, cfg->tile, cfg->cols);
+    gpu_exec<F> ex = {ctx, err};
+    for (int i = 0; i < 3; i++) {
+        if (host) {
+            if ((st = upload(ctx, s, x[i], host[i], bytes, s->ev_up[i], err)) != CZ_OK) return st;
+            CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, s->ev_up[i], 0));
+        }
+        if (k > 0 && (st = nt::run_h_array(ex, x[i], tw_inv, tw_cos, cfg->simple ? NULL : &pl)) != CZ_OK) return st;
+    }
+    if ((st = pointwise_dev<F>(ctx, x[0], x[1], x[2], k, err)) != CZ_OK) return st;
+    if (host) return download(ctx, s, host[0], x[0], bytes, err);
+    return CZ_OK;
+}
+
+/* ---- entry points ---------------------------------------------------------------- */
+
+extern "C" cz_status cz_cuda_ntt(cz_cuda *ctx, cz_curve curve, unsigned log_n, void *data, int inverse, int coset,
+                                 cz_error *err)
+{
+    if (!ctx || !data) return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_ntt: NULL argument");
+    cz_status st = check_args(curve, log_n, err);
+    if (st != CZ_OK) return st;
+    ntt_state *s;
+    ntt_cfg cfg;
+    if ((st = begin(ctx, &s, &cfg, err)) != CZ_OK) return st;
+    const size_t bytes = ((size_t)1 << log_n) * 32;
+    void *d;
+    if ((st = cz_cuda_scratch(ctx, bytes, &d, err)) != CZ_OK) return st;
+    st = upload(ctx, s, d, data, bytes, s->ev_up[0], err);
+    if (st == CZ_OK) {
+        cudaError_t e = cudaStreamWaitEvent(ctx->compute, s->ev_up[0], 0);
+        if (e != cudaSuccess) st = cz_cuda_fail(ctx, e, err, "cudaStreamWaitEvent");
+    }
+    const int op = nt::op_of(inverse, coset);
+    if (st == CZ_OK) {
+        if (curve == CZ_CURVE_BN254)
+            st = ntt_dev_t<bn254_fr>(ctx, s, &cfg, curve, log_n, (bn254_fr *)d, op, err);
+        else
+            st = ntt_dev_t<bls12_381_fr>(ctx, s, &cfg, curve, log_n, (bls12_381_fr *)d, op, err);
+    }
+    if (st == CZ_OK) st = download(ctx, s, data, d, bytes, err);
+    return drain_on_error(ctx, st);
+}
+
+extern "C" cz_status cz_cuda_compute_h(cz_cuda *ctx, cz_curve curve, unsigned log_n, void *a, void *b, void *c,
+                                       cz_error *err)
+{
+    if (!ctx || !a || !b || !c) return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_compute_h: NULL argument");
+    cz_status st = check_args(curve, log_n, err);
+    if (st != CZ_OK) return st;
+    ntt_state *s;
+    ntt_cfg cfg;
+    if ((st = begin(ctx, &s, &cfg, err)) != CZ_OK) return st;
+    const size_t bytes = ((size_t)1 << log_n) * 32;
+    char *d;
+    if ((st = cz_cuda_scratch(ctx, 3 * bytes, (void **)&d, err)) != CZ_OK) return st;
+    void *const host[3] = {a, b, c};
+    if (curve == CZ_CURVE_BN254) {
+        bn254_fr *x[3] = {(bn254_fr *)d, (bn254_fr *)(d + bytes), (bn254_fr *)(d + 2 * bytes)};
+        st = compute_h_t<bn254_fr>(ctx, s, &cfg, curve, log_n, x, host, err);
+    } else {
+        bls12_381_fr *x[3] = {(bls12_381_fr *)d, (bls12_381_fr *)(d + bytes), (bls12_381_fr *)(d + 2 * bytes)};
+        st = compute_h_t<bls12_381_fr>(ctx, s, &cfg, curve, log_n, x, host, err);
+    }
+    return drain_on_error(ctx, st);
+}
+
+static cz_status check_dev_ptr(const void *p, cz_error *err)
+{
+    if (!p || ((uintptr_t)p & 15))
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU NTT: device pointer %p is NULL or not 16-byte aligned", p);
+    return CZ_OK;
+}
+
+cz_status cz_cuda_ntt_dev(cz_cuda *ctx, cz_curve curve, unsigned log_n, void *d_data, int inverse, int coset,
+                          cz_error *err)
+{
+    if (!ctx) return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_ntt_dev: NULL context");
+    cz_status st = check_args(curve, log_n, err);
+    if (st == CZ_OK) st = check_dev_ptr(d_data, err);
+    if (st != CZ_OK) return st;
+    ntt_state *s;
+    ntt_cfg cfg;
+    if ((st = begin(ctx, &s, &cfg, err)) != CZ_OK) return st;
+    const int op = nt::op_of(inverse, coset);
+    if (curve == CZ_CURVE_BN254) return ntt_dev_t<bn254_fr>(ctx, s, &cfg, curve, log_n, (bn254_fr *)d_data, op, err);
+    return ntt_dev_t<bls12_381_fr>(ctx, s, &cfg, curve, log_n, (bls12_381_fr *)d_data, op, err);
+}
+
+cz_status cz_cuda_compute_h_dev(cz_cuda *ctx, cz_curve curve, unsigned log_n, void *d_a, void *d_b, void *d_c,
+                                cz_error *err)
+{
+    if (!ctx) return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_compute_h_dev: NULL context");
+    cz_status st = check_args(curve, log_n, err);
+    if (st == CZ_OK) st = check_dev_ptr(d_a, err);
+    if (st == CZ_OK) st = check_dev_ptr(d_b, err);
+    if (st == CZ_OK) st = check_dev_ptr(d_c, err);
+    if (st != CZ_OK) return st;
+    ntt_state *s;
+    ntt_cfg cfg;
+    if ((st = begin(ctx, &s, &cfg, err)) != CZ_OK) return st;
+    if (curve == CZ_CURVE_BN254) {
+        bn254_fr *x[3] = {(bn254_fr *)d_a, (bn254_fr *)d_b, (bn254_fr *)d_c};
+        return compute_h_t<bn254_fr>(ctx, s, &cfg, curve, log_n, x, NULL, err);
+    }
+    bls12_381_fr *x[3] = {(bls12_381_fr *)d_a, (bls12_381_fr *)d_b, (bls12_381_fr *)d_c};
+    return compute_h_t<bls12_381_fr>(ctx, s, &cfg, curve, log_n, x, NULL, err);
+}
+
+cz_status cz_cuda_ntt_prepare(cz_cuda *ctx, cz_curve curve, unsigned log_n, int h, int inverse, int coset,
+                              cz_error *err)
+{
+    if (!ctx) return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_ntt_prepare: NULL context");
+    cz_status st = check_args(curve, log_n, err);
+    if (st != CZ_OK || log_n == 0) return st;
+    ntt_state *s;
+    ntt_cfg cfg;
+    if ((st = begin(ctx, &s, &cfg, err)) != CZ_OK) return st;
+    if (curve == CZ_CURVE_BN254) {
+        if (h) {
+            nt::tw_t<bn254_fr> a, b;
+            return h_tables<bn254_fr>(ctx, s, curve, log_n, &a, &b, err);
+        }
+        const bn254_fr *t;
+        nt::tab_consts<bn254_fr> tc;
+        return get_table<bn254_fr>(ctx, s, curve, log_n, nt::op_tab(nt::op_of(inverse, coset)), &t, &tc, err);
+    }
+    if (h) {
+        nt::tw_t<bls12_381_fr> a, b;
+        return h_tables<bls12_381_fr>(ctx, s, curve, log_n, &a, &b, err);
+    }
+    const bls12_381_fr *t;
+    nt::tab_consts<bls12_381_fr> tc;
+    return get_table<bls12_381_fr>(ctx, s, curve, log_n, nt::op_tab(nt::op_of(inverse, coset)), &t, &tc, err);
+}

@@ -1,0 +1,593 @@
+/*
+ * cuda/ntt.cuh: the NTT of cuda/ntt.cu, the part that runs the same on the
+ * host and on the device (not a public header).
+ *
+ * DESIGN: everything the kernels compute per element or per butterfly -- the
+ * twiddle tables, the radix-2 butterflies, the index maps of the per-level
+ * kernel and of the shared-memory pass kernel, the bit reversal, the plan
+ * that splits the levels into passes, and the order in which an operation
+ * runs them -- is written here as __host__ __device__ functions. cuda/ntt.cu
+ * wraps them in kernels; tests/test_cuda_ntt.cu runs the very same functions
+ * in host loops that emulate the kernels (block by block, thread by thread,
+ * one loop per __syncthreads phase) and compares with ntt/ntt.h. So the index
+ * and twiddle maths is proven on every CI machine, without a GPU.
+ *
+ * The transforms. n = 2^k, data x[0..n) of Montgomery elements. Two radix-2
+ * networks over one twiddle function tw(b, j), b = the level (pairs of
+ * indices i, i + 2^b), j = i mod 2^b:
+ *
+ *   tw(b, j) = (c sigma^j)^(2^(k-1-b)) = gamma_b sigma_(2^(b+1))^j,
+ *   gamma_b  = c^(2^(k-1-b)),
+ *
+ * sigma = omega_n or omega_n^-1 (ntt/ntt.h's roots), c = a coset factor (1,
+ * g or g^-1, g = cz_<curve>_ntt_coset_shift(k)).
+ *
+ *   DIT(sigma, c): levels b = 0 .. k-1, (u, v) -> (u + t v, u - t v).
+ *                  = DFT_sigma diag(c^j) P: coefficients in bit-reversed
+ *                  order in, values at c sigma^i in natural order out.
+ *   DIF(sigma, c): levels b = k-1 .. 0, (u, v) -> (u + v, (u - v) t).
+ *                  = P diag(c^j) DFT_sigma (the transpose network): natural
+ *                  in, out[p] = c^q X[q] at q = bitrev(p).
+ *
+ * (DIT: after level b a block of 2h = 2^(b+1) points holds its polynomial
+ * of stride n/2h at the 2h points gamma_b sigma_2h^i, because the block's
+ * polynomial is E(z^2) + z O(z^2) and z^2 = gamma_(b-1) sigma_h^i.) An
+ * optional scale s (1/n for inverses) goes into level 0: DIT scales its
+ * inputs, DIF its outputs. So, with P the bit reversal:
+ *
+ *   forward        DIF(omega, 1), P
+ *   inverse        DIF(omega^-1, 1) s = 1/n, P
+ *   coset forward  P, DIT(omega, g)
+ *   coset inverse  DIF(omega^-1, g^-1) s = 1/n, P
+ *   H step         DIF(omega^-1, 1) s = 1/n, then DIT(omega, g): natural
+ *                  values in, natural coset values out, no permutation.
+ *
+ * Twiddle tables (device memory, one per (curve, k, kind), built on the
+ * device from two small host-computed power tables):
+ *   plain (c = 1):  R[j] = sigma^j, j < n/2; tw(b, j) = R[j << (k-1-b)].
+ *   coset:          T[2^b + j] = tw(b, j) for 1 <= b < k, j < 2^b (n entries).
+ * Every butterfly then costs exactly one product (level 0 uses two constants
+ * passed as arguments: the twiddle there is gamma_0 for all j). Tables cost
+ * memory (n/2 resp. n elements, 0.5 GB for the two the H step uses at 2^24)
+ * instead of products: the NTT is product-bound on the GPU (GPU-NOTES.md).
+ *
+ * The fast kernel: a pass handles the levels of bits [b0, b0 + t) on tiles
+ * of 2^t rows x 2^c columns (elements i = hi 2^(b0+t) + r 2^b0 + lo, the
+ * 2^c columns are adjacent lo values so that the loads are coalesced) in
+ * shared memory, limb-major (sh[limb * E + e], conflict-free), one level per
+ * __syncthreads. The plan puts bits [0, T) (T = the tile log, contiguous
+ * tiles) in one pass and splits the bits above into as few passes of at most
+ * T - C levels as possible: 2^24 in three passes, 2^20 in two.
+ */
+#ifndef CZ_CUDA_NTT_CUH
+#define CZ_CUDA_NTT_CUH
+
+#include <stdint.h>
+#include <string.h>
+
+#include "cuda/ff.cuh"
+#include "cuda/internal.cuh"
+#include "ntt/ntt.h"
+
+/* #pragma unroll for the device pass only (the host compiler warns on it) */
+#ifdef __CUDA_ARCH__
+#define CZ_NTT_UNROLL _Pragma("unroll")
+#else
+#define CZ_NTT_UNROLL
+#endif
+
+namespace cz_dev {
+namespace ntt {
+
+/* ---- the plan ------------------------------------------------------------- */
+
+enum { MAX_PASSES = 33, MAX_TILE_LOG = 12 };
+
+/* One pass: levels of bits [b0, b0 + t), tiles of 2^t rows x 2^c columns. */
+struct pass_t {
+    unsigned b0, t, c;
+};
+
+/* Passes in ascending b0 (DIT runs them in this order, DIF backwards). */
+struct plan_t {
+    unsigned k, npass;
+    pass_t p[MAX_PASSES];
+};
+
+/* Splits k levels into passes: bits [0, min(k, T)) contiguous (c = 0), the
+ * rest in as few passes of at most T - C levels with 2^C columns as possible,
+ * sizes balanced. tile_log T in [1, MAX_TILE_LOG], col_log C < T (clamped). */
+static inline void make_plan(plan_t *pl, unsigned k, unsigned tile_log, unsigned col_log)
+{
+    if (tile_log < 1) tile_log = 1;
+    if (tile_log > MAX_TILE_LOG) tile_log = MAX_TILE_LOG;
+    if (col_log >= tile_log) col_log = tile_log - 1;
+    pl->k = k;
+    pl->npass = 0;
+    if (k == 0) return;
+    unsigned t0 = k < tile_log ? k : tile_log;
+    pl->p[pl->npass++] = pass_t{0, t0, 0};
+    unsigned rest = k - t0, tm = tile_log - col_log;
+    if (!rest) return;
+    unsigned m = (rest + tm - 1) / tm, base = rest / m, extra = rest % m, b = t0;
+    for (unsigned i = 0; i < m; i++) {
+        unsigned t = base + (i < extra ? 1 : 0);
+        pl->p[pl->npass++] = pass_t{b, t, col_log};
+        b += t;
+    }
+}
+
+/* ---- twiddles ------------------------------------------------------------- */
+
+/* Table kinds: (sigma, c) = (omega, 1), (omega^-1, 1), (omega, g), (omega^-1, g^-1). */
+enum { TAB_FWD = 0, TAB_INV = 1, TAB_COSET_FWD = 2, TAB_COSET_INV = 3, TAB_KINDS = 4 };
+
+static inline int tab_is_coset(int kind) { return kind == TAB_COSET_FWD || kind == TAB_COSET_INV; }
+static inline int tab_is_inverse(int kind) { return kind == TAB_INV || kind == TAB_COSET_INV; }
+/* entries of a table: n/2 (plain) or n (coset; entry 0 unused) */
+static inline uint64_t tab_entries(int kind, unsigned k)
+{
+    if (k == 0) return 0;
+    return tab_is_coset(kind) ? (uint64_t)1 << k : (uint64_t)1 << (k - 1);
+}
+
+/* What a transform needs to know about its twiddles. */
+template <class F> struct tw_t {
+    const F *tab; /* table (device memory in kernels, host memory when emulated) */
+    unsigned k;
+    int coset; /* layout: 1 = T[2^b + j], 0 = R[j << (k-1-b)] */
+    int lvl0;  /* level 0: 0 = twiddle 1 and no scale, 1 = twiddle tw0, 2 = scale s and twiddle tw0 (which includes s) */
+    F s, tw0;
+};
+
+/* Read-only load of an element (tables, through the non-coherent cache on
+ * the device; p must be 16-byte aligned there). */
+template <class F> CZ_HD F load_ro(const F *p)
+{
+#ifdef __CUDA_ARCH__
+    static_assert(sizeof(F) % 16 == 0, "elements are whole uint4s");
+    F r;
+    const uint4 *q = reinterpret_cast<const uint4 *>(p);
+CZ_NTT_UNROLL
+    for (int i = 0; i < F::N / 4; i++) {
+        uint4 v = __ldg(q + i);
+        r.l[4 * i] = v.x;
+        r.l[4 * i + 1] = v.y;
+        r.l[4 * i + 2] = v.z;
+        r.l[4 * i + 3] = v.w;
+    }
+    return r;
+#else
+    return *p;
+#endif
+}
+
+/* Plain load / store of a data element (vectorised on the device). */
+template <class F> CZ_HD F load_el(const F *p)
+{
+#ifdef __CUDA_ARCH__
+    F r;
+    const uint4 *q = reinterpret_cast<const uint4 *>(p);
+CZ_NTT_UNROLL
+    for (int i = 0; i < F::N / 4; i++) {
+        uint4 v = q[i];
+        r.l[4 * i] = v.x;
+        r.l[4 * i + 1] = v.y;
+        r.l[4 * i + 2] = v.z;
+        r.l[4 * i + 3] = v.w;
+    }
+    return r;
+#else
+    return *p;
+#endif
+}
+template <class F> CZ_HD void store_el(F *p, const F &a)
+{
+#ifdef __CUDA_ARCH__
+    uint4 *q = reinterpret_cast<uint4 *>(p);
+CZ_NTT_UNROLL
+    for (int i = 0; i < F::N / 4; i++)
+        q[i] = make_uint4(a.l[4 * i], a.l[4 * i + 1], a.l[4 * i + 2], a.l[4 * i + 3]);
+#else
+    *p = a;
+#endif
+}
+
+/* tw(b, j) for 1 <= b < k, j < 2^b. */
+template <class F> CZ_HD F twiddle(const tw_t<F> &w, unsigned b, uint64_t j)
+{
+    uint64_t idx = w.coset ? (((uint64_t)1 << b) | j) : (j << (w.k - 1 - b));
+    return load_ro(w.tab + idx);
+}
+
+CZ_HD unsigned log2_u64(uint64_t x) /* x > 0 */
+{
+#ifdef __CUDA_ARCH__
+    return 63u - (unsigned)__clzll((long long)x);
+#else
+    return 63u - (unsigned)__builtin_clzll(x);
+#endif
+}
+
+/* Entry x of a table, from lo[i] = sigma^i (i < 2^m) and hi[i] = sigma^(i 2^m):
+ * plain: R[x] = sigma^x; coset: T[x] = (c sigma^j)^(2^(k-1-b)), x = 2^b + j
+ * (x = 0: zero, unused). */
+template <class F>
+CZ_HD F tab_entry(const F *hi, const F *lo, unsigned m, const F &c, int coset, unsigned k, uint64_t x)
+{
+    const uint64_t mask = ((uint64_t)1 << m) - 1;
+    if (!coset) return load_ro(hi + (x >> m)) * load_ro(lo + (x & mask));
+    if (x == 0) return F::zero();
+    unsigned b = log2_u64(x);
+    uint64_t j = x ^ ((uint64_t)1 << b);
+    F v = c * (load_ro(hi + (j >> m)) * load_ro(lo + (j & mask)));
+    for (unsigned i = b; i + 1 < k; i++)
+        v = v.sqr();
+    return v;
+}
+
+/* Split of the exponent range [0, 2^(k-1)) of the power tables: lo holds
+ * 2^m entries, hi 2^(k-1-m) (k >= 1). */
+static inline unsigned seed_m(unsigned k) { return k <= 1 ? 0 : k / 2; }
+
+/* ---- butterflies ------------------------------------------------------------ */
+
+/* DIF: (u, v) -> (u + v, (u - v) w) */
+template <class F> CZ_HD void bf_dif(F &u, F &v, const F &w)
+{
+    F d = u - v;
+    u = u + v;
+    v = d * w;
+}
+template <class F> CZ_HD void bf_dif0(F &u, F &v, const tw_t<F> &tw)
+{
+    F d = u - v, a = u + v;
+    if (tw.lvl0 == 2) a = a * tw.s;
+    if (tw.lvl0 != 0) d = d * tw.tw0;
+    u = a;
+    v = d;
+}
+/* DIT: (u, v) -> (u + w v, u - w v) */
+template <class F> CZ_HD void bf_dit(F &u, F &v, const F &w)
+{
+    F t = v * w;
+    v = u - t;
+    u = u + t;
+}
+template <class F> CZ_HD void bf_dit0(F &u, F &v, const tw_t<F> &tw)
+{
+    F t = tw.lvl0 != 0 ? v * tw.tw0 : v;
+    F a = tw.lvl0 == 2 ? u * tw.s : u;
+    u = a + t;
+    v = a - t;
+}
+
+/* ---- the simple kernel: one launch per level, one thread per butterfly ---- */
+
+/* Butterfly q (< n/2) of level b on the global array x. */
+template <class F, bool DIT> CZ_HD void level_bf(F *x, const tw_t<F> &tw, unsigned b, uint64_t q)
+{
+    const uint64_t h = (uint64_t)1 << b, j = q & (h - 1);
+    const uint64_t i = ((q >> b) << (b + 1)) | j;
+    F u = load_el(x + i), v = load_el(x + i + h);
+    if (b == 0) {
+        if (DIT)
+            bf_dit0(u, v, tw);
+        else
+            bf_dif0(u, v, tw);
+    } else {
+        F w = twiddle(tw, b, j);
+        if (DIT)
+            bf_dit(u, v, w);
+        else
+            bf_dif(u, v, w);
+    }
+    store_el(x + i, u);
+    store_el(x + i + h, v);
+}
+
+/* ---- the pass kernel: 2^t x 2^c tiles in shared memory --------------------- */
+
+template <class F> struct pass_args {
+    F *x;
+    tw_t<F> tw;
+    unsigned b0, t, c;
+};
+
+/* elements per tile */
+template <class F> CZ_HD uint32_t pass_elems(const pass_args<F> &a) { return (uint32_t)1 << (a.t + a.c); }
+
+/* Global index of tile element e = r 2^c + lc of block blk. Blocks: blk =
+ * hi 2^(b0-c) + lo_hi; element index = hi 2^(b0+t) + r 2^b0 + lo_hi 2^c + lc. */
+template <class F> CZ_HD uint64_t pass_gidx(const pass_args<F> &a, uint64_t blk, uint32_t e)
+{
+    const unsigned lohb = a.b0 - a.c;
+    const uint64_t lo_hi = blk & (((uint64_t)1 << lohb) - 1), hi = blk >> lohb;
+    const uint64_t r = e >> a.c, lc = e & ((1u << a.c) - 1);
+    return (hi << (a.b0 + a.t)) | (r << a.b0) | (lo_hi << a.c) | lc;
+}
+
+template <class F> CZ_HD F sh_get(const uint32_t *sh, uint32_t E, uint32_t e)
+{
+    F r;
+CZ_NTT_UNROLL
+    for (int l = 0; l < F::N; l++)
+        r.l[l] = sh[(uint32_t)l * E + e];
+    return r;
+}
+template <class F> CZ_HD void sh_put(uint32_t *sh, uint32_t E, uint32_t e, const F &v)
+{
+CZ_NTT_UNROLL
+    for (int l = 0; l < F::N; l++)
+        sh[(uint32_t)l * E + e] = v.l[l];
+}
+
+/* Phase 1 (thread tid of nthr): global -> shared. */
+template <class F> CZ_HD void pass_load(const pass_args<F> &a, uint32_t *sh, uint64_t blk, uint32_t tid, uint32_t nthr)
+{
+    const uint32_t E = pass_elems(a);
+    for (uint32_t e = tid; e < E; e += nthr)
+        sh_put(sh, E, e, load_el(a.x + pass_gidx(a, blk, e)));
+}
+
+/* The two tile elements of butterfly q (< E/2) at local level bb. */
+CZ_HD void pass_pair(unsigned c, unsigned bb, uint32_t q, uint32_t *e0, uint32_t *e1, uint32_t *r)
+{
+    const uint32_t lc = q & ((1u << c) - 1), rr = q >> c;
+    const uint32_t rw = ((rr >> bb) << (bb + 1)) | (rr & ((1u << bb) - 1));
+    *r = rw;
+    *e0 = (rw << c) | lc;
+    *e1 = *e0 + (1u << (bb + c));
+}
+
+/* Phase 2 + lv (lv = 0 .. t-1): one level. DIF runs local bits t-1 .. 0, DIT 0 .. t-1. */
+template <class F, bool DIT>
+CZ_HD void pass_level(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned lv, uint32_t tid, uint32_t nthr)
+{
+    const uint32_t E = pass_elems(a);
+    const unsigned bb = DIT ? lv : a.t - 1 - lv, b = a.b0 + bb;
+    const uint64_t lo_hi = blk & (((uint64_t)1 << (a.b0 - a.c)) - 1);
+    for (uint32_t q = tid; q < E / 2; q += nthr) {
+        uint32_t e0, e1, r;
+        pass_pair(a.c, bb, q, &e0, &e1, &r);
+        F u = sh_get<F>(sh, E, e0), v = sh_get<F>(sh, E, e1);
+        if (b == 0) {
+            if (DIT)
+                bf_dit0(u, v, a.tw);
+            else
+                bf_dif0(u, v, a.tw);
+        } else {
+            /* j = i mod 2^b = (r mod 2^bb) 2^b0 + lo_hi 2^c + lc */
+            const uint64_t j = ((uint64_t)(r & ((1u << bb) - 1)) << a.b0) | (lo_hi << a.c) | (q & ((1u << a.c) - 1));
+            F w = twiddle(a.tw, b, j);
+            if (DIT)
+                bf_dit(u, v, w);
+            else
+                bf_dif(u, v, w);
+        }
+        sh_put(sh, E, e0, u);
+        sh_put(sh, E, e1, v);
+    }
+}
+
+/* Last phase: shared -> global. */
+template <class F> CZ_HD void pass_store(const pass_args<F> &a, const uint32_t *sh, uint64_t blk, uint32_t tid, uint32_t nthr)
+{
+    const uint32_t E = pass_elems(a);
+    for (uint32_t e = tid; e < E; e += nthr)
+        store_el(a.x + pass_gidx(a, blk, e), sh_get<F>(sh, E, e));
+}
+
+/* Threads per block of a pass kernel. */
+static inline uint32_t pass_threads(uint32_t E) { return E / 2 < 256 ? (E / 2 ? E / 2 : 1) : 256; }
+
+/* ---- bit reversal and the pointwise step ---------------------------------- */
+
+CZ_HD uint64_t bitrev(uint64_t i, unsigned k)
+{
+    if (k == 0) return 0;
+#ifdef __CUDA_ARCH__
+    return __brevll((unsigned long long)i) >> (64 - k);
+#else
+    uint64_t r = 0;
+    for (unsigned b = 0; b < k; b++)
+        r |= ((i >> b) & 1) << (k - 1 - b);
+    return r;
+#endif
+}
+
+/* Element i of the in-place bit reversal: swaps x[i] and x[bitrev(i)] once. */
+template <class F> CZ_HD void bitrev_swap(F *x, unsigned k, uint64_t i)
+{
+    uint64_t j = bitrev(i, k);
+    if (i < j) {
+        F u = load_el(x + i), v = load_el(x + j);
+        store_el(x + i, v);
+        store_el(x + j, u);
+    }
+}
+
+/* h_i = a_i b_i - c_i (the snarkjs H step: no division by Z(x)). */
+template <class F> CZ_HD void pointwise(F *a, const F *b, const F *c, uint64_t i)
+{
+    store_el(a + i, load_el(a + i) * load_el(b + i) - load_el(c + i));
+}
+
+/* ---- host side: constants from the CPU fields ------------------------------ */
+
+template <class F> struct host_field;
+template <> struct host_field<bn254_fr> {
+    typedef cz_bn254_fr C;
+    static const unsigned S = CZ_BN254_FR_S;
+    static void mul(C *r, const C *a, const C *b) { cz_bn254_fr_mul(r, a, b); }
+    static void sqr(C *r, const C *a) { cz_bn254_fr_sqr(r, a); }
+    static cz_status inv(C *r, const C *a) { return cz_bn254_fr_inv(r, a); }
+    static void from_u64(C *r, uint64_t v) { cz_bn254_fr_from_u64(r, v); }
+    static C one() { return cz_bn254_fr_ONE; }
+    static cz_status root(C *r, unsigned k) { return cz_bn254_ntt_root_of_unity(r, k); }
+    static cz_status shift(C *g, unsigned k) { return cz_bn254_ntt_coset_shift(g, k); }
+};
+template <> struct host_field<bls12_381_fr> {
+    typedef cz_bls12_381_fr C;
+    static const unsigned S = CZ_BLS12_381_FR_S;
+    static void mul(C *r, const C *a, const C *b) { cz_bls12_381_fr_mul(r, a, b); }
+    static void sqr(C *r, const C *a) { cz_bls12_381_fr_sqr(r, a); }
+    static cz_status inv(C *r, const C *a) { return cz_bls12_381_fr_inv(r, a); }
+    static void from_u64(C *r, uint64_t v) { cz_bls12_381_fr_from_u64(r, v); }
+    static C one() { return cz_bls12_381_fr_ONE; }
+    static cz_status root(C *r, unsigned k) { return cz_bls12_381_ntt_root_of_unity(r, k); }
+    static cz_status shift(C *g, unsigned k) { return cz_bls12_381_ntt_coset_shift(g, k); }
+};
+
+/* CPU element -> device element: the same bytes (ff.cuh's contract). */
+template <class F, class C> static inline F to_dev(const C &a)
+{
+    static_assert(sizeof(F) == sizeof(C), "same layout");
+    F r;
+    memcpy(&r, &a, sizeof r);
+    return r;
+}
+
+/* The constants of a table kind for size 2^k (1 <= k <= S): sigma, the coset
+ * factor c, gamma_0 = c^(2^(k-1)), and the power tables lo[2^m], hi[2^(k-1-m)]
+ * (m = seed_m(k)) of sigma. hi / lo may be NULL (constants only). */
+template <class F> struct tab_consts {
+    F sigma, c, gamma0;
+};
+
+template <class F> static inline cz_status host_tab_consts(int kind, unsigned k, tab_consts<F> *out, F *hi, F *lo)
+{
+    typedef host_field<F> H;
+    typedef typename H::C C;
+    if (k == 0 || k > H::S) return CZ_ERR_RANGE;
+    C sigma, c = H::one();
+    cz_status st = H::root(&sigma, k);
+    if (st != CZ_OK) return st;
+    if (tab_is_inverse(kind) && (st = H::inv(&sigma, &sigma)) != CZ_OK) return st;
+    if (tab_is_coset(kind)) {
+        if ((st = H::shift(&c, k)) != CZ_OK) return st;
+        if (kind == TAB_COSET_INV && (st = H::inv(&c, &c)) != CZ_OK) return st;
+    }
+    C g0 = c;
+    for (unsigned i = 0; i + 1 < k; i++)
+        H::sqr(&g0, &g0);
+    out->sigma = to_dev<F>(sigma);
+    out->c = to_dev<F>(c);
+    out->gamma0 = to_dev<F>(g0);
+    const unsigned m = seed_m(k);
+    if (lo) {
+        C p = H::one();
+        for (uint64_t i = 0; i < ((uint64_t)1 << m); i++) {
+            lo[i] = to_dev<F>(p);
+            H::mul(&p, &p, &sigma);
+        }
+    }
+    if (hi) {
+        C step = sigma, p = H::one();
+        for (unsigned i = 0; i < m; i++)
+            H::sqr(&step, &step);
+        for (uint64_t i = 0; i < ((uint64_t)1 << (k - 1 - m)); i++) {
+            hi[i] = to_dev<F>(p);
+            H::mul(&p, &p, &step);
+        }
+    }
+    return CZ_OK;
+}
+
+/* 1/2^k as a device element. */
+template <class F> static inline F host_inv_n(unsigned k)
+{
+    typedef host_field<F> H;
+    typename H::C two, r = H::one();
+    H::from_u64(&two, 2);
+    (void)H::inv(&two, &two);
+    for (unsigned i = 0; i < k; i++)
+        H::mul(&r, &r, &two);
+    return to_dev<F>(r);
+}
+
+/* The twiddle descriptor of a transform with table tab of kind `kind`; scale:
+ * multiply by 1/n (inverse transforms). */
+template <class F> static inline tw_t<F> make_tw(const F *tab, int kind, unsigned k, int scale, const tab_consts<F> &tc)
+{
+    tw_t<F> w;
+    w.tab = tab;
+    w.k = k;
+    w.coset = tab_is_coset(kind);
+    w.s = scale ? host_inv_n<F>(k) : F::one();
+    w.tw0 = w.coset ? tc.gamma0 : F::one();
+    if (scale) w.tw0 = w.tw0 * w.s;
+    w.lvl0 = scale ? 2 : w.coset ? 1 : 0;
+    return w;
+}
+
+/* ---- the order of the steps: shared by cuda/ntt.cu and the host emulation -- */
+
+/* One radix-2 network on x: DIF (DIT = false) or DIT, per-level (pl == NULL)
+ * or by passes. X provides level(x, tw, b, dit) and pass(x, tw, pass, dit),
+ * each returning cz_status. */
+template <class F, class X> static inline cz_status run_network(X &ex, F *x, const tw_t<F> &tw, bool dit, const plan_t *pl)
+{
+    const unsigned k = tw.k;
+    cz_status st = CZ_OK;
+    if (!pl) {
+        for (unsigned i = 0; i < k && st == CZ_OK; i++)
+            st = ex.level(x, tw, dit ? i : k - 1 - i, dit);
+    } else {
+        for (unsigned i = 0; i < pl->npass && st == CZ_OK; i++)
+            st = ex.pass(x, tw, pl->p[dit ? i : pl->npass - 1 - i], dit);
+    }
+    return st;
+}
+
+/* Operations of cz_cuda_ntt: 0 forward, 1 inverse, 2 coset forward, 3 coset inverse. */
+static inline int op_of(int inverse, int coset) { return (coset ? 2 : 0) + (inverse ? 1 : 0); }
+/* table kind, scale and network of each op (coset forward is the only DIT) */
+static inline int op_tab(int op) { return op; }
+static inline int op_dit(int op) { return op == 2; }
+static inline int op_scale(int op) { return op == 1 || op == 3; }
+
+/* cz_cuda_ntt's steps on x (natural order in and out). tw from make_tw for
+ * op_tab(op), op_scale(op). X also provides bitrev(x, k). */
+template <class F, class X> static inline cz_status run_op(X &ex, F *x, int op, const tw_t<F> &tw, const plan_t *pl)
+{
+    if (tw.k == 0) return CZ_OK;
+    cz_status st;
+    if (op_dit(op)) {
+        if ((st = ex.bitrev(x, tw.k)) != CZ_OK) return st;
+        return run_network(ex, x, tw, true, pl);
+    }
+    if ((st = run_network(ex, x, tw, false, pl)) != CZ_OK) return st;
+    return ex.bitrev(x, tw.k);
+}
+
+/* The H step's transforms of one array: values -> coefficients (bit-reversed,
+ * scaled) -> natural values on the coset. tw_inv: make_tw(TAB_INV, scale 1),
+ * tw_cos: make_tw(TAB_COSET_FWD, scale 0). */
+template <class F, class X>
+static inline cz_status run_h_array(X &ex, F *x, const tw_t<F> &tw_inv, const tw_t<F> &tw_cos, const plan_t *pl)
+{
+    if (tw_inv.k == 0) return CZ_OK;
+    cz_status st = run_network(ex, x, tw_inv, false, pl);
+    if (st != CZ_OK) return st;
+    return run_network(ex, x, tw_cos, true, pl);
+}
+
+} // namespace ntt
+} // namespace cz_dev
+
+/* ---- device-resident entry points (cuda/ntt.cu), for the prover's GPU path
+ * and the benchmarks. Data are device pointers (16-byte aligned) of 2^log_n
+ * elements; the work is queued on ctx->compute and not waited for. Tables are
+ * built on first use (cz_cuda_ntt_prepare builds them ahead, e.g. so that a
+ * benchmark does not time it). Same results and errors as the host-memory
+ * calls of cuda/cuda.h. ---- */
+cz_status cz_cuda_ntt_dev(cz_cuda *ctx, cz_curve curve, unsigned log_n, void *d_data, int inverse, int coset,
+                          cz_error *err);
+cz_status cz_cuda_compute_h_dev(cz_cuda *ctx, cz_curve curve, unsigned log_n, void *d_a, void *d_b, void *d_c,
+                                cz_error *err);
+/* Builds the tables that cz_cuda_ntt(inverse, coset) (h = 0) or compute_h (h = 1) uses. */
+cz_status cz_cuda_ntt_prepare(cz_cuda *ctx, cz_curve curve, unsigned log_n, int h, int inverse, int coset,
+                              cz_error *err);
+
+#endif

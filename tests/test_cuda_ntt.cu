@@ -1,0 +1,479 @@
+/*
+ * test_cuda_ntt: the GPU NTT's maths on the host (label cpu: no GPU needed).
+ *
+ * cuda/ntt.cuh holds everything the NTT kernels compute as __host__
+ * __device__ functions, plus the order of the steps (run_op, run_h_array)
+ * that cuda/ntt.cu drives with kernels. This test drives the same functions
+ * with host loops that emulate the kernels -- per-level kernel: one call per
+ * butterfly; pass kernel: block by block, the threads of a block one after
+ * the other inside each __syncthreads phase, with the shared tile filled with
+ * garbage first -- and checks, for both scalar fields:
+ *  - the plan: passes cover the k levels exactly once, tiles within limits,
+ *    for every k <= 32 and every tile / column size;
+ *  - race freedom and coverage of the pass kernel's index maps: loads and
+ *    stores touch every element exactly once over the grid, each level's
+ *    butterflies partition the tile, partners are 2^b apart in the array;
+ *  - the twiddle tables (tab_entry from the host-computed power tables)
+ *    against powers computed independently with the CPU field (pow of
+ *    ntt/ntt.h's roots), every entry for small k, samples up to k = s;
+ *  - cz_cuda_ntt's four operations, emulated with the simple path and with
+ *    the pass path under several plans (tiny tiles force many passes with
+ *    column tiles at small sizes), byte-identical to ntt/ntt.h for random
+ *    inputs, 2^0..2^12 (2^16 with the default plan);
+ *  - the H step (run_h_array x 3 + pointwise) byte-identical to the CPU
+ *    backend's compute_h;
+ *  - the host bit reversal against cz_ntt_bitrev_index.
+ * CZ_TEST_SCALE < 0.5 (sanitizer runs) lowers the sizes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vector>
+
+#include "cuda/ntt.cuh"
+#include "test_util.h"
+extern "C" {
+#include "backend/backend.h"
+}
+
+namespace nt = cz_dev::ntt;
+using cz_dev::bls12_381_fr;
+using cz_dev::bn254_fr;
+
+static cz_rng rng;
+
+/* ---- the plan ---- */
+
+static void test_plan(void)
+{
+    for (unsigned tile = 1; tile <= nt::MAX_TILE_LOG; tile++)
+        for (unsigned cols = 0; cols < tile; cols++)
+            for (unsigned k = 0; k <= 32; k++) {
+                nt::plan_t pl;
+                nt::make_plan(&pl, k, tile, cols);
+                unsigned b = 0;
+                int ok = pl.k == k && pl.npass <= nt::MAX_PASSES;
+                for (unsigned i = 0; ok && i < pl.npass; i++) {
+                    const nt::pass_t &p = pl.p[i];
+                    ok = p.b0 == b && p.t >= 1 && p.c <= p.b0 && p.t + p.c <= tile && (p.b0 > 0 || p.c == 0) &&
+                         (p.b0 == 0 || p.c == cols);
+                    b += p.t;
+                }
+                ok = ok && b == k;
+                CHECK_MSG(ok, "plan k=%u tile=%u cols=%u", k, tile, cols);
+            }
+    /* the default plan: 2^20 in two passes, 2^24 .. 2^27 in three */
+    const unsigned want[][2] = {{10, 1}, {11, 1}, {12, 2}, {20, 2}, {21, 3}, {24, 3}, {26, 3}, {27, 3}, {28, 3}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        nt::plan_t pl;
+        nt::make_plan(&pl, want[i][0], 11, 2);
+        CHECK_MSG(pl.npass == want[i][1], "default plan of 2^%u: %u passes", want[i][0], pl.npass);
+    }
+}
+
+/* ---- index maps of the pass kernel ---- */
+
+static void test_pass_indices(void)
+{
+    const unsigned kmax = cz_test_iters(10) >= 5 ? 12 : 9;
+    for (unsigned tile = 1; tile <= 6; tile++)
+        for (unsigned cols = 0; cols < tile; cols++)
+            for (unsigned k = 1; k <= kmax; k++) {
+                nt::plan_t pl;
+                nt::make_plan(&pl, k, tile, cols);
+                const uint64_t n = (uint64_t)1 << k;
+                int ok = 1;
+                for (unsigned pi = 0; pi < pl.npass && ok; pi++) {
+                    nt::pass_args<bn254_fr> a;
+                    memset(&a, 0, sizeof a);
+                    a.b0 = pl.p[pi].b0;
+                    a.t = pl.p[pi].t;
+                    a.c = pl.p[pi].c;
+                    const uint32_t E = nt::pass_elems(a);
+                    std::vector<int> seen(n, 0);
+                    for (uint64_t blk = 0; blk < n / E; blk++) {
+                        for (uint32_t e = 0; e < E; e++) {
+                            uint64_t g = nt::pass_gidx(a, blk, e);
+                            if (g >= n || seen[g]++) ok = 0;
+                        }
+                        for (unsigned bb = 0; bb < a.t && ok; bb++) {
+                            std::vector<int> touched(E, 0);
+                            for (uint32_t q = 0; q < E / 2; q++) {
+                                uint32_t e0, e1, r;
+                                nt::pass_pair(a.c, bb, q, &e0, &e1, &r);
+                                if (e0 >= E || e1 >= E || touched[e0]++ || touched[e1]++) {
+                                    ok = 0;
+                                    break;
+                                }
+                                const uint64_t g0 = nt::pass_gidx(a, blk, e0), g1 = nt::pass_gidx(a, blk, e1);
+                                const unsigned b = a.b0 + bb;
+                                if (g1 != g0 + ((uint64_t)1 << b) || ((g0 >> b) & 1) || (r != (e0 >> a.c))) ok = 0;
+                            }
+                        }
+                    }
+                    for (uint64_t i = 0; i < n; i++)
+                        if (seen[i] != 1) ok = 0;
+                }
+                CHECK_MSG(ok, "pass indices k=%u tile=%u cols=%u", k, tile, cols);
+            }
+}
+
+static void test_bitrev(void)
+{
+    int ok = 1;
+    for (unsigned k = 0; k <= 40; k++)
+        for (int i = 0; i < 50; i++) {
+            uint64_t x = k ? cz_rng_u64(&rng) & (((uint64_t)1 << k) - 1) : 0;
+            if (nt::bitrev(x, k) != cz_ntt_bitrev_index((size_t)x, k)) ok = 0;
+        }
+    CHECK(ok);
+}
+
+/* ---- per-field tests ---- */
+
+/* The host executor: emulates the kernels of cuda/ntt.cu. */
+template <class F> struct host_exec {
+    long launches;
+    cz_status level(F *x, const nt::tw_t<F> &tw, unsigned b, bool dit)
+    {
+        launches++;
+        const uint64_t nbf = (uint64_t)1 << (tw.k - 1);
+        for (uint64_t q = 0; q < nbf; q++)
+            if (dit)
+                nt::level_bf<F, true>(x, tw, b, q);
+            else
+                nt::level_bf<F, false>(x, tw, b, q);
+        return CZ_OK;
+    }
+    cz_status pass(F *x, const nt::tw_t<F> &tw, const nt::pass_t &p, bool dit)
+    {
+        launches++;
+        nt::pass_args<F> a;
+        a.x = x;
+        a.tw = tw;
+        a.b0 = p.b0;
+        a.t = p.t;
+        a.c = p.c;
+        const uint32_t E = nt::pass_elems(a), thr = nt::pass_threads(E);
+        const uint64_t blocks = ((uint64_t)1 << tw.k) / E;
+        std::vector<uint32_t> sh((size_t)E * F::N);
+        for (uint64_t blk = 0; blk < blocks; blk++) {
+            for (size_t i = 0; i < sh.size(); i++)
+                sh[i] = 0xa5a5a5a5u ^ (uint32_t)i; /* stale shared memory */
+            for (uint32_t t = 0; t < thr; t++)
+                nt::pass_load(a, sh.data(), blk, t, thr);
+            for (unsigned lv = 0; lv < a.t; lv++)
+                for (uint32_t t = thr; t-- > 0;) /* any order within a phase */
+                    if (dit)
+                        nt::pass_level<F, true>(a, sh.data(), blk, lv, t, thr);
+                    else
+                        nt::pass_level<F, false>(a, sh.data(), blk, lv, t, thr);
+            for (uint32_t t = 0; t < thr; t++)
+                nt::pass_store(a, sh.data(), blk, t, thr);
+        }
+        return CZ_OK;
+    }
+    cz_status bitrev(F *x, unsigned k)
+    {
+        launches++;
+        for (uint64_t i = 0; i < ((uint64_t)1 << k); i++)
+            nt::bitrev_swap(x, k, i);
+        return CZ_OK;
+    }
+};
+
+/* The CPU side of one field. */
+template <class F> struct cpu;
+template <> struct cpu<bn254_fr> {
+    typedef cz_bn254_fr C;
+    typedef cz_bn254_ntt_domain D;
+    static const cz_curve curve = CZ_CURVE_BN254;
+    static const char *name() { return "bn254"; }
+    static void random(C *r) { cz_bn254_fr_random(r, &rng); }
+    static void mul(C *r, const C *a, const C *b) { cz_bn254_fr_mul(r, a, b); }
+    static void pow(C *r, const C *a, uint64_t e) { cz_bn254_fr_pow_u64(r, a, e); }
+    static int eq(const C *a, const C *b) { return cz_bn254_fr_eq(a, b); }
+    static cz_status inv(C *r, const C *a) { return cz_bn254_fr_inv(r, a); }
+    static cz_status root(C *r, unsigned k) { return cz_bn254_ntt_root_of_unity(r, k); }
+    static cz_status shift(C *r, unsigned k) { return cz_bn254_ntt_coset_shift(r, k); }
+    static cz_status create(D **d, unsigned k) { return cz_bn254_ntt_domain_create(d, k); }
+    static void destroy(D *d) { cz_bn254_ntt_domain_free(d); }
+    static cz_status op(const D *d, C *a, int op, unsigned k)
+    {
+        C g;
+        cz_bn254_ntt_coset_shift(&g, k);
+        switch (op) {
+        case 0: return cz_bn254_ntt_forward(d, a, NULL);
+        case 1: return cz_bn254_ntt_inverse(d, a, NULL);
+        case 2: return cz_bn254_ntt_coset_forward(d, a, &g, NULL);
+        default: return cz_bn254_ntt_coset_inverse(d, a, &g, NULL);
+        }
+    }
+};
+template <> struct cpu<bls12_381_fr> {
+    typedef cz_bls12_381_fr C;
+    typedef cz_bls12_381_ntt_domain D;
+    static const cz_curve curve = CZ_CURVE_BLS12_381;
+    static const char *name() { return "bls12_381"; }
+    static void random(C *r) { cz_bls12_381_fr_random(r, &rng); }
+    static void mul(C *r, const C *a, const C *b) { cz_bls12_381_fr_mul(r, a, b); }
+    static void pow(C *r, const C *a, uint64_t e) { cz_bls12_381_fr_pow_u64(r, a, e); }
+    static int eq(const C *a, const C *b) { return cz_bls12_381_fr_eq(a, b); }
+    static cz_status inv(C *r, const C *a) { return cz_bls12_381_fr_inv(r, a); }
+    static cz_status root(C *r, unsigned k) { return cz_bls12_381_ntt_root_of_unity(r, k); }
+    static cz_status shift(C *r, unsigned k) { return cz_bls12_381_ntt_coset_shift(r, k); }
+    static cz_status create(D **d, unsigned k) { return cz_bls12_381_ntt_domain_create(d, k); }
+    static void destroy(D *d) { cz_bls12_381_ntt_domain_free(d); }
+    static cz_status op(const D *d, C *a, int op, unsigned k)
+    {
+        C g;
+        cz_bls12_381_ntt_coset_shift(&g, k);
+        switch (op) {
+        case 0: return cz_bls12_381_ntt_forward(d, a, NULL);
+        case 1: return cz_bls12_381_ntt_inverse(d, a, NULL);
+        case 2: return cz_bls12_381_ntt_coset_forward(d, a, &g, NULL);
+        default: return cz_bls12_381_ntt_coset_inverse(d, a, &g, NULL);
+        }
+    }
+};
+
+/* A twiddle table of kind `kind` for 2^k built on the host exactly as
+ * k_table builds it on the device. */
+template <class F> static std::vector<F> host_table(int kind, unsigned k, nt::tab_consts<F> *tc)
+{
+    const unsigned m = nt::seed_m(k);
+    std::vector<F> hi((size_t)1 << (k - 1 - m)), lo((size_t)1 << m);
+    cz_status st = nt::host_tab_consts<F>(kind, k, tc, hi.data(), lo.data());
+    CHECK(st == CZ_OK);
+    std::vector<F> tab(nt::tab_entries(kind, k));
+    for (uint64_t x = 0; x < tab.size(); x++)
+        tab[x] = nt::tab_entry(hi.data(), lo.data(), m, tc->c, nt::tab_is_coset(kind), k, x);
+    return tab;
+}
+
+/* tw(b, j) computed independently: c^(2^(k-1-b)) * w_(b+1)^j, w = ntt/ntt.h's
+ * root of order 2^(b+1) (inverted for the inverse kinds). */
+template <class F> static F expect_tw(int kind, unsigned k, unsigned b, uint64_t j)
+{
+    typedef cpu<F> P;
+    typename P::C w, c, t;
+    P::root(&w, b + 1);
+    if (nt::tab_is_inverse(kind)) P::inv(&w, &w);
+    P::pow(&t, &w, j);
+    if (nt::tab_is_coset(kind)) {
+        P::shift(&c, k);
+        if (kind == nt::TAB_COSET_INV) P::inv(&c, &c);
+        typename P::C g = c;
+        for (unsigned i = 0; i + 1 + b < k; i++)
+            P::mul(&g, &g, &g);
+        P::mul(&t, &t, &g);
+    }
+    return nt::to_dev<F>(t);
+}
+
+template <class F> static void test_tables(void)
+{
+    typedef cpu<F> P;
+    const unsigned S = nt::host_field<F>::S;
+    const unsigned kfull = cz_test_iters(10) >= 5 ? 11 : 8;
+    for (int kind = 0; kind < nt::TAB_KINDS; kind++) {
+        /* every entry for small k */
+        for (unsigned k = 1; k <= kfull; k++) {
+            nt::tab_consts<F> tc = nt::tab_consts<F>();
+            std::vector<F> tab = host_table<F>(kind, k, &tc);
+            int ok = 1;
+            if (nt::tab_is_coset(kind)) {
+                for (unsigned b = 1; b < k; b++)
+                    for (uint64_t j = 0; j < ((uint64_t)1 << b); j++)
+                        if (tab[((uint64_t)1 << b) | j] != expect_tw<F>(kind, k, b, j)) ok = 0;
+            } else {
+                for (unsigned b = 1; b < k; b++)
+                    for (uint64_t j = 0; j < ((uint64_t)1 << b); j++)
+                        if (tab[j << (k - 1 - b)] != expect_tw<F>(kind, k, b, j)) ok = 0;
+            }
+            /* level 0: gamma_0 */
+            if (tc.gamma0 != expect_tw<F>(kind, k, 0, 0)) ok = 0;
+            CHECK_MSG(ok, "%s table kind %d of 2^%u", P::name(), kind, k);
+        }
+        /* samples for large k, from the full-size power tables */
+        const unsigned kmax = cz_test_iters(10) >= 5 ? S : 20;
+        for (unsigned k = kfull + 1; k <= kmax; k += 3) {
+            const unsigned m = nt::seed_m(k);
+            std::vector<F> hi((size_t)1 << (k - 1 - m)), lo((size_t)1 << m);
+            nt::tab_consts<F> tc = nt::tab_consts<F>();
+            CHECK(nt::host_tab_consts<F>(kind, k, &tc, hi.data(), lo.data()) == CZ_OK);
+            int ok = tc.gamma0 == expect_tw<F>(kind, k, 0, 0);
+            const int coset = nt::tab_is_coset(kind);
+            for (int s = 0; s < 12; s++) {
+                unsigned b = 1 + (unsigned)(cz_rng_u64(&rng) % (k - 1));
+                if (s == 0) b = k - 1;
+                uint64_t j = cz_rng_u64(&rng) & (((uint64_t)1 << b) - 1);
+                if (s == 1) j = ((uint64_t)1 << b) - 1;
+                uint64_t x = coset ? (((uint64_t)1 << b) | j) : (j << (k - 1 - b));
+                F got = nt::tab_entry(hi.data(), lo.data(), m, tc.c, coset, k, x);
+                if (got != expect_tw<F>(kind, k, b, j)) ok = 0;
+            }
+            CHECK_MSG(ok, "%s table kind %d of 2^%u (samples)", P::name(), kind, k);
+        }
+    }
+    /* sizes beyond the 2-adicity have no constants */
+    nt::tab_consts<F> tc = nt::tab_consts<F>();
+    CHECK(nt::host_tab_consts<F>(nt::TAB_FWD, S + 1, &tc, NULL, NULL) == CZ_ERR_RANGE);
+    CHECK(nt::host_tab_consts<F>(nt::TAB_FWD, 0, &tc, NULL, NULL) == CZ_ERR_RANGE);
+    /* 1/2^k */
+    for (unsigned k = 0; k <= S; k += 7) {
+        F r = nt::host_inv_n<F>(k), two = F::one() + F::one(), p = F::one();
+        for (unsigned i = 0; i < k; i++)
+            p = p * two;
+        CHECK(r * p == F::one());
+    }
+}
+
+/* plans the emulation runs with (tile, cols); the first one is the default */
+static const unsigned PLANS[][2] = {{11, 2}, {1, 0}, {2, 1}, {3, 1}, {4, 2}, {5, 3}};
+enum { NPLANS = sizeof PLANS / sizeof PLANS[0] };
+
+template <class F> static std::vector<F> random_vec(size_t n)
+{
+    std::vector<F> v(n);
+    for (size_t i = 0; i < n; i++) {
+        typename cpu<F>::C c;
+        cpu<F>::random(&c);
+        v[i] = nt::to_dev<F>(c);
+    }
+    return v;
+}
+
+static const char *OP_NAME[4] = {"forward", "inverse", "coset forward", "coset inverse"};
+
+template <class F> static void test_ops(void)
+{
+    typedef cpu<F> P;
+    const unsigned kmax = cz_test_iters(10) >= 5 ? 12 : 8, kbig = cz_test_iters(10) >= 5 ? 16 : 0;
+    for (unsigned k = 0; k <= (kbig ? kbig : kmax); k++) {
+        const size_t n = (size_t)1 << k;
+        typename P::D *d = NULL;
+        CHECK(P::create(&d, k) == CZ_OK);
+        std::vector<F> in = random_vec<F>(n);
+        for (int op = 0; op < 4; op++) {
+            std::vector<F> want = in;
+            CHECK(P::op(d, (typename P::C *)want.data(), op, k) == CZ_OK);
+            const int kind = nt::op_tab(op);
+            nt::tab_consts<F> tc = nt::tab_consts<F>();
+            std::vector<F> tab = k ? host_table<F>(kind, k, &tc) : std::vector<F>(1);
+            nt::tw_t<F> tw = k ? nt::make_tw<F>(tab.data(), kind, k, nt::op_scale(op), tc) : nt::tw_t<F>();
+            tw.k = k;
+            /* simple path, then the pass path under each plan (only the
+             * default one above 2^kmax) */
+            for (int v = -1; v < NPLANS; v++) {
+                if (k > kmax && v != 0) continue;
+                host_exec<F> ex = {0};
+                nt::plan_t pl;
+                if (v >= 0) nt::make_plan(&pl, k, PLANS[v][0], PLANS[v][1]);
+                std::vector<F> got = in;
+                cz_status st = nt::run_op(ex, got.data(), op, tw, v >= 0 ? &pl : NULL);
+                CHECK(st == CZ_OK);
+                CHECK_MSG(memcmp(got.data(), want.data(), n * sizeof(F)) == 0, "%s %s 2^%u, %s", P::name(),
+                          OP_NAME[op], k, v < 0 ? "simple" : "passes");
+                if (v < 0 && k > 0) CHECK(ex.launches == (long)k + 1);
+                if (v >= 0 && k > 0) CHECK(ex.launches == (long)pl.npass + 1);
+            }
+        }
+        P::destroy(d);
+    }
+}
+
+template <class F> static void test_compute_h(void)
+{
+    typedef cpu<F> P;
+    cz_backend *be = NULL;
+    CHECK(cz_backend_cpu_create(&be, NULL) == CZ_OK);
+    if (!be) return;
+    const unsigned kmax = cz_test_iters(10) >= 5 ? 12 : 7;
+    for (unsigned k = 0; k <= kmax; k++) {
+        const size_t n = (size_t)1 << k;
+        std::vector<F> a = random_vec<F>(n), b = random_vec<F>(n), c = random_vec<F>(n);
+        std::vector<F> wa = a, wb = b, wc = c;
+        cz_error err;
+        cz_error_clear(&err);
+        CHECK(be->ops->compute_h(be, P::curve, k, wa.data(), wb.data(), wc.data(), &err) == CZ_OK);
+        nt::tw_t<F> ti = nt::tw_t<F>(), tcs = nt::tw_t<F>();
+        std::vector<F> tab_i(1), tab_c(1);
+        if (k) {
+            nt::tab_consts<F> ci = nt::tab_consts<F>(), cc = nt::tab_consts<F>();
+            tab_i = host_table<F>(nt::TAB_INV, k, &ci);
+            tab_c = host_table<F>(nt::TAB_COSET_FWD, k, &cc);
+            ti = nt::make_tw<F>(tab_i.data(), nt::TAB_INV, k, 1, ci);
+            tcs = nt::make_tw<F>(tab_c.data(), nt::TAB_COSET_FWD, k, 0, cc);
+        }
+        ti.k = tcs.k = k;
+        for (int v = -1; v < NPLANS; v++) {
+            std::vector<F> x[3] = {a, b, c};
+            host_exec<F> ex = {0};
+            nt::plan_t pl;
+            if (v >= 0) nt::make_plan(&pl, k, PLANS[v][0], PLANS[v][1]);
+            for (int i = 0; i < 3; i++)
+                CHECK(nt::run_h_array(ex, x[i].data(), ti, tcs, v >= 0 ? &pl : NULL) == CZ_OK);
+            for (size_t i = 0; i < n; i++)
+                nt::pointwise(x[0].data(), x[1].data(), x[2].data(), i);
+            CHECK_MSG(memcmp(x[0].data(), wa.data(), n * sizeof(F)) == 0, "%s H step 2^%u, %s", P::name(), k,
+                      v < 0 ? "simple" : "passes");
+            if (k > 0) CHECK(ex.launches == 3 * (v < 0 ? 2 * (long)k : 2 * (long)pl.npass));
+        }
+    }
+    cz_backend_free(be);
+}
+
+/* The butterflies against the textbook formulas on random elements. */
+template <class F> static void test_butterflies(void)
+{
+    std::vector<F> r = random_vec<F>(6);
+    nt::tw_t<F> tw = nt::tw_t<F>();
+    tw.s = r[4];
+    tw.tw0 = r[5];
+    for (int mode = 0; mode < 3; mode++) {
+        tw.lvl0 = mode;
+        F u = r[0], v = r[1];
+        nt::bf_dif0(u, v, tw);
+        F eu = r[0] + r[1], ev = r[0] - r[1];
+        if (mode == 2) eu = eu * tw.s;
+        if (mode) ev = ev * tw.tw0;
+        CHECK(u == eu && v == ev);
+        u = r[0];
+        v = r[1];
+        nt::bf_dit0(u, v, tw);
+        F a = mode == 2 ? r[0] * tw.s : r[0], t = mode ? r[1] * tw.tw0 : r[1];
+        CHECK(u == a + t && v == a - t);
+    }
+    F u = r[0], v = r[1];
+    nt::bf_dif(u, v, r[2]);
+    CHECK(u == r[0] + r[1] && v == (r[0] - r[1]) * r[2]);
+    u = r[0];
+    v = r[1];
+    nt::bf_dit(u, v, r[2]);
+    CHECK(u == r[0] + r[1] * r[2] && v == r[0] - r[1] * r[2]);
+    /* pointwise: a b - c */
+    std::vector<F> a(1, r[0]), b(1, r[1]), c(1, r[2]);
+    nt::pointwise(a.data(), b.data(), c.data(), 0);
+    CHECK(a[0] == r[0] * r[1] - r[2]);
+}
+
+template <class F> static void test_field(void)
+{
+    test_butterflies<F>();
+    test_tables<F>();
+    test_ops<F>();
+    test_compute_h<F>();
+}
+
+int main(void)
+{
+    cz_test_seed(&rng, "test_cuda_ntt");
+    test_plan();
+    test_pass_indices();
+    test_bitrev();
+    test_field<bn254_fr>();
+    test_field<bls12_381_fr>();
+    return cz_test_finish("test_cuda_ntt");
+}
