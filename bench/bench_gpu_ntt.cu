@@ -144,6 +144,7 @@ static int bench_size(cz_bench *b, cz_bench_table *t, cz_cuda *ctx, cz_curve cur
         }
         free(tmp);
     }
+    ok = ok && cudaDeviceSynchronize() == cudaSuccess; /* the context's streams do not wait for cudaMemcpy */
     const char *fname = curve == CZ_CURVE_BN254 ? "bn254" : "bls12_381";
     if (!ok) {
         (void)cudaGetLastError();

@@ -15,8 +15,9 @@
  *    fallback), k_bitrev (in-place bit reversal, only cz_cuda_ntt needs it),
  *    k_pointwise (a = a b - c) and k_table (builds a twiddle table).
  *  - Tables: per (curve, log_n, kind) in device memory, cached in
- *    ctx->ntt_state (at most NTT_MAX_TABLES, least recently used evicted,
- *    all of them evicted and the allocation retried when VRAM runs out),
+ *    ctx->ntt_state (at most NTT_MAX_TABLES and an eighth of the VRAM beyond
+ *    the tables of the current call, least recently used evicted first; all
+ *    of them evicted and the allocation retried when VRAM runs out),
  *    built on the device from two power tables of ~2^(k/2) entries that the
  *    host computes with ntt/ntt.h's roots and coset shift.
  *  - H step: a, b, c uploaded once on ctx->h2d, each array transformed on
@@ -297,6 +298,20 @@ static cz_status get_table(cz_cuda *ctx, ntt_state *s, cz_curve curve, unsigned 
     if (st != CZ_OK) {
         drop_table(slot);
         return st;
+    }
+    /* keep the cache within an eighth of the VRAM (other modules cannot
+     * evict it): drop the least recently used tables not in use now */
+    for (;;) {
+        size_t total = 0;
+        ntt_table *old = NULL;
+        for (int i = 0; i < NTT_MAX_TABLES; i++) {
+            ntt_table *t = &s->tab[i];
+            if (!t->dev) continue;
+            total += t->bytes;
+            if (t->last != s->tick && (!old || t->last < old->last)) old = t;
+        }
+        if (total <= ctx->prop.totalGlobalMem / 8 || !old) break;
+        drop_table(old);
     }
     *out = (const F *)dev;
     return CZ_OK;

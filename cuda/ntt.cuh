@@ -48,7 +48,7 @@
  *   coset:          T[2^b + j] = tw(b, j) for 1 <= b < k, j < 2^b (n entries).
  * Every butterfly then costs exactly one product (level 0 uses two constants
  * passed as arguments: the twiddle there is gamma_0 for all j). Tables cost
- * memory (n/2 resp. n elements, 0.5 GB for the two the H step uses at 2^24)
+ * memory (n/2 resp. n elements, 0.75 GB for the two the H step uses at 2^24)
  * instead of products: the NTT is product-bound on the GPU (GPU-NOTES.md).
  *
  * The fast kernel: a pass handles the levels of bits [b0, b0 + t) on tiles

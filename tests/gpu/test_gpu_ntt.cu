@@ -17,6 +17,8 @@
  *  - 2^24: inverse(forward(x)) = x and coset_inverse(coset_forward(x)) = x,
  *    plus two outputs of the forward transform checked by Horner's rule on
  *    the CPU (a wrong but invertible transform cannot pass);
+ *  - the device-resident entry points cz_cuda_ntt_dev / cz_cuda_compute_h_dev
+ *    (cuda/ntt.cuh) at 2^5 and 2^21, and their refusal of misaligned pointers;
  *  - errors: sizes above the 2-adicity (CZ_ERR_RANGE), bad arguments, an H
  *    step that cannot fit (BLS12-381 2^32: CZ_ERR_DEVICE_MEMORY), and the
  *    context still working afterwards; with BIG also BN254 at its limit 2^28
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "cuda/cuda.h"
+#include "cuda/ntt.cuh"
 #include "ntt/ntt.h"
 #include "test_util.h"
 extern "C" {
@@ -298,6 +301,62 @@ static void test_big_roundtrip(const field_t *f, unsigned k)
     }
 }
 
+/* ---- the device-resident entry points (cuda/ntt.cuh) ---- */
+
+static void test_dev_api(const field_t *f, unsigned k)
+{
+    const size_t n = (size_t)1 << k, bytes = n * sizeof(el);
+    std::vector<el> a(n), b(n), c(n), x(n);
+    fill(f, a.data(), n);
+    fill(f, b.data(), n);
+    fill(f, c.data(), n);
+    void *d[3] = {NULL, NULL, NULL};
+    int ok = 1;
+    for (int i = 0; i < 3; i++)
+        ok = ok && cudaMalloc(&d[i], bytes) == cudaSuccess;
+    CHECK(ok);
+    cz_error err;
+    if (ok) {
+        /* coset forward of a, against ntt/ntt.h */
+        std::vector<el> want = a;
+        void *dom = NULL;
+        CHECK(f->create(&dom, k) == CZ_OK);
+        CHECK(f->op(dom, want.data(), 2, k) == CZ_OK);
+        f->destroy(dom);
+        cz_error_clear(&err);
+        /* (a pageable cudaMemcpy may return before its DMA is done, and the
+         * context's streams do not wait for the legacy stream: synchronise) */
+        CHECK(cudaMemcpy(d[0], a.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+        CHECK(cudaDeviceSynchronize() == cudaSuccess);
+        CHECK_MSG(cz_cuda_ntt_dev(gpu, f->curve, k, d[0], 0, 1, &err) == CZ_OK, "%s", cz_error_msg(&err));
+        CHECK(cudaDeviceSynchronize() == cudaSuccess);
+        CHECK(cudaMemcpy(x.data(), d[0], bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+        CHECK_MSG(memcmp(x.data(), want.data(), bytes) == 0, "%s cz_cuda_ntt_dev 2^%u", f->name, k);
+        /* the H step on device arrays, against the CPU backend */
+        want = a;
+        std::vector<el> wb = b, wc = c;
+        cz_error_clear(&err);
+        CHECK(cpu_be->ops->compute_h(cpu_be, f->curve, k, want.data(), wb.data(), wc.data(), &err) == CZ_OK);
+        const el *src[3] = {a.data(), b.data(), c.data()};
+        for (int i = 0; i < 3; i++)
+            CHECK(cudaMemcpy(d[i], src[i], bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+        CHECK(cudaDeviceSynchronize() == cudaSuccess);
+        cz_error_clear(&err);
+        CHECK_MSG(cz_cuda_compute_h_dev(gpu, f->curve, k, d[0], d[1], d[2], &err) == CZ_OK, "%s",
+                  cz_error_msg(&err));
+        CHECK(cudaDeviceSynchronize() == cudaSuccess);
+        CHECK(cudaMemcpy(x.data(), d[0], bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+        CHECK_MSG(memcmp(x.data(), want.data(), bytes) == 0, "%s cz_cuda_compute_h_dev 2^%u", f->name, k);
+        /* misaligned device pointers are refused */
+        cz_error_clear(&err);
+        CHECK(cz_cuda_ntt_dev(gpu, f->curve, k, (char *)d[0] + 8, 0, 0, &err) == CZ_ERR_INVALID_ARG);
+        cz_error_clear(&err);
+        CHECK(cz_cuda_compute_h_dev(gpu, f->curve, k, d[0], (char *)d[1] + 4, d[2], &err) == CZ_ERR_INVALID_ARG);
+    }
+    for (int i = 0; i < 3; i++)
+        if (d[i]) cudaFree(d[i]);
+}
+
 /* ---- errors ---- */
 
 static void test_errors(const field_t *f)
@@ -364,6 +423,8 @@ int main(void)
         test_errors(f);
         test_ops(f);
         test_h(f);
+        test_dev_api(f, 5);
+        test_dev_api(f, 21);
         test_big_roundtrip(f, 24);
         printf("test_gpu_ntt: %s done (%ld failures so far)\n", f->name, cz_test_failed);
     }
