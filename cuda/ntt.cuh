@@ -57,7 +57,8 @@
  * shared memory, limb-major (sh[limb * E + e], conflict-free), one level per
  * __syncthreads. The plan puts bits [0, T) (T = the tile log, contiguous
  * tiles) in one pass and splits the bits above into as few passes of at most
- * T - C levels as possible: 2^24 in three passes, 2^20 in two.
+ * T - C levels as possible (at least 2^C columns): 2^24 in three passes,
+ * 2^20 in two.
  */
 #ifndef CZ_CUDA_NTT_CUH
 #define CZ_CUDA_NTT_CUH
@@ -95,8 +96,10 @@ struct plan_t {
 };
 
 /* Splits k levels into passes: bits [0, min(k, T)) contiguous (c = 0), the
- * rest in as few passes of at most T - C levels with 2^C columns as possible,
- * sizes balanced. tile_log T in [1, MAX_TILE_LOG], col_log C < T (clamped). */
+ * rest in as few passes of at most T - C levels as possible, sizes balanced,
+ * each with c = T - t >= C columns (every tile 2^T elements: wider rows for
+ * the loads when a pass has fewer levels). tile_log T in [1, MAX_TILE_LOG],
+ * col_log C < T (clamped). */
 static inline void make_plan(plan_t *pl, unsigned k, unsigned tile_log, unsigned col_log)
 {
     if (tile_log < 1) tile_log = 1;
@@ -112,7 +115,7 @@ static inline void make_plan(plan_t *pl, unsigned k, unsigned tile_log, unsigned
     unsigned m = (rest + tm - 1) / tm, base = rest / m, extra = rest % m, b = t0;
     for (unsigned i = 0; i < m; i++) {
         unsigned t = base + (i < extra ? 1 : 0);
-        pl->p[pl->npass++] = pass_t{b, t, col_log};
+        pl->p[pl->npass++] = pass_t{b, t, tile_log - t};
         b += t;
     }
 }

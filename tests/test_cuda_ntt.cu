@@ -57,7 +57,7 @@ static void test_plan(void)
                 for (unsigned i = 0; ok && i < pl.npass; i++) {
                     const nt::pass_t &p = pl.p[i];
                     ok = p.b0 == b && p.t >= 1 && p.c <= p.b0 && p.t + p.c <= tile && (p.b0 > 0 || p.c == 0) &&
-                         (p.b0 == 0 || p.c == cols);
+                         (p.b0 == 0 || (p.c >= cols && p.t + p.c == tile));
                     b += p.t;
                 }
                 ok = ok && b == k;
