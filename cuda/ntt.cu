@@ -49,6 +49,8 @@ namespace nt = cz_dev::ntt;
 using cz_dev::bls12_381_fr;
 using cz_dev::bn254_fr;
 
+namespace { /* everything but the entry points is private to this file */
+
 /* ---- kernels ----------------------------------------------------------------- */
 
 template <class F, bool DIT> __global__ void k_level(F *x, nt::tw_t<F> tw, unsigned b, uint64_t nbf)
@@ -555,6 +557,8 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
     if (host) return download(ctx, s, host[0], x[0], bytes, err);
     return CZ_OK;
 }
+
+} // namespace
 
 /* ---- entry points ---------------------------------------------------------------- */
 
