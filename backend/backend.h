@@ -9,6 +9,11 @@
  * CPU backend for that step. Every member returns a cz_status and fills err
  * with the detail (a CUDA error string, say); none aborts.
  *
+ * The CUDA backend runs each step on the GPU and, when the GPU fails (out of
+ * memory, a launch failure), runs that step on its CPU backend instead and
+ * says so on stderr: a job is slower then, never wrong (the prover verifies
+ * every proof it writes).
+ *
  * Data is passed in host memory in the layouts of ff/ and ec/: scalars are
  * 32-byte scalar-field elements, bases the curve's *_affine points (all-zero
  * = infinity), results Jacobian points. Backends may keep device copies of
@@ -37,6 +42,13 @@ typedef struct cz_backend_ops {
                         cz_msm_scalar_form form, cz_error *err);
     cz_status (*msm_g2)(cz_backend *be, cz_curve curve, void *out, const void *bases, const void *scalars, size_t n,
                         cz_msm_scalar_form form, cz_error *err);
+    /* Optional (NULL on the CPU): keep a device copy of bases[0 .. bytes)
+     * for the MSMs that follow (a proving key's point section resident in
+     * VRAM). A failure is not fatal: the MSMs then stream the bases.
+     * drop_bases releases it; the owner of the host memory must drop before
+     * freeing it (copies are found by host address). */
+    cz_status (*keep_bases)(cz_backend *be, const void *bases, size_t bytes, cz_error *err);
+    void (*drop_bases)(cz_backend *be, const void *bases);
     void (*free)(cz_backend *be);
 } cz_backend_ops;
 

@@ -140,6 +140,8 @@ static const cz_backend_ops cpu_ops = {
     /* .compute_h = */ cpu_compute_h,
     /* .msm_g1    = */ cpu_msm_g1,
     /* .msm_g2    = */ cpu_msm_g2,
+    /* .keep_bases = */ NULL,
+    /* .drop_bases = */ NULL,
     /* .free      = */ cpu_free,
 };
 

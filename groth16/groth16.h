@@ -39,6 +39,10 @@ typedef struct cz_prove_opts {
     cz_backend *backend;        /* NULL: a CPU backend on the default pool */
     const cz_allocator *alloc;  /* working buffers a, b, c (NULL: heap) */
     int skip_verify;            /* 1: do not verify the proof before returning */
+    /* 1: leave the key's point sections resident on the device after the
+     * proof (the caller drops them with backend->ops->drop_bases before it
+     * frees the key); 0: uploaded for this proof and dropped at its end */
+    int keep_resident;
     /* Fixed blinding (32-byte little-endian canonical scalars < r) for tests
      * that compare proofs coordinate by coordinate. NULL: uniform from the OS
      * CSPRNG, as zero knowledge requires. */

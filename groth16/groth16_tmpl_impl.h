@@ -66,6 +66,32 @@ static cz_status GN(blinding)(FR *v, const uint8_t *fixed, const char *name, cz_
 }
 
 /* ---- stages 2 and 3 ---- */
+
+/* The five MSMs of a proof (t1: the time stage 3 began). */
+static cz_status GN(msm5)(const cz_zkey *zk, const cz_wtns *w, const void *h, cz_backend *be, G1 *pa, G1 *pb1,
+                          G2 *pb2, G1 *pc, G1 *ph, cz_prove_timings *t, double t1, cz_error *err)
+{
+    cz_status st;
+    const FR *wv = w->values;
+    cz_msm_scalar_form mont = CZ_MSM_MONTGOMERY;
+    size_t npriv = (size_t)zk->n_vars - zk->n_public - 1;
+    if ((st = be->ops->msm_g1(be, CZ_G_CURVE, pa, zk->a, wv, zk->n_vars, mont, err)) != CZ_OK) return st;
+    double t2 = cz_now();
+    t->msm_a = t2 - t1;
+    if ((st = be->ops->msm_g1(be, CZ_G_CURVE, pb1, zk->b1, wv, zk->n_vars, mont, err)) != CZ_OK) return st;
+    double t3 = cz_now();
+    t->msm_b1 = t3 - t2;
+    if ((st = be->ops->msm_g2(be, CZ_G_CURVE, pb2, zk->b2, wv, zk->n_vars, mont, err)) != CZ_OK) return st;
+    double t4 = cz_now();
+    t->msm_b2 = t4 - t3;
+    if ((st = be->ops->msm_g1(be, CZ_G_CURVE, pc, zk->c, wv + zk->n_public + 1, npriv, mont, err)) != CZ_OK)
+        return st;
+    double t5 = cz_now();
+    t->msm_c = t5 - t4;
+    if ((st = be->ops->msm_g1(be, CZ_G_CURVE, ph, zk->h, h, zk->domain_size, mont, err)) != CZ_OK) return st;
+    t->msm_h = cz_now() - t5;
+    return CZ_OK;
+}
 static cz_status GN(prove_abc)(cz_proof *out, const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c,
                                const cz_prove_opts *o, cz_backend *be, cz_prove_timings *t, cz_error *err)
 {
@@ -75,27 +101,22 @@ static cz_status GN(prove_abc)(cz_proof *out, const cz_zkey *zk, const cz_wtns *
     double t1 = cz_now();
     t->h = t1 - t0;
 
-    const FR *wv = w->values;
     G1 pa, pb1, pc, ph;
     G2 pb2;
-    cz_msm_scalar_form mont = CZ_MSM_MONTGOMERY;
-    if ((st = be->ops->msm_g1(be, CZ_G_CURVE, &pa, zk->a, wv, zk->n_vars, mont, err)) != CZ_OK) return st;
-    double t2 = cz_now();
-    t->msm_a = t2 - t1;
-    if ((st = be->ops->msm_g1(be, CZ_G_CURVE, &pb1, zk->b1, wv, zk->n_vars, mont, err)) != CZ_OK) return st;
-    double t3 = cz_now();
-    t->msm_b1 = t3 - t2;
-    if ((st = be->ops->msm_g2(be, CZ_G_CURVE, &pb2, zk->b2, wv, zk->n_vars, mont, err)) != CZ_OK) return st;
-    double t4 = cz_now();
-    t->msm_b2 = t4 - t3;
     size_t npriv = (size_t)zk->n_vars - zk->n_public - 1;
-    if ((st = be->ops->msm_g1(be, CZ_G_CURVE, &pc, zk->c, wv + zk->n_public + 1, npriv, mont, err)) != CZ_OK)
-        return st;
-    double t5 = cz_now();
-    t->msm_c = t5 - t4;
-    if ((st = be->ops->msm_g1(be, CZ_G_CURVE, &ph, zk->h, a, zk->domain_size, mont, err)) != CZ_OK) return st;
+    /* the key's point sections on the device for the MSMs (a no-op on the
+     * CPU; a section that does not fit is streamed instead) */
+    const void *sec[5] = {zk->a, zk->b1, zk->b2, zk->c, zk->h};
+    size_t secb[5] = {zk->n_vars * sizeof(G1A), zk->n_vars * sizeof(G1A), zk->n_vars * sizeof(G2A),
+                      npriv * sizeof(G1A), zk->domain_size * sizeof(G1A)};
+    if (be->ops->keep_bases)
+        for (int i = 0; i < 5; i++)
+            if (secb[i]) (void)be->ops->keep_bases(be, sec[i], secb[i], NULL);
+    st = GN(msm5)(zk, w, a, be, &pa, &pb1, &pb2, &pc, &ph, t, t1, err);
+    if (be->ops->drop_bases && !o->keep_resident)
+        for (int i = 0; i < 5; i++) be->ops->drop_bases(be, sec[i]);
+    if (st != CZ_OK) return st;
     double t6 = cz_now();
-    t->msm_h = t6 - t5;
 
     /* blinding and assembly, as snarkjs groth16_prove.js */
     FR r, s, rs;

@@ -14,6 +14,10 @@
 
 #include "cuzk/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cz_error {
     cz_status status;
     char msg[512];
@@ -26,5 +30,9 @@ cz_status cz_error_set(cz_error *e, cz_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* The message, or cz_status_str(status) when none was given. */
 const char *cz_error_msg(const cz_error *e);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

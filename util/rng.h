@@ -15,6 +15,10 @@
 
 #include "cuzk/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cz_rng {
     uint64_t s[4];
     int os; /* 1: every byte from getrandom() */
@@ -31,5 +35,9 @@ cz_status cz_rng_bytes(cz_rng *r, void *buf, size_t n);
 uint64_t cz_rng_u64(cz_rng *r);
 /* Secure random bytes straight from the OS CSPRNG. */
 cz_status cz_os_random(void *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,10 @@
 
 #include "cuzk/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cz_pool cz_pool;
 
 /* task(ctx, index, thread): thread is in [0, cz_pool_threads(pool)) and unique
@@ -45,5 +49,9 @@ void cz_set_threads(int n);
 int cz_get_threads(void);
 /* Number of online CPUs (>= 1). */
 int cz_cpu_count(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,0 +1,161 @@
+/*
+ * The CUDA backend: the operations of backend/backend.h on one GPU through
+ * cuda/cuda.h, with a CPU backend behind it for fallback.
+ *
+ * DESIGN: a lock serialises calls on the GPU context (one call at a time per
+ * device; the engine runs one worker per GPU anyway). Each operation runs on
+ * the GPU; when the GPU fails with a device error (CZ_ERR_CUDA,
+ * CZ_ERR_DEVICE_MEMORY) the operation is re-run on the CPU backend from the
+ * original inputs, with one line on stderr naming the step and the error.
+ * compute_h clobbers its inputs, so the CUDA path copies a, b, c back into
+ * place only on success: cz_cuda_compute_h leaves the host arrays untouched
+ * until its final copy-out, which is the last thing it does.
+ *
+ * Compiled in every build; without CZ_HAVE_CUDA it is empty (backend.c then
+ * reports that the build has no CUDA backend).
+ */
+#ifdef CZ_HAVE_CUDA
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "cuda/cuda.h"
+
+typedef struct {
+    cz_cuda *gpu;
+    cz_backend *cpu; /* fallback */
+    pthread_mutex_t lock;
+    int quiet_fallback; /* CZ_CUDA_QUIET_FALLBACK=1: no stderr line (tests) */
+} cuda_ctx;
+
+cz_status cz_backend_cuda_create(cz_backend **out, int device, cz_error *err);
+
+static int is_device_error(cz_status st)
+{
+    return st == CZ_ERR_CUDA || st == CZ_ERR_DEVICE_MEMORY || st == CZ_ERR_NO_DEVICE;
+}
+
+static void log_fallback(cuda_ctx *cx, const char *step, const cz_error *e)
+{
+    if (!cx->quiet_fallback)
+        fprintf(stderr, "cuzk: %s on %s failed (%s); running it on the CPU\n", step, cz_cuda_name(cx->gpu),
+                cz_error_msg(e));
+}
+
+static cz_status cuda_compute_h(cz_backend *be, cz_curve curve, unsigned log_n, void *a, void *b, void *c,
+                                cz_error *err)
+{
+    cuda_ctx *cx = be->ctx;
+    cz_error ge;
+    cz_error_clear(&ge);
+    pthread_mutex_lock(&cx->lock);
+    cz_status st = cz_cuda_compute_h(cx->gpu, curve, log_n, a, b, c, &ge);
+    pthread_mutex_unlock(&cx->lock);
+    if (st == CZ_OK) return CZ_OK;
+    if (!is_device_error(st)) return cz_error_set(err, st, "%s", cz_error_msg(&ge));
+    log_fallback(cx, "the H step (NTTs)", &ge);
+    return cx->cpu->ops->compute_h(cx->cpu, curve, log_n, a, b, c, err);
+}
+
+static cz_status cuda_msm(cz_backend *be, int group, cz_curve curve, void *out, const void *bases,
+                          const void *scalars, size_t n, cz_msm_scalar_form form, cz_error *err)
+{
+    cuda_ctx *cx = be->ctx;
+    cz_error ge;
+    cz_error_clear(&ge);
+    pthread_mutex_lock(&cx->lock);
+    cz_status st = group == 1 ? cz_cuda_msm_g1(cx->gpu, curve, out, bases, scalars, n, form, &ge)
+                              : cz_cuda_msm_g2(cx->gpu, curve, out, bases, scalars, n, form, &ge);
+    pthread_mutex_unlock(&cx->lock);
+    if (st == CZ_OK) return CZ_OK;
+    if (!is_device_error(st)) return cz_error_set(err, st, "%s", cz_error_msg(&ge));
+    log_fallback(cx, group == 1 ? "a G1 MSM" : "a G2 MSM", &ge);
+    return group == 1 ? cx->cpu->ops->msm_g1(cx->cpu, curve, out, bases, scalars, n, form, err)
+                      : cx->cpu->ops->msm_g2(cx->cpu, curve, out, bases, scalars, n, form, err);
+}
+
+static cz_status cuda_msm_g1(cz_backend *be, cz_curve curve, void *out, const void *bases, const void *scalars,
+                             size_t n, cz_msm_scalar_form form, cz_error *err)
+{
+    return cuda_msm(be, 1, curve, out, bases, scalars, n, form, err);
+}
+
+static cz_status cuda_msm_g2(cz_backend *be, cz_curve curve, void *out, const void *bases, const void *scalars,
+                             size_t n, cz_msm_scalar_form form, cz_error *err)
+{
+    return cuda_msm(be, 2, curve, out, bases, scalars, n, form, err);
+}
+
+static cz_status cuda_keep_bases(cz_backend *be, const void *bases, size_t bytes, cz_error *err)
+{
+    cuda_ctx *cx = be->ctx;
+    pthread_mutex_lock(&cx->lock);
+    cz_status st = cz_cuda_bases_pin(cx->gpu, bases, bytes, err);
+    pthread_mutex_unlock(&cx->lock);
+    return st;
+}
+
+static void cuda_drop_bases(cz_backend *be, const void *bases)
+{
+    cuda_ctx *cx = be->ctx;
+    pthread_mutex_lock(&cx->lock);
+    cz_cuda_bases_release(cx->gpu, bases);
+    pthread_mutex_unlock(&cx->lock);
+}
+
+static void cuda_free(cz_backend *be)
+{
+    cuda_ctx *cx = be->ctx;
+    cz_cuda_close(cx->gpu);
+    cz_backend_free(cx->cpu);
+    pthread_mutex_destroy(&cx->lock);
+    free(cx);
+    free(be);
+}
+
+static const cz_backend_ops cuda_ops = {
+    /* .compute_h  = */ cuda_compute_h,
+    /* .msm_g1     = */ cuda_msm_g1,
+    /* .msm_g2     = */ cuda_msm_g2,
+    /* .keep_bases = */ cuda_keep_bases,
+    /* .drop_bases = */ cuda_drop_bases,
+    /* .free       = */ cuda_free,
+};
+
+cz_status cz_backend_cuda_create(cz_backend **out, int device, cz_error *err)
+{
+    *out = NULL;
+    cz_backend *be = calloc(1, sizeof *be);
+    cuda_ctx *cx = calloc(1, sizeof *cx);
+    if (!be || !cx) {
+        free(be);
+        free(cx);
+        return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of host memory");
+    }
+    cz_status st = cz_cuda_open(&cx->gpu, device, err);
+    if (st == CZ_OK) {
+        st = cz_backend_cpu_create(&cx->cpu, NULL);
+        if (st != CZ_OK) cz_error_set(err, st, "cannot create the CPU fallback backend");
+    }
+    if (st != CZ_OK) {
+        cz_cuda_close(cx->gpu);
+        free(cx);
+        free(be);
+        return st;
+    }
+    const char *q = getenv("CZ_CUDA_QUIET_FALLBACK");
+    cx->quiet_fallback = q && *q == '1';
+    pthread_mutex_init(&cx->lock, NULL);
+    be->ops = &cuda_ops;
+    be->ctx = cx;
+    snprintf(be->name, sizeof be->name, "cuda:%d %s", device, cz_cuda_name(cx->gpu));
+    *out = be;
+    return CZ_OK;
+}
+
+#else
+typedef int cz_backend_cuda_unused_; /* ISO C: a translation unit is not empty */
+#endif

@@ -1,0 +1,81 @@
+/*
+ * cuda/cuda.h: the contract between the host code (backend/cuda.c) and the
+ * CUDA layer (the .cu files of cuda/). Plain C: the rest of cuzk never includes a CUDA
+ * header; builds without nvcc have no cuda/ objects and backend/backend.c
+ * does not reference these symbols (CZ_HAVE_CUDA undefined).
+ *
+ * DESIGN: one cz_cuda context per GPU (cuda/device.cu) owns the device, two
+ * streams (compute, and h2d for uploads that overlap it), a scratch arena
+ * that grows and is reused across calls, and the table of resident bases
+ * (proving-key point sections kept in VRAM across proofs, keyed by the host
+ * pointer and length they were uploaded from). The operations take host
+ * memory in the layouts of ff/ and ec/ (see backend/backend.h) and return
+ * results in host memory; all device detail stays inside.
+ *
+ * Errors: every CUDA failure becomes a cz_status (CZ_ERR_NO_DEVICE,
+ * CZ_ERR_DEVICE_MEMORY when an allocation fails, CZ_ERR_CUDA otherwise) with
+ * the CUDA error text in err; nothing aborts. A failed call leaves the
+ * context usable (sticky errors excepted: then every later call fails with
+ * CZ_ERR_CUDA and the caller falls back to the CPU).
+ */
+#ifndef CZ_CUDA_CUDA_H
+#define CZ_CUDA_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/curve.h"
+#include "msm/msm.h"
+#include "util/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cz_cuda cz_cuda;
+
+/* Number of usable CUDA devices (0 when there is no driver or no GPU). */
+int cz_cuda_device_count(void);
+
+/* Opens GPU `device` (0-based). CZ_ERR_NO_DEVICE when it does not exist or
+ * cannot be used (no driver, compute capability below 7.0). */
+cz_status cz_cuda_open(cz_cuda **out, int device, cz_error *err);
+void cz_cuda_close(cz_cuda *ctx);
+/* "NVIDIA H200 (cc 9.0, 139 GiB)" */
+const char *cz_cuda_name(const cz_cuda *ctx);
+
+/* Resident bases: keeps a device copy of host[0 .. bytes) for later MSMs
+ * with these bases (cz_cuda_msm_* look them up by host pointer). CZ_OK when
+ * resident afterwards; CZ_ERR_DEVICE_MEMORY when it does not fit (the MSMs
+ * then stream the bases). Releasing unknown pointers is a no-op. */
+cz_status cz_cuda_bases_pin(cz_cuda *ctx, const void *host, size_t bytes, cz_error *err);
+void cz_cuda_bases_release(cz_cuda *ctx, const void *host);
+/* bytes of VRAM held by resident bases */
+size_t cz_cuda_bases_resident(const cz_cuda *ctx);
+
+/* The H step of backend/backend.h's compute_h, on the GPU (cuda/ntt.cu). */
+cz_status cz_cuda_compute_h(cz_cuda *ctx, cz_curve curve, unsigned log_n, void *a, void *b, void *c,
+                            cz_error *err);
+
+/* Forward / inverse NTT of 2^log_n scalar-field elements (Montgomery, natural
+ * order in and out) in place in host memory, with the roots of ntt/ntt.h
+ * (snarkjs's). coset: forward evaluates on g * <omega> (g = the coset shift
+ * of ntt/ntt.h), inverse interpolates from it. For tests and benchmarks;
+ * the prover uses cz_cuda_compute_h. */
+cz_status cz_cuda_ntt(cz_cuda *ctx, cz_curve curve, unsigned log_n, void *data, int inverse, int coset,
+                      cz_error *err);
+
+/* out = sum_{i<n} scalars_i bases_i (cuda/msm.cu). out is the group's CPU
+ * Jacobian type (ec/ec.h); bases the _affine points (all-zero = infinity),
+ * scalars 32-byte scalar-field elements in `form`. Bases made resident with
+ * cz_cuda_bases_pin are used from VRAM, others are streamed. */
+cz_status cz_cuda_msm_g1(cz_cuda *ctx, cz_curve curve, void *out, const void *bases, const void *scalars, size_t n,
+                         cz_msm_scalar_form form, cz_error *err);
+cz_status cz_cuda_msm_g2(cz_cuda *ctx, cz_curve curve, void *out, const void *bases, const void *scalars, size_t n,
+                         cz_msm_scalar_form form, cz_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,276 @@
+/*
+ * cuda/device.cu: the per-GPU context of cuda/cuda.h — opening a device,
+ * mapping CUDA errors to cz_status, the scratch arena, pinned staging
+ * buffers and the table of resident bases.
+ *
+ * DESIGN: a context serves one call at a time (backend/cuda.c holds a lock
+ * around each operation). Device memory is taken with plain cudaMalloc and
+ * kept: the scratch arena only grows (a proof's MSMs and NTTs reuse it),
+ * resident bases stay until released or until a scratch allocation needs
+ * their room (then the least recently used go first). Pinned staging
+ * buffers are allocated once per context (cudaHostAlloc pins at ~1.8 GB/s,
+ * LIMITS.md) and reused.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/internal.cuh"
+
+extern "C" int cz_cuda_device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError(); /* clear: no driver is not an error here */
+        return 0;
+    }
+    return n;
+}
+
+/* Errors after which the CUDA context cannot be used any more. */
+static int is_sticky(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorLaunchTimeout:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+cz_status cz_cuda_fail(cz_cuda *ctx, cudaError_t e, cz_error *err, const char *what)
+{
+    cz_status st = CZ_ERR_CUDA;
+    if (e == cudaErrorMemoryAllocation) st = CZ_ERR_DEVICE_MEMORY;
+    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver || e == cudaErrorInvalidDevice)
+        st = CZ_ERR_NO_DEVICE;
+    if (ctx && is_sticky(e)) ctx->sticky = 1;
+    (void)cudaGetLastError(); /* clear non-sticky errors so the context stays usable */
+    return cz_error_set(err, st, "cuda:%d: %s: %s (%s)", ctx ? ctx->device : -1, what, cudaGetErrorString(e),
+                        cudaGetErrorName(e));
+}
+
+cz_status cz_cuda_enter(cz_cuda *ctx, cz_error *err)
+{
+    if (ctx->sticky)
+        return cz_error_set(err, CZ_ERR_CUDA, "cuda:%d: the device context failed earlier and cannot be used",
+                            ctx->device);
+    CZ_CUDA_TRY(ctx, err, cudaSetDevice(ctx->device));
+    return CZ_OK;
+}
+
+extern "C" cz_status cz_cuda_open(cz_cuda **out, int device, cz_error *err)
+{
+    *out = NULL;
+    int n = cz_cuda_device_count();
+    if (n <= 0) return cz_error_set(err, CZ_ERR_NO_DEVICE, "no CUDA device (no GPU, or no driver)");
+    if (device < 0 || device >= n)
+        return cz_error_set(err, CZ_ERR_NO_DEVICE, "cuda:%d: no such device (%d present)", device, n);
+    cz_cuda *ctx = (cz_cuda *)calloc(1, sizeof *ctx);
+    if (!ctx) return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of host memory");
+    ctx->device = device;
+    cz_status st = CZ_OK;
+    cudaError_t e = cudaSetDevice(device);
+    if (e == cudaSuccess) e = cudaGetDeviceProperties(&ctx->prop, device);
+    if (e != cudaSuccess) {
+        st = cz_cuda_fail(ctx, e, err, "opening the device");
+        free(ctx);
+        return st;
+    }
+    if (ctx->prop.major < 7) {
+        st = cz_error_set(err, CZ_ERR_NO_DEVICE, "cuda:%d: %s has compute capability %d.%d; cuzk needs 7.0 or newer",
+                          device, ctx->prop.name, ctx->prop.major, ctx->prop.minor);
+        free(ctx);
+        return st;
+    }
+    e = cudaStreamCreateWithFlags(&ctx->compute, cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&ctx->h2d, cudaStreamNonBlocking);
+    if (e != cudaSuccess) {
+        st = cz_cuda_fail(ctx, e, err, "creating streams");
+        cz_cuda_close(ctx);
+        return st;
+    }
+    snprintf(ctx->name, sizeof ctx->name, "%s (cc %d.%d, %.0f GiB)", ctx->prop.name, ctx->prop.major,
+             ctx->prop.minor, (double)ctx->prop.totalGlobalMem / (1024.0 * 1024 * 1024));
+    *out = ctx;
+    return CZ_OK;
+}
+
+extern "C" void cz_cuda_close(cz_cuda *ctx)
+{
+    if (!ctx) return;
+    cudaSetDevice(ctx->device);
+    if (ctx->ntt_state_free) ctx->ntt_state_free(ctx);
+    if (ctx->msm_state_free) ctx->msm_state_free(ctx);
+    for (int i = 0; i < CZ_CUDA_MAX_RESIDENT; i++)
+        if (ctx->res[i].dev) cudaFree(ctx->res[i].dev);
+    if (ctx->scratch) cudaFree(ctx->scratch);
+    for (int i = 0; i < 2; i++)
+        if (ctx->pinned[i]) cudaFreeHost(ctx->pinned[i]);
+    if (ctx->compute) cudaStreamDestroy(ctx->compute);
+    if (ctx->h2d) cudaStreamDestroy(ctx->h2d);
+    (void)cudaGetLastError();
+    free(ctx);
+}
+
+extern "C" const char *cz_cuda_name(const cz_cuda *ctx) { return ctx ? ctx->name : "none"; }
+
+/* Frees the least recently used resident block; 0 when there is none. */
+static int evict_one(cz_cuda *ctx)
+{
+    int v = -1;
+    for (int i = 0; i < CZ_CUDA_MAX_RESIDENT; i++)
+        if (ctx->res[i].dev && (v < 0 || ctx->res[i].last_use < ctx->res[v].last_use)) v = i;
+    if (v < 0) return 0;
+    cudaFree(ctx->res[v].dev);
+    ctx->res_bytes -= ctx->res[v].bytes;
+    memset(&ctx->res[v], 0, sizeof ctx->res[v]);
+    return 1;
+}
+
+/* cudaMalloc that makes room by evicting resident bases when allowed. */
+static cudaError_t dev_alloc(cz_cuda *ctx, void **p, size_t bytes, int may_evict)
+{
+    for (;;) {
+        cudaError_t e = cudaMalloc(p, bytes);
+        if (e == cudaSuccess) return e;
+        (void)cudaGetLastError();
+        if (e != cudaErrorMemoryAllocation || !may_evict || !evict_one(ctx)) return e;
+    }
+}
+
+cz_status cz_cuda_scratch(cz_cuda *ctx, size_t bytes, void **out, cz_error *err)
+{
+    *out = NULL;
+    if (bytes == 0) bytes = 256;
+    if (bytes > ctx->scratch_bytes) {
+        if (ctx->scratch) cudaFree(ctx->scratch);
+        ctx->scratch = NULL;
+        ctx->scratch_bytes = 0;
+        /* round up to 64 MiB so that slightly larger calls reuse it */
+        size_t want = (bytes + ((size_t)64 << 20) - 1) & ~(((size_t)64 << 20) - 1);
+        void *p = NULL;
+        cudaError_t e = dev_alloc(ctx, &p, want, 1);
+        if (e != cudaSuccess && want > bytes) e = dev_alloc(ctx, &p, want = bytes, 1);
+        if (e != cudaSuccess) {
+            cz_cuda_fail(ctx, e, err, "allocating scratch memory");
+            return cz_error_set(err, CZ_ERR_DEVICE_MEMORY, "cuda:%d: cannot allocate %zu MiB of scratch memory",
+                                ctx->device, bytes >> 20);
+        }
+        ctx->scratch = p;
+        ctx->scratch_bytes = want;
+    }
+    *out = ctx->scratch;
+    return CZ_OK;
+}
+
+cz_status cz_cuda_staging(cz_cuda *ctx, size_t bytes, void *out[2], cz_error *err)
+{
+    if (bytes > ctx->pinned_bytes) {
+        for (int i = 0; i < 2; i++) {
+            if (ctx->pinned[i]) cudaFreeHost(ctx->pinned[i]);
+            ctx->pinned[i] = NULL;
+        }
+        ctx->pinned_bytes = 0;
+        for (int i = 0; i < 2; i++) CZ_CUDA_TRY(ctx, err, cudaHostAlloc(&ctx->pinned[i], bytes, cudaHostAllocDefault));
+        ctx->pinned_bytes = bytes;
+    }
+    out[0] = ctx->pinned[0];
+    out[1] = ctx->pinned[1];
+    return CZ_OK;
+}
+
+const void *cz_cuda_bases_lookup(cz_cuda *ctx, const void *host, size_t bytes)
+{
+    const char *h = (const char *)host;
+    for (int i = 0; i < CZ_CUDA_MAX_RESIDENT; i++) {
+        cz_cuda_resident *r = &ctx->res[i];
+        if (!r->dev) continue;
+        const char *b = (const char *)r->host;
+        if (h >= b && h + bytes <= b + r->bytes) {
+            r->last_use = ++ctx->tick;
+            return (const char *)r->dev + (h - b);
+        }
+    }
+    return NULL;
+}
+
+extern "C" cz_status cz_cuda_bases_pin(cz_cuda *ctx, const void *host, size_t bytes, cz_error *err)
+{
+    cz_status st = cz_cuda_enter(ctx, err);
+    if (st != CZ_OK) return st;
+    if (cz_cuda_bases_lookup(ctx, host, bytes)) return CZ_OK;
+    int slot = -1;
+    for (int i = 0; i < CZ_CUDA_MAX_RESIDENT && slot < 0; i++)
+        if (!ctx->res[i].dev) slot = i;
+    if (slot < 0) {
+        evict_one(ctx);
+        for (int i = 0; i < CZ_CUDA_MAX_RESIDENT && slot < 0; i++)
+            if (!ctx->res[i].dev) slot = i;
+    }
+    /* leave room for the working set: the scratch arena is kept, resident
+     * bases never evict each other here (a key that does not fit streams) */
+    void *d = NULL;
+    cudaError_t e = dev_alloc(ctx, &d, bytes, 0);
+    if (e != cudaSuccess) {
+        cz_cuda_fail(ctx, e, err, "allocating resident bases");
+        return cz_error_set(err, CZ_ERR_DEVICE_MEMORY,
+                            "cuda:%d: %zu MiB of bases do not fit in VRAM (%zu MiB resident); they will be streamed",
+                            ctx->device, bytes >> 20, ctx->res_bytes >> 20);
+    }
+    /* upload in pinned chunks: a pageable cudaMemcpy runs at ~8 GB/s, pinned at ~55 */
+    size_t chunk = (size_t)64 << 20;
+    void *stg[2];
+    st = cz_cuda_staging(ctx, chunk, stg, err);
+    if (st == CZ_OK) {
+        cudaEvent_t done[2];
+        cudaError_t ce = cudaEventCreateWithFlags(&done[0], cudaEventDisableTiming);
+        if (ce == cudaSuccess) ce = cudaEventCreateWithFlags(&done[1], cudaEventDisableTiming);
+        int k = 0;
+        for (size_t off = 0; ce == cudaSuccess && off < bytes; off += chunk, k ^= 1) {
+            size_t len = bytes - off < chunk ? bytes - off : chunk;
+            ce = cudaEventSynchronize(done[k]); /* the copy that last used this buffer */
+            if (ce != cudaSuccess) break;
+            memcpy(stg[k], (const char *)host + off, len);
+            ce = cudaMemcpyAsync((char *)d + off, stg[k], len, cudaMemcpyHostToDevice, ctx->h2d);
+            if (ce == cudaSuccess) ce = cudaEventRecord(done[k], ctx->h2d);
+        }
+        if (ce == cudaSuccess) ce = cudaStreamSynchronize(ctx->h2d);
+        cudaEventDestroy(done[0]);
+        cudaEventDestroy(done[1]);
+        if (ce != cudaSuccess) st = cz_cuda_fail(ctx, ce, err, "uploading bases");
+    }
+    if (st != CZ_OK) {
+        cudaFree(d);
+        return st;
+    }
+    ctx->res[slot].host = host;
+    ctx->res[slot].bytes = bytes;
+    ctx->res[slot].dev = d;
+    ctx->res[slot].last_use = ++ctx->tick;
+    ctx->res_bytes += bytes;
+    return CZ_OK;
+}
+
+extern "C" void cz_cuda_bases_release(cz_cuda *ctx, const void *host)
+{
+    for (int i = 0; i < CZ_CUDA_MAX_RESIDENT; i++) {
+        if (ctx->res[i].dev && ctx->res[i].host == host) {
+            cudaSetDevice(ctx->device);
+            cudaFree(ctx->res[i].dev);
+            ctx->res_bytes -= ctx->res[i].bytes;
+            memset(&ctx->res[i], 0, sizeof ctx->res[i]);
+        }
+    }
+}
+
+extern "C" size_t cz_cuda_bases_resident(const cz_cuda *ctx) { return ctx ? ctx->res_bytes : 0; }

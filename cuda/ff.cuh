@@ -1,0 +1,349 @@
+/*
+ * cuda/ff.cuh: the four prime fields and the two Fq2 of cuzk on the GPU.
+ *
+ * DESIGN: one template, cz_dev::fp<P>, over a parameter struct P that names
+ * the number of 32-bit limbs and the Montgomery constants (taken from
+ * ff/ff_consts.inc, the same numbers as the CPU fields). Elements are
+ * Montgomery residues a R mod p with R = 2^(32 N), fully reduced (< p), in
+ * little-endian 32-bit limbs: on a little-endian host the bytes of an fp<P>
+ * are exactly the bytes of the CPU type (64-bit limbs, same R), so arrays are
+ * copied between host and device without conversion.
+ *
+ * Every function is __host__ __device__ and written in plain C++ (32 x 32 ->
+ * 64-bit products, CIOS): the very same code runs in the kernels and on the
+ * host, where tests/test_cuda_ff.cu checks it against the CPU fields on
+ * random inputs in every CI run. On the device the compiler turns the 64-bit
+ * accumulations into IMAD.WIDE chains (measured ~16.8 G mul/s for 381 bits on
+ * the H200, GPU-NOTES.md); a PTX carry-chain product can replace mul() under
+ * __CUDA_ARCH__ later without changing any caller.
+ *
+ * Fq2 = Fq[u] / (u^2 + 1) for both curves (cz_dev::fp2<F>), Karatsuba.
+ */
+#ifndef CZ_CUDA_FF_CUH
+#define CZ_CUDA_FF_CUH
+
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define CZ_HD __host__ __device__ __forceinline__
+#else
+#define CZ_HD inline
+#endif
+
+namespace cz_dev {
+
+/* Splits the 64-bit limb lists of ff/ff_consts.inc into 32-bit limbs. */
+#define CZ_DEV_L(x) (uint32_t)(x##ULL & 0xffffffffu), (uint32_t)(x##ULL >> 32)
+
+/* ---- parameters: N 32-bit limbs, p, -p^-1 mod 2^32, R mod p, R^2 mod p ---- */
+struct bls12_381_fq_p {
+    static constexpr int N = 12;
+    static constexpr uint32_t PINV = 0xfffcfffdu;
+    CZ_HD static uint32_t p(int i)
+    {
+        const uint32_t v[N] = {CZ_DEV_L(0xb9feffffffffaaab), CZ_DEV_L(0x1eabfffeb153ffff),
+                               CZ_DEV_L(0x6730d2a0f6b0f624), CZ_DEV_L(0x64774b84f38512bf),
+                               CZ_DEV_L(0x4b1ba7b6434bacd7), CZ_DEV_L(0x1a0111ea397fe69a)};
+        return v[i];
+    }
+    CZ_HD static uint32_t r(int i)
+    {
+        const uint32_t v[N] = {CZ_DEV_L(0x760900000002fffd), CZ_DEV_L(0xebf4000bc40c0002),
+                               CZ_DEV_L(0x5f48985753c758ba), CZ_DEV_L(0x77ce585370525745),
+                               CZ_DEV_L(0x5c071a97a256ec6d), CZ_DEV_L(0x15f65ec3fa80e493)};
+        return v[i];
+    }
+    CZ_HD static uint32_t r2(int i)
+    {
+        const uint32_t v[N] = {CZ_DEV_L(0xf4df1f341c341746), CZ_DEV_L(0x0a76e6a609d104f1),
+                               CZ_DEV_L(0x8de5476c4c95b6d5), CZ_DEV_L(0x67eb88a9939d83c0),
+                               CZ_DEV_L(0x9a793e85b519952d), CZ_DEV_L(0x11988fe592cae3aa)};
+        return v[i];
+    }
+};
+
+struct bls12_381_fr_p {
+    static constexpr int N = 8;
+    static constexpr uint32_t PINV = 0xffffffffu;
+    CZ_HD static uint32_t p(int i)
+    {
+        const uint32_t v[N] = {CZ_DEV_L(0xffffffff00000001), CZ_DEV_L(0x53bda402fffe5bfe),
+                               CZ_DEV_L(0x3339d80809a1d805), CZ_DEV_L(0x73eda753299d7d48)};
+        return v[i];
+    }
+    CZ_HD static uint32_t r(int i)
+    {
+        const uint32_t v[N] = {CZ_DEV_L(0x00000001fffffffe), CZ_DEV_L(0x5884b7fa00034802),
+                               CZ_DEV_L(0x998c4fefecbc4ff5), CZ_DEV_L(0x1824b159acc5056f)};
+        return v[i];
+    }
+    CZ_HD static uint32_t r2(int i)
+    {
+        const uint32_t v[N] = {CZ_DEV_L(0xc999e990f3f29c6d), CZ_DEV_L(0x2b6cedcb87925c23),
+                               CZ_DEV_L(0x05d314967254398f), CZ_DEV_L(0x0748d9d99f59ff11)};
+        return v[i];
+    }
+};
+
+struct bn254_fq_p {
+    static constexpr int N = 8;
+    static constexpr uint32_t PINV = 0xe4866389u;
+    CZ_HD static uint32_t p(int i)
+    {
+        const uint32_t v[N] = {CZ_DEV_L(0x3c208c16d87cfd47), CZ_DEV_L(0x97816a916871ca8d),
+                               CZ_DEV_L(0xb85045b68181585d), CZ_DEV_L(0x30644e72e131a029)};
+        return v[i];
+    }
+    CZ_HD static uint32_t r(int i)
+    {
+        const uint32_t v[N] = {CZ_DEV_L(0xd35d438dc58f0d9d), CZ_DEV_L(0x0a78eb28f5c70b3d),
+                               CZ_DEV_L(0x666ea36f7879462c), CZ_DEV_L(0x0e0a77c19a07df2f)};
+        return v[i];
+    }
+    CZ_HD static uint32_t r2(int i)
+    {
+        const uint32_t v[N] = {CZ_DEV_L(0xf32cfc5b538afa89), CZ_DEV_L(0xb5e71911d44501fb),
+                               CZ_DEV_L(0x47ab1eff0a417ff6), CZ_DEV_L(0x06d89f71cab8351f)};
+        return v[i];
+    }
+};
+
+struct bn254_fr_p {
+    static constexpr int N = 8;
+    static constexpr uint32_t PINV = 0xefffffffu;
+    CZ_HD static uint32_t p(int i)
+    {
+        const uint32_t v[N] = {CZ_DEV_L(0x43e1f593f0000001), CZ_DEV_L(0x2833e84879b97091),
+                               CZ_DEV_L(0xb85045b68181585d), CZ_DEV_L(0x30644e72e131a029)};
+        return v[i];
+    }
+    CZ_HD static uint32_t r(int i)
+    {
+        const uint32_t v[N] = {CZ_DEV_L(0xac96341c4ffffffb), CZ_DEV_L(0x36fc76959f60cd29),
+                               CZ_DEV_L(0x666ea36f7879462e), CZ_DEV_L(0x0e0a77c19a07df2f)};
+        return v[i];
+    }
+    CZ_HD static uint32_t r2(int i)
+    {
+        const uint32_t v[N] = {CZ_DEV_L(0x1bb8e645ae216da7), CZ_DEV_L(0x53fe3ab1e35c59e3),
+                               CZ_DEV_L(0x8c49833d53bb8085), CZ_DEV_L(0x0216d0b17f4e44a5)};
+        return v[i];
+    }
+};
+#undef CZ_DEV_L
+
+/* ---- the prime field ------------------------------------------------------ */
+template <class P> struct fp {
+    static constexpr int N = P::N;
+    uint32_t l[N];
+
+    CZ_HD static fp zero()
+    {
+        fp r;
+#pragma unroll
+        for (int i = 0; i < N; i++) r.l[i] = 0;
+        return r;
+    }
+    CZ_HD static fp one() /* R mod p */
+    {
+        fp r;
+#pragma unroll
+        for (int i = 0; i < N; i++) r.l[i] = P::r(i);
+        return r;
+    }
+    CZ_HD bool is_zero() const
+    {
+        uint32_t acc = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) acc |= l[i];
+        return acc == 0;
+    }
+    CZ_HD bool operator==(const fp &b) const
+    {
+        uint32_t acc = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) acc |= l[i] ^ b.l[i];
+        return acc == 0;
+    }
+    CZ_HD bool operator!=(const fp &b) const { return !(*this == b); }
+
+    /* r = a - p if a >= p (a < 2p) */
+    CZ_HD static void reduce_once(uint32_t a[N])
+    {
+        uint32_t d[N];
+        uint64_t br = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            uint64_t t = (uint64_t)a[i] - P::p(i) - br;
+            d[i] = (uint32_t)t;
+            br = (t >> 32) & 1;
+        }
+        /* br = 1: a < p, keep a */
+        uint32_t keep = (uint32_t)0 - (uint32_t)br;
+#pragma unroll
+        for (int i = 0; i < N; i++) a[i] = (a[i] & keep) | (d[i] & ~keep);
+    }
+
+    CZ_HD friend fp operator+(const fp &a, const fp &b)
+    {
+        /* p < 2^(32N - 1) for all four fields: a + b does not carry out */
+        fp r;
+        uint64_t c = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            c += (uint64_t)a.l[i] + b.l[i];
+            r.l[i] = (uint32_t)c;
+            c >>= 32;
+        }
+        reduce_once(r.l);
+        return r;
+    }
+    CZ_HD friend fp operator-(const fp &a, const fp &b)
+    {
+        fp r;
+        uint64_t br = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            uint64_t t = (uint64_t)a.l[i] - b.l[i] - br;
+            r.l[i] = (uint32_t)t;
+            br = (t >> 32) & 1;
+        }
+        /* borrow: add p back */
+        uint32_t mask = (uint32_t)0 - (uint32_t)br;
+        uint64_t c = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            c += (uint64_t)r.l[i] + (P::p(i) & mask);
+            r.l[i] = (uint32_t)c;
+            c >>= 32;
+        }
+        return r;
+    }
+    CZ_HD fp operator-() const { return zero() - *this; }
+    CZ_HD fp dbl() const { return *this + *this; }
+
+    /* Montgomery product a b / R mod p: CIOS over 32-bit limbs. p < 2^(32N-1)
+     * keeps the running value below 2p, so one trailing subtraction. */
+    CZ_HD friend fp operator*(const fp &a, const fp &b)
+    {
+        uint32_t t[N + 1];
+#pragma unroll
+        for (int i = 0; i < N + 1; i++) t[i] = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            /* t += a * b_i */
+            uint64_t c = 0;
+#pragma unroll
+            for (int j = 0; j < N; j++) {
+                c += (uint64_t)a.l[j] * b.l[i] + t[j];
+                t[j] = (uint32_t)c;
+                c >>= 32;
+            }
+            uint64_t top = (uint64_t)t[N] + c; /* < 2^33 */
+            /* t = (t + m p) / 2^32 */
+            uint32_t m = t[0] * P::PINV;
+            c = ((uint64_t)m * P::p(0) + t[0]) >> 32;
+#pragma unroll
+            for (int j = 1; j < N; j++) {
+                c += (uint64_t)m * P::p(j) + t[j];
+                t[j - 1] = (uint32_t)c;
+                c >>= 32;
+            }
+            top += c;
+            t[N - 1] = (uint32_t)top;
+            t[N] = (uint32_t)(top >> 32);
+        }
+        fp r;
+        /* t < 2p < 2^(32N): t[N] is 0 */
+#pragma unroll
+        for (int i = 0; i < N; i++) r.l[i] = t[i];
+        reduce_once(r.l);
+        return r;
+    }
+    CZ_HD fp sqr() const { return *this * *this; }
+
+    /* canonical <-> Montgomery */
+    CZ_HD fp to_mont() const /* this holds a canonical value < p */
+    {
+        fp r2;
+#pragma unroll
+        for (int i = 0; i < N; i++) r2.l[i] = P::r2(i);
+        return *this * r2;
+    }
+    CZ_HD fp from_mont() const /* returns the canonical value in the limbs */
+    {
+        fp o = zero();
+        o.l[0] = 1;
+        return *this * o;
+    }
+
+    /* a^e for a little-endian exponent of nw 32-bit words (variable time) */
+    CZ_HD fp pow(const uint32_t *e, int nw) const
+    {
+        fp r = one();
+        for (int i = nw * 32 - 1; i >= 0; i--) {
+            r = r.sqr();
+            if ((e[i >> 5] >> (i & 31)) & 1) r = r * *this;
+        }
+        return r;
+    }
+    /* a^(p-2) = 1/a (0 for 0); slow, for tests and one-off uses */
+    CZ_HD fp inv() const
+    {
+        uint32_t e[N];
+        uint64_t br = 2;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            uint64_t t = (uint64_t)P::p(i) - br;
+            e[i] = (uint32_t)t;
+            br = (t >> 32) & 1;
+        }
+        return pow(e, N);
+    }
+};
+
+typedef fp<bls12_381_fq_p> bls12_381_fq;
+typedef fp<bls12_381_fr_p> bls12_381_fr;
+typedef fp<bn254_fq_p> bn254_fq;
+typedef fp<bn254_fr_p> bn254_fr;
+
+/* ---- Fq2 = Fq[u] / (u^2 + 1) ----------------------------------------------- */
+template <class F> struct fp2 {
+    F c0, c1;
+
+    CZ_HD static fp2 zero() { return fp2{F::zero(), F::zero()}; }
+    CZ_HD static fp2 one() { return fp2{F::one(), F::zero()}; }
+    CZ_HD bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+    CZ_HD bool operator==(const fp2 &b) const { return c0 == b.c0 && c1 == b.c1; }
+    CZ_HD bool operator!=(const fp2 &b) const { return !(*this == b); }
+    CZ_HD friend fp2 operator+(const fp2 &a, const fp2 &b) { return fp2{a.c0 + b.c0, a.c1 + b.c1}; }
+    CZ_HD friend fp2 operator-(const fp2 &a, const fp2 &b) { return fp2{a.c0 - b.c0, a.c1 - b.c1}; }
+    CZ_HD fp2 operator-() const { return fp2{-c0, -c1}; }
+    CZ_HD fp2 dbl() const { return fp2{c0.dbl(), c1.dbl()}; }
+    /* (a0 + a1 u)(b0 + b1 u) = a0 b0 - a1 b1 + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u */
+    CZ_HD friend fp2 operator*(const fp2 &a, const fp2 &b)
+    {
+        F t0 = a.c0 * b.c0, t1 = a.c1 * b.c1;
+        F s = (a.c0 + a.c1) * (b.c0 + b.c1);
+        return fp2{t0 - t1, s - t0 - t1};
+    }
+    /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u */
+    CZ_HD fp2 sqr() const
+    {
+        F m = c0 * c1;
+        return fp2{(c0 + c1) * (c0 - c1), m.dbl()};
+    }
+    /* 1 / (a0 + a1 u) = (a0 - a1 u) / (a0^2 + a1^2) */
+    CZ_HD fp2 inv() const
+    {
+        F d = (c0.sqr() + c1.sqr()).inv();
+        return fp2{c0 * d, -(c1 * d)};
+    }
+};
+
+typedef fp2<bls12_381_fq> bls12_381_fq2;
+typedef fp2<bn254_fq> bn254_fq2;
+
+} // namespace cz_dev
+
+#endif

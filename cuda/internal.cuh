@@ -1,0 +1,75 @@
+/*
+ * cuda/internal.cuh: what the .cu files of cuda/ share (not a public header).
+ *
+ * The context (struct cz_cuda), CUDA error -> cz_status mapping, the scratch
+ * arena and the resident-bases lookup. Implemented in cuda/device.cu.
+ */
+#ifndef CZ_CUDA_INTERNAL_CUH
+#define CZ_CUDA_INTERNAL_CUH
+
+#include <cuda_runtime.h>
+
+#include "cuda/cuda.h"
+
+/* One resident copy of host bases. */
+typedef struct cz_cuda_resident {
+    const void *host;
+    size_t bytes;
+    void *dev;
+    uint64_t last_use; /* ctx->tick at the last lookup (least recently used goes first) */
+} cz_cuda_resident;
+
+#define CZ_CUDA_MAX_RESIDENT 32
+
+struct cz_cuda {
+    int device;
+    cudaDeviceProp prop;
+    char name[128];
+    cudaStream_t compute; /* kernels and D2H of results */
+    cudaStream_t h2d;     /* uploads that overlap the kernels */
+    /* scratch arena: one device block reused by every call, grown on demand */
+    void *scratch;
+    size_t scratch_bytes;
+    /* pinned host staging buffers (double-buffered streamed uploads) */
+    void *pinned[2];
+    size_t pinned_bytes;
+    cz_cuda_resident res[CZ_CUDA_MAX_RESIDENT];
+    size_t res_bytes;
+    uint64_t tick;
+    int sticky; /* a sticky CUDA error happened: the context is dead */
+    /* per-module caches (twiddle tables, MSM plans...): owned by cuda/ntt.cu
+     * and cuda/msm.cu, freed by cz_cuda_close through the hook if set */
+    void *ntt_state;
+    void (*ntt_state_free)(cz_cuda *ctx);
+    void *msm_state;
+    void (*msm_state_free)(cz_cuda *ctx);
+};
+
+/* Maps e (!= cudaSuccess) to a status and records "what: cuda error text" in
+ * err; a sticky error marks the context dead. Returns the status. */
+cz_status cz_cuda_fail(cz_cuda *ctx, cudaError_t e, cz_error *err, const char *what);
+
+/* CZ_CUDA_TRY(ctx, err, call): returns the mapped status from the calling
+ * function when call fails. */
+#define CZ_CUDA_TRY(ctx, err, call)                                                                \
+    do {                                                                                           \
+        cudaError_t cz_e_ = (call);                                                                \
+        if (cz_e_ != cudaSuccess) return cz_cuda_fail((ctx), cz_e_, (err), #call);                 \
+    } while (0)
+
+/* Makes ctx current on the calling thread; CZ_ERR_CUDA on a dead context. */
+cz_status cz_cuda_enter(cz_cuda *ctx, cz_error *err);
+
+/* A device block of at least `bytes` from the context's scratch arena (valid
+ * until the next call of this function on ctx; one user at a time, as the
+ * context serves one call at a time). */
+cz_status cz_cuda_scratch(cz_cuda *ctx, size_t bytes, void **out, cz_error *err);
+
+/* Pinned host staging buffers of at least `bytes` each (two of them). */
+cz_status cz_cuda_staging(cz_cuda *ctx, size_t bytes, void *out[2], cz_error *err);
+
+/* The device copy of host bases if [host, host + bytes) lies inside a
+ * resident block, else NULL. */
+const void *cz_cuda_bases_lookup(cz_cuda *ctx, const void *host, size_t bytes);
+
+#endif

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (H200): builds cuzk with CUDA and runs what needs a
+# GPU, in stages, each writing its log under $OUT (or ./gpu-out):
+#
+#   scripts/gpu_check.sh build          configure + build (Release, sm_90)
+#   scripts/gpu_check.sh test           ctest -L gpu (kernels against the CPU)
+#   scripts/gpu_check.sh prove [K..]    gen-circuit + setup + prove on cuda and
+#                                       cpu for 2^K (default 16 20), both curves,
+#                                       dense and filecoin profiles; proofs are
+#                                       verified by cuzk and kept for snarkjs
+#   scripts/gpu_check.sh setup24        timed 2^24 setup of both curves (issue:
+#                                       2^24 keys in < 10 min on this machine)
+#   scripts/gpu_check.sh bench          bench_gpu_msm and bench_gpu_ntt --write
+#
+# Stages can be combined: scripts/gpu_check.sh build test prove 16 20.
+# The GPU machine has no Debian packages: GMP (the tests' oracle) comes from
+# the .deb files in .debs/ (apt-get download libgmp-dev libgmp10), unpacked
+# under /tmp/gmp; carry .debs with the call.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-gpu-out}
+mkdir -p "$out"
+bld=build-gpu
+jobs=$(nproc 2>/dev/null || echo 4)
+
+gmp() {
+  if [ ! -f /tmp/gmp/usr/include/x86_64-linux-gnu/gmp.h ] && [ ! -f /tmp/gmp/usr/include/gmp.h ]; then
+    for f in .debs/*.deb; do dpkg -x "$f" /tmp/gmp; done
+  fi
+  inc=$(dirname "$(find /tmp/gmp -name gmp.h | head -1)")
+  lib=$(find /tmp/gmp -name 'libgmp.so*' | head -1)
+  ln -sf "$lib" /tmp/gmp/libgmp.so
+  echo "-DGMP_INCLUDE_DIR=$inc -DGMP_LIBRARY=/tmp/gmp/libgmp.so"
+}
+
+# timed CMD...: runs CMD, prints "wall_s maxrss_kib" on fd 3 (python3 is on
+# the GPU image; /usr/bin/time and bc may not be)
+timed() {
+  python3 -c '
+import resource, subprocess, sys, time
+t = time.time()
+rc = subprocess.call(sys.argv[1:])
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.2f %d" % (time.time() - t, r.ru_maxrss), file=open("/dev/fd/3", "w"))
+sys.exit(rc)' "$@"
+}
+
+stage_build() {
+  local flags
+  flags=$(gmp)
+  export LD_LIBRARY_PATH=/tmp/gmp:${LD_LIBRARY_PATH:-}
+  # shellcheck disable=SC2086
+  cmake -S . -B $bld -DCMAKE_BUILD_TYPE=Release -DCZ_CUDA=ON $flags >"$out/build.log" 2>&1 &&
+    cmake --build $bld -j "$jobs" >>"$out/build.log" 2>&1
+  local rc=$?
+  tail -5 "$out/build.log"
+  return $rc
+}
+
+stage_test() {
+  export LD_LIBRARY_PATH=/tmp/gmp:${LD_LIBRARY_PATH:-}
+  (cd $bld && ctest -L gpu --output-on-failure) 2>&1 | tee "$out/test-gpu.log"
+  # the host-side CUDA tests too (they run in CI, cheap here)
+  (cd $bld && ctest -R test_cuda_ --output-on-failure) 2>&1 | tail -3
+}
+
+# prove K: both curves, two profiles, cuda then cpu, all verified
+stage_prove() {
+  local k
+  for k in "$@"; do
+    for curve in bn254 bls12-381; do
+      for prof in dense filecoin; do
+        # domain 2^k: constraints + public inputs + 1 must not pass it
+        local n=$(((1 << k) - 400)) base=/tmp/c$k-$curve-$prof
+        ./$bld/cuzk gen-circuit --curve $curve --constraints $n --profile $prof --seed 1 -o $base -q &&
+          ./$bld/cuzk setup --insecure-dev $base.r1cs $base.zkey --seed 1 -q 2>/dev/null || {
+          echo "2^$k $curve $prof: key generation failed"
+          continue
+        }
+        for dev in cuda cpu; do
+          [ "$dev" = cpu ] && [ "$k" -gt 20 ] && continue
+          if timed ./$bld/cuzk prove --device $dev -v $base.zkey $base.wtns $base-$dev.proof.json \
+            $base.public.json >"$out/prove-$k-$curve-$prof-$dev.log" 2>&1 3>/tmp/t.txt; then
+            echo "2^$k $curve $prof $dev: proved + verified, wall s / max RSS KiB: $(cat /tmp/t.txt)"
+          else
+            echo "2^$k $curve $prof $dev: FAILED (see prove-$k-$curve-$prof-$dev.log)"
+          fi
+        done
+        ./$bld/cuzk export-vkey $base.zkey $base.vkey.json -q
+        # small ones come back for snarkjs verify on the dev machine
+        if [ "$k" -le 16 ]; then
+          cp $base-cuda.proof.json "$out/p$k-$curve-$prof.proof.json" 2>/dev/null
+          cp $base.public.json "$out/p$k-$curve-$prof.public.json"
+          cp $base.vkey.json "$out/p$k-$curve-$prof.vkey.json"
+        fi
+        rm -f $base.zkey
+      done
+    done
+  done 2>&1 | tee -a "$out/prove.log"
+}
+
+stage_setup24() {
+  for curve in bn254 bls12-381; do
+    local base=/tmp/s24-$curve
+    ./$bld/cuzk gen-circuit --curve $curve --constraints $(((1 << 24) - 2)) --profile chain --seed 1 -o $base -q
+    timed ./$bld/cuzk setup --insecure-dev $base.r1cs $base.zkey --seed 1 -q 2>/dev/null 3>/tmp/t.txt
+    echo "2^24 $curve setup ($(nproc) cores): wall s / max RSS KiB: $(cat /tmp/t.txt), key $(stat -c %s $base.zkey) bytes"
+    rm -f $base.zkey $base.r1cs $base.wtns
+  done 2>&1 | tee "$out/setup24.log"
+}
+
+stage_bench() {
+  ./$bld/bench/bench_gpu_msm --write="$out/RESULTS-gpu.md" 2>&1 | tee "$out/bench-msm.log"
+  ./$bld/bench/bench_gpu_ntt --write="$out/RESULTS-gpu.md" 2>&1 | tee "$out/bench-ntt.log"
+}
+
+[ $# -eq 0 ] && set -- build test
+nvidia-smi --query-gpu=name,memory.total,clocks.sm --format=csv 2>/dev/null | tee "$out/gpu.txt"
+rc=0
+while [ $# -gt 0 ]; do
+  s=$1
+  shift
+  case $s in
+  build) stage_build || exit 1 ;;
+  test) stage_test || rc=1 ;;
+  prove)
+    ks=()
+    while [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+$ ]]; do ks+=("$1"); shift; done
+    [ ${#ks[@]} -eq 0 ] && ks=(16 20)
+    stage_prove "${ks[@]}" || rc=1
+    ;;
+  setup24) stage_setup24 || rc=1 ;;
+  bench) stage_bench || rc=1 ;;
+  *) echo "unknown stage $s" >&2; exit 2 ;;
+  esac
+done
+exit $rc
