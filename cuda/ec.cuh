@@ -44,7 +44,8 @@ template <class F> struct xyzz {
     CZ_HD xyzz operator-() const { return xyzz{X, -Y, ZZ, ZZZ}; }
 
     /* 2 q for affine q (mdbl-2008-s-1) */
-    CZ_HD static xyzz dbl_affine(const affine<F> &q)
+    CZ_HD static xyzz dbl_affine(const affine<F> &q) { return dbl_affine_(q); }
+    CZ_HD_CALL static xyzz dbl_affine_(affine<F> q)
     {
         if (q.is_inf() || q.y.is_zero()) return inf();
         F U = q.y.dbl(), V = U.sqr(), W = U * V, S = q.x * V;
@@ -56,45 +57,48 @@ template <class F> struct xyzz {
     }
 
     /* 2 this (dbl-2008-s-1) */
-    CZ_HD xyzz dbl() const
+    CZ_HD xyzz dbl() const { return dbl_(*this); }
+    CZ_HD_CALL static xyzz dbl_(xyzz p)
     {
-        if (is_inf() || Y.is_zero()) return inf();
-        F U = Y.dbl(), V = U.sqr(), W = U * V, S = X * V;
-        F xx = X.sqr();
+        if (p.is_inf() || p.Y.is_zero()) return inf();
+        F U = p.Y.dbl(), V = U.sqr(), W = U * V, S = p.X * V;
+        F xx = p.X.sqr();
         F M = xx.dbl() + xx;
         F X3 = M.sqr() - S.dbl();
-        F Y3 = M * (S - X3) - W * Y;
-        return xyzz{X3, Y3, V * ZZ, W * ZZZ};
+        F Y3 = M * (S - X3) - W * p.Y;
+        return xyzz{X3, Y3, V * p.ZZ, W * p.ZZZ};
     }
 
     /* this + q for affine q (madd-2008-s) */
-    CZ_HD xyzz add_affine(const affine<F> &q) const
+    CZ_HD xyzz add_affine(const affine<F> &q) const { return add_affine_(*this, q); }
+    CZ_HD_CALL static xyzz add_affine_(xyzz p, affine<F> q)
     {
-        if (q.is_inf()) return *this;
-        if (is_inf()) return from_affine(q);
-        F U2 = q.x * ZZ, S2 = q.y * ZZZ;
-        F P = U2 - X, R = S2 - Y;
+        if (q.is_inf()) return p;
+        if (p.is_inf()) return from_affine(q);
+        F U2 = q.x * p.ZZ, S2 = q.y * p.ZZZ;
+        F P = U2 - p.X, R = S2 - p.Y;
         if (P.is_zero()) return R.is_zero() ? dbl_affine(q) : inf();
-        F PP = P.sqr(), PPP = P * PP, Q = X * PP;
+        F PP = P.sqr(), PPP = P * PP, Q = p.X * PP;
         F X3 = R.sqr() - PPP - Q.dbl();
-        F Y3 = R * (Q - X3) - Y * PPP;
-        return xyzz{X3, Y3, ZZ * PP, ZZZ * PPP};
+        F Y3 = R * (Q - X3) - p.Y * PPP;
+        return xyzz{X3, Y3, p.ZZ * PP, p.ZZZ * PPP};
     }
     CZ_HD xyzz sub_affine(const affine<F> &q) const { return add_affine(-q); }
 
     /* this + q (add-2008-s) */
-    CZ_HD xyzz add(const xyzz &q) const
+    CZ_HD xyzz add(const xyzz &q) const { return add_(*this, q); }
+    CZ_HD_CALL static xyzz add_(xyzz p, xyzz q)
     {
-        if (q.is_inf()) return *this;
-        if (is_inf()) return q;
-        F U1 = X * q.ZZ, U2 = q.X * ZZ;
-        F S1 = Y * q.ZZZ, S2 = q.Y * ZZZ;
+        if (q.is_inf()) return p;
+        if (p.is_inf()) return q;
+        F U1 = p.X * q.ZZ, U2 = q.X * p.ZZ;
+        F S1 = p.Y * q.ZZZ, S2 = q.Y * p.ZZZ;
         F P = U2 - U1, R = S2 - S1;
-        if (P.is_zero()) return R.is_zero() ? dbl() : inf();
+        if (P.is_zero()) return R.is_zero() ? p.dbl() : inf();
         F PP = P.sqr(), PPP = P * PP, Q = U1 * PP;
         F X3 = R.sqr() - PPP - Q.dbl();
         F Y3 = R * (Q - X3) - S1 * PPP;
-        return xyzz{X3, Y3, ZZ * q.ZZ * PP, ZZZ * q.ZZZ * PPP};
+        return xyzz{X3, Y3, p.ZZ * q.ZZ * PP, p.ZZZ * q.ZZZ * PPP};
     }
 };
 

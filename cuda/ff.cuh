@@ -26,8 +26,14 @@
 
 #ifdef __CUDACC__
 #define CZ_HD __host__ __device__ __forceinline__
+/* For the larger bodies (an Fq2 product, a point addition): one copy per
+ * type, called. Inlining them everywhere multiplies the code a kernel holds
+ * (a 381-bit product is ~1,500 instructions) and ptxas's time with it, for
+ * a call overhead of a few instructions against thousands. */
+#define CZ_HD_CALL __host__ __device__ __noinline__
 #else
 #define CZ_HD inline
+#define CZ_HD_CALL inline
 #endif
 
 namespace cz_dev {
@@ -223,8 +229,10 @@ template <class P> struct fp {
     CZ_HD fp dbl() const { return *this + *this; }
 
     /* Montgomery product a b / R mod p: CIOS over 32-bit limbs. p < 2^(32N-1)
-     * keeps the running value below 2p, so one trailing subtraction. */
-    CZ_HD friend fp operator*(const fp &a, const fp &b)
+     * keeps the running value below 2p, so one trailing subtraction. Called,
+     * not inlined, on the device (CZ_HD_CALL), with its operands by value so
+     * they travel in registers. */
+    CZ_HD_CALL friend fp operator*(fp a, fp b)
     {
         uint32_t t[N + 1];
 #pragma unroll
@@ -321,17 +329,18 @@ template <class F> struct fp2 {
     CZ_HD fp2 operator-() const { return fp2{-c0, -c1}; }
     CZ_HD fp2 dbl() const { return fp2{c0.dbl(), c1.dbl()}; }
     /* (a0 + a1 u)(b0 + b1 u) = a0 b0 - a1 b1 + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u */
-    CZ_HD friend fp2 operator*(const fp2 &a, const fp2 &b)
+    CZ_HD_CALL friend fp2 operator*(fp2 a, fp2 b)
     {
         F t0 = a.c0 * b.c0, t1 = a.c1 * b.c1;
         F s = (a.c0 + a.c1) * (b.c0 + b.c1);
         return fp2{t0 - t1, s - t0 - t1};
     }
     /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u */
-    CZ_HD fp2 sqr() const
+    CZ_HD fp2 sqr() const { return sqr_(*this); }
+    CZ_HD_CALL static fp2 sqr_(fp2 a) /* by value: a call passes registers, not addresses */
     {
-        F m = c0 * c1;
-        return fp2{(c0 + c1) * (c0 - c1), m.dbl()};
+        F m = a.c0 * a.c1;
+        return fp2{(a.c0 + a.c1) * (a.c0 - a.c1), m.dbl()};
     }
     /* 1 / (a0 + a1 u) = (a0 - a1 u) / (a0^2 + a1^2) */
     CZ_HD fp2 inv() const
