@@ -229,10 +229,19 @@ template <class P> struct fp {
     CZ_HD fp dbl() const { return *this + *this; }
 
     /* Montgomery product a b / R mod p: CIOS over 32-bit limbs. p < 2^(32N-1)
-     * keeps the running value below 2p, so one trailing subtraction. Called,
-     * not inlined, on the device (CZ_HD_CALL), with its operands by value so
-     * they travel in registers. */
-    CZ_HD_CALL friend fp operator*(fp a, fp b)
+     * keeps the running value below 2p, so one trailing subtraction. The
+     * 381-bit product is called, not inlined, on the device (CZ_HD_CALL), its
+     * operands by value so that they travel in registers; the 254/255-bit
+     * ones (NTT butterflies, BN254 points) are inlined. */
+    CZ_HD friend fp operator*(const fp &a, const fp &b)
+    {
+        if constexpr (N > 8)
+            return mul_call(a, b);
+        else
+            return mul_inline(a, b);
+    }
+    CZ_HD_CALL static fp mul_call(fp a, fp b) { return mul_inline(a, b); }
+    CZ_HD static fp mul_inline(const fp &a, const fp &b)
     {
         uint32_t t[N + 1];
 #pragma unroll
