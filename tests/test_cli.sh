@@ -90,6 +90,23 @@ expect_fail() {
   ok
 }
 P=("$tmp/o_proof.json" "$tmp/o_public.json")
+# device selection: a malformed spec names what is expected; a GPU asked for
+# where there is none (or in a build without CUDA) fails cleanly, no outputs
+expect_fail 3 "expected auto, cpu, cuda" prove --device gpu7 "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}"
+expect_fail 3 "cuda:N must be a GPU index" prove --device cuda:x "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}"
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  rm -f "${P[@]}"
+  "$cuzk" prove --device cuda:0 "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}" 2>"$tmp/err" >/dev/null
+  rc=$?
+  if { [ $rc -eq 6 ] && grep -q "no CUDA device" "$tmp/err"; } ||
+    { [ $rc -eq 3 ] && grep -q "no CUDA backend" "$tmp/err"; }; then
+    if ls "${P[@]}" >/dev/null 2>&1; then bad "--device cuda:0 without a GPU left output"; else ok; fi
+  else
+    bad "--device cuda:0 without a GPU: exit $rc :: $(cat "$tmp/err")"
+  fi
+  # auto falls back to the CPU and proves
+  check "$cuzk" prove -q --device auto "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}"
+fi
 head -c 5000 "$F/circuit.zkey" >"$tmp/trunc.zkey"
 expect_fail 3 "trunc.zkey" prove "$tmp/trunc.zkey" "$F/witness.wtns" "${P[@]}"
 head -c 100 "$F/witness.wtns" >"$tmp/trunc.wtns"
