@@ -11,6 +11,9 @@
 #   scripts/gpu_check.sh setup24        timed 2^24 setup of both curves (issue:
 #                                       2^24 keys in < 10 min on this machine)
 #   scripts/gpu_check.sh bench          bench_gpu_msm and bench_gpu_ntt --write
+#   scripts/gpu_check.sh ptx            a second build with -DCZ_CUDA_PTX=ON (PTX
+#                                       carry-chain products): its GPU tests and
+#                                       the MSM benchmark, to compare
 #
 # Stages can be combined: scripts/gpu_check.sh build test prove 16 20.
 # The GPU machine has no Debian packages: GMP (the tests' oracle) comes from
@@ -109,6 +112,17 @@ stage_setup24() {
   done 2>&1 | tee "$out/setup24.log"
 }
 
+stage_ptx() {
+  local flags
+  flags=$(gmp)
+  export LD_LIBRARY_PATH=/tmp/gmp:${LD_LIBRARY_PATH:-}
+  # shellcheck disable=SC2086
+  cmake -S . -B build-gpu-ptx -DCMAKE_BUILD_TYPE=Release -DCZ_CUDA=ON -DCZ_CUDA_PTX=ON $flags >"$out/build-ptx.log" 2>&1 &&
+    cmake --build build-gpu-ptx -j "$jobs" >>"$out/build-ptx.log" 2>&1 || { tail -20 "$out/build-ptx.log"; return 1; }
+  (cd build-gpu-ptx && ctest -L gpu --output-on-failure) 2>&1 | tee "$out/test-gpu-ptx.log"
+  ./build-gpu-ptx/bench/bench_gpu_msm 2>&1 | tee "$out/bench-msm-ptx.log"
+}
+
 stage_bench() {
   ./$bld/bench/bench_gpu_msm --write="$out/RESULTS-gpu.md" 2>&1 | tee "$out/bench-msm.log"
   ./$bld/bench/bench_gpu_ntt --write="$out/RESULTS-gpu.md" 2>&1 | tee "$out/bench-ntt.log"
@@ -131,6 +145,7 @@ while [ $# -gt 0 ]; do
     ;;
   setup24) stage_setup24 || rc=1 ;;
   bench) stage_bench || rc=1 ;;
+  ptx) stage_ptx || rc=1 ;;
   *) echo "unknown stage $s" >&2; exit 2 ;;
   esac
 done
