@@ -4,6 +4,7 @@
 #
 #   scripts/gpu_check.sh build          configure + build (Release, sm_90)
 #   scripts/gpu_check.sh test           ctest -L gpu (kernels against the CPU)
+#   scripts/gpu_check.sh testbig        the same with CZ_GPU_TEST_BIG=1 (sizes up to 2^24)
 #   scripts/gpu_check.sh prove [K..]    gen-circuit + setup + prove on cuda and
 #                                       cpu for 2^K (default 16 20), both curves,
 #                                       dense and filecoin profiles; proofs are
@@ -58,6 +59,11 @@ stage_build() {
   local rc=$?
   tail -5 "$out/build.log"
   return $rc
+}
+
+stage_testbig() {
+  export LD_LIBRARY_PATH=/tmp/gmp:${LD_LIBRARY_PATH:-}
+  (cd $bld && CZ_GPU_TEST_BIG=1 ctest -L gpu --output-on-failure) 2>&1 | tee "$out/test-gpu-big.log"
 }
 
 stage_test() {
@@ -137,6 +143,7 @@ while [ $# -gt 0 ]; do
   case $s in
   build) stage_build || exit 1 ;;
   test) stage_test || rc=1 ;;
+  testbig) stage_testbig || rc=1 ;;
   prove)
     ks=()
     while [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+$ ]]; do ks+=("$1"); shift; done
