@@ -1,0 +1,256 @@
+/*
+ * bench_gpu_msm: the GPU MSM (cz_cuda_msm_g1/g2), whole-call time: scalars
+ * (Montgomery form, as the prover passes the witness) from pinned host
+ * memory, the result back on the host as a Jacobian point. Median of 5 calls
+ * after one warm-up call (which sizes the scratch arena).
+ *
+ * Rows: BLS12-381 G1 at 2^20, 2^22, 2^24, 2^26 and BN254 G1 at 2^24, with
+ * the bases resident (cz_cuda_bases_pin) and streamed from pinned host
+ * memory (BLS12-381 G1 2^24 also from pageable memory, and with a
+ * witness-like scalar mix: 50% 0, 44% 1, 3% small, 3% random); G2 of both
+ * curves at 2^22. The bases are 2^16 distinct random points repeated (the
+ * GPU does the same work for any bases; generating 2^26 distinct points on
+ * the CPU would take minutes). Each configuration's resident and streamed
+ * results are compared (a mismatch is reported); correctness against the
+ * CPU is tests/gpu/test_gpu_msm.cu's job.
+ *
+ * Flags: --max-log=K (largest BLS12-381 G1 size 2^K, default 26), --g2-log=K
+ * (G2 size, default 22), --quick (2^20 and 2^22 only, G2 at 2^18), plus
+ * bench.h's (--write, --repeats, ...). CZ_MSM_TRACE=1 prints each call's
+ * plan and phase times; CZ_MSM_WINDOW=c forces the window.
+ */
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#pragma nv_diag_suppress 550 /* ff/mont_x86_64.h's asm outputs look unused to the CUDA front end */
+#include "cuda/cuda.h"
+#include "ec/ec.h"
+extern "C" {
+#include "bench.h"
+}
+#pragma nv_diag_default 550
+
+#define GROUP(NAME, FR, CURVE, G1, LABEL, TOPMASK)                                                                   \
+    struct NAME {                                                                                                    \
+        typedef cz_##NAME jac;                                                                                       \
+        typedef cz_##NAME##_affine caff;                                                                             \
+        static const char *label() { return LABEL; }                                                                 \
+        static cz_status gpu(cz_cuda *ctx, jac *out, const void *b, const void *s, size_t n, cz_error *err)          \
+        {                                                                                                            \
+            return G1 ? cz_cuda_msm_g1(ctx, CURVE, out, b, s, n, CZ_MSM_MONTGOMERY, err)                             \
+                      : cz_cuda_msm_g2(ctx, CURVE, out, b, s, n, CZ_MSM_MONTGOMERY, err);                            \
+        }                                                                                                            \
+        static void add(jac *r, const jac *a, const jac *b) { cz_##NAME##_add(r, a, b); }                            \
+        static int eq(const jac *a, const jac *b) { return cz_##NAME##_eq(a, b); }                                   \
+        static void random(jac *r, cz_rng *rng) { cz_##NAME##_random(r, rng); }                                      \
+        static cz_status batch_to_affine(caff *r, const jac *p, size_t n)                                            \
+        {                                                                                                            \
+            return cz_##NAME##_batch_to_affine(r, p, n);                                                             \
+        }                                                                                                            \
+        static const uint64_t top_mask = TOPMASK; /* keeps a random 256-bit value below r */                         \
+        static void fr_small(uint64_t out[4], uint64_t v) /* v in Montgomery form */                                 \
+        {                                                                                                            \
+            uint64_t c[4] = {v, 0, 0, 0};                                                                            \
+            FR f;                                                                                                    \
+            FR##_from_canonical(&f, c);                                                                              \
+            memcpy(out, f.l, 32);                                                                                    \
+        }                                                                                                            \
+    };
+
+GROUP(bls12_381_g1, cz_bls12_381_fr, CZ_CURVE_BLS12_381, true, "BLS12-381 G1", 0x3fffffffffffffffull)
+GROUP(bls12_381_g2, cz_bls12_381_fr, CZ_CURVE_BLS12_381, false, "BLS12-381 G2", 0x3fffffffffffffffull)
+GROUP(bn254_g1, cz_bn254_fr, CZ_CURVE_BN254, true, "BN254 G1", 0x1fffffffffffffffull)
+GROUP(bn254_g2, cz_bn254_fr, CZ_CURVE_BN254, false, "BN254 G2", 0x1fffffffffffffffull)
+#undef GROUP
+
+static cz_cuda *g_ctx;
+static cz_rng g_rng;
+
+/* one timed configuration */
+template <class T> struct run_ctx {
+    const void *bases;
+    const void *scalars;
+    size_t n;
+    typename T::jac out;
+    cz_status st;
+    char msg[512];
+};
+
+template <class T> static void run_fn(void *p, uint64_t iters)
+{
+    run_ctx<T> *c = (run_ctx<T> *)p;
+    for (uint64_t i = 0; i < iters && c->st == CZ_OK; i++) {
+        cz_error err;
+        cz_error_clear(&err);
+        c->st = T::gpu(g_ctx, &c->out, c->bases, c->scalars, c->n, &err);
+        if (c->st != CZ_OK) snprintf(c->msg, sizeof c->msg, "%s", cz_error_msg(&err));
+    }
+}
+
+/* pinned host buffer (NULL on failure) */
+static void *pinned_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (cudaHostAlloc(&p, bytes, cudaHostAllocDefault) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+
+/* n bases: 2^16 distinct random points, repeated */
+template <class T> static bool make_bases(typename T::caff *out, size_t n)
+{
+    const size_t d = (size_t)1 << 16;
+    size_t k = n < d ? n : d;
+    typename T::jac *jac = (typename T::jac *)malloc(k * sizeof *jac);
+    if (!jac) return false;
+    typename T::jac step[16], P;
+    for (int i = 0; i < 16; i++) T::random(&step[i], &g_rng);
+    T::random(&P, &g_rng);
+    for (size_t i = 0; i < k; i++) {
+        jac[i] = P;
+        T::add(&P, &P, &step[cz_rng_u64(&g_rng) & 15]);
+    }
+    bool ok = T::batch_to_affine(out, jac, k) == CZ_OK;
+    free(jac);
+    for (size_t i = k; i < n; i += k) memcpy(out + i, out, (n - i < k ? n - i : k) * sizeof *out);
+    return ok;
+}
+
+/* random scalars below r (a witness-like mix if `witness`), Montgomery form */
+template <class T> static void make_scalars(uint64_t *s, size_t n, bool witness)
+{
+    cz_rng_bytes(&g_rng, s, 32 * n);
+    for (size_t i = 0; i < n; i++) s[4 * i + 3] &= T::top_mask;
+    if (!witness) return;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = cz_rng_u64(&g_rng) % 100;
+        if (r < 50)
+            memset(&s[4 * i], 0, 32);
+        else if (r < 94)
+            T::fr_small(&s[4 * i], 1);
+        else if (r < 97)
+            T::fr_small(&s[4 * i], 2 + cz_rng_u64(&g_rng) % 1000);
+    }
+}
+
+/* times the configurations of one group at one size; adds rows to t */
+template <class T>
+static int bench_group(cz_bench *b, cz_bench_table *t, int logn, bool pageable_too, bool witness_too)
+{
+    const size_t n = (size_t)1 << logn;
+    const size_t bbytes = n * sizeof(typename T::caff);
+    typename T::caff *bases = (typename T::caff *)pinned_alloc(bbytes);
+    uint64_t *scal = (uint64_t *)pinned_alloc(32 * n);
+    if (!bases || !scal) {
+        fprintf(stderr, "%s 2^%d: cannot allocate %zu pinned bytes\n", T::label(), logn, bbytes + 32 * n);
+        if (bases) cudaFreeHost(bases);
+        if (scal) cudaFreeHost(scal);
+        return 1;
+    }
+    int rc = 0;
+    if (!make_bases<T>(bases, n)) rc = 1;
+    make_scalars<T>(scal, n, false);
+    cz_error err;
+    cz_error_clear(&err);
+    bool resident = cz_cuda_bases_pin(g_ctx, bases, bbytes, &err) == CZ_OK;
+    if (!resident) fprintf(stderr, "%s 2^%d: bases not resident: %s\n", T::label(), logn, cz_error_msg(&err));
+    typename T::jac ref;
+    bool have_ref = false;
+    for (int mode = 0; mode < 4 && rc == 0; mode++) {
+        /* 0 resident, 1 streamed pinned, 2 streamed pageable, 3 witness-like resident */
+        if (mode == 0 && !resident) continue;
+        if (mode == 2 && !pageable_too) continue;
+        if (mode == 3 && (!witness_too || !resident)) continue;
+        run_ctx<T> c;
+        memset(&c, 0, sizeof c);
+        c.n = n;
+        c.scalars = scal;
+        c.bases = bases;
+        void *pageable = NULL;
+        uint64_t *wscal = NULL;
+        if (mode == 1) cz_cuda_bases_release(g_ctx, bases);
+        if (mode == 2) {
+            pageable = malloc(bbytes);
+            if (!pageable) continue;
+            memcpy(pageable, bases, bbytes);
+            c.bases = pageable;
+        }
+        if (mode == 3) {
+            if (cz_cuda_bases_pin(g_ctx, bases, bbytes, &err) != CZ_OK) continue;
+            wscal = (uint64_t *)pinned_alloc(32 * n);
+            if (!wscal) continue;
+            make_scalars<T>(wscal, n, true);
+            c.scalars = wscal;
+        }
+        run_fn<T>(&c, 1); /* warm-up: scratch, staging */
+        double ns = c.st == CZ_OK ? cz_bench_time(b, run_fn<T>, &c) : 0;
+        if (c.st != CZ_OK) {
+            fprintf(stderr, "%s 2^%d: %s\n", T::label(), logn, c.msg);
+            rc = 1;
+        } else if (mode < 3) {
+            if (!have_ref) {
+                ref = c.out;
+                have_ref = true;
+            } else if (!T::eq(&ref, &c.out)) {
+                fprintf(stderr, "%s 2^%d: MISMATCH between the resident and streamed results\n", T::label(), logn);
+                rc = 1;
+            }
+        }
+        static const char *mode_name[] = {"resident", "streamed (pinned)", "streamed (pageable)",
+                                          "resident, witness-like"};
+        if (c.st == CZ_OK)
+            cz_bench_table_addf(t, "%s|2^%d|%s|%.2f|%.2f", T::label(), logn, mode_name[mode], ns * 1e-6,
+                                ns / (double)n);
+        if (pageable) free(pageable);
+        if (wscal) cudaFreeHost(wscal);
+    }
+    cz_cuda_bases_release(g_ctx, bases);
+    cudaFreeHost(bases);
+    cudaFreeHost(scal);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    cz_bench b;
+    static const char *const own[] = {"--max-log", "--g2-log", NULL};
+    int rc = cz_bench_init(&b, "bench_gpu_msm", argc, argv, own,
+                           "  --max-log=K   largest BLS12-381 G1 size 2^K (default 26)\n"
+                           "  --g2-log=K    G2 size 2^K (default 22)\n");
+    if (rc >= 0) return rc;
+    int explicit_repeats = 0;
+    for (int i = 1; i < argc; i++) explicit_repeats |= strncmp(argv[i], "--repeats=", 10) == 0;
+    if (!explicit_repeats) b.repeats = b.quick ? 3 : 5;
+    b.min_ms = 1; /* one call per timed run: the figure is the median call */
+    int max_log = (int)cz_bench_opt_long(&b, "--max-log", b.quick ? 22 : 26);
+    int g2_log = (int)cz_bench_opt_long(&b, "--g2-log", b.quick ? 18 : 22);
+
+    cz_error err;
+    cz_error_clear(&err);
+    cz_status st = cz_cuda_open(&g_ctx, 0, &err);
+    if (st == CZ_ERR_NO_DEVICE) {
+        printf("no GPU: skipped\n");
+        return 77;
+    }
+    if (st != CZ_OK) {
+        fprintf(stderr, "cz_cuda_open: %s\n", cz_error_msg(&err));
+        return 1;
+    }
+    cz_rng_seed(&g_rng, 12345);
+    cz_bench_note(&b, "GPU: %s. Whole call: Montgomery scalars from pinned host memory, result on the host; "
+                      "median of %d calls after a warm-up. Bases: 2^16 distinct points repeated.",
+                  cz_cuda_name(g_ctx), b.repeats);
+    cz_bench_table t;
+    cz_bench_table_init(&t, "GPU MSM, whole call", "group|n|bases|ms|ns/point");
+    for (int lg = 20; lg <= max_log; lg += 2) rc |= bench_group<bls12_381_g1>(&b, &t, lg, lg == 24, lg == 24);
+    if (max_log >= 24) rc |= bench_group<bn254_g1>(&b, &t, 24, false, true);
+    rc |= bench_group<bls12_381_g2>(&b, &t, g2_log, false, false);
+    rc |= bench_group<bn254_g2>(&b, &t, g2_log, false, false);
+    cz_bench_table_print(&b, &t);
+    cz_cuda_close(g_ctx);
+    int wrc = cz_bench_finish(&b);
+    return rc ? rc : wrc;
+}

@@ -1,0 +1,777 @@
+/*
+ * cuda/msm.cu: multi-scalar multiplication on the GPU (cz_cuda_msm_g1/g2 of
+ * cuda/cuda.h), G1 and G2 of BLS12-381 and BN254 from one template.
+ *
+ * DESIGN: Pippenger with signed digits; the algorithm and the per-thread
+ * work are described in cuda/msm.cuh. This file holds the kernels that need
+ * block cooperation, the sort, and the host side of a call:
+ *
+ *  - points are processed in chunks (CZ_MSM_CHUNK, default 2^25), each an
+ *    independent MSM whose result is added on the host (bounds the scratch);
+ *  - per chunk, on ctx->h2d: the scalars are uploaded (straight from pinned
+ *    host memory, else through the two pinned staging buffers), then, if the
+ *    bases are not resident (cz_cuda_bases_lookup), the bases, the same way;
+ *  - on ctx->compute: k_classify (range check, class per scalar, per-block
+ *    counts), k_scan (block offsets, m and m1), the counts go to the host;
+ *    the host picks the window c from m (msm.cuh choose_window, or
+ *    CZ_MSM_WINDOW) while the bases upload goes on; k_compact writes the
+ *    ones' indices and the W digit entries of each other point; one CUB
+ *    radix sort per window on the c - 1 bits of the bucket ids (TODO: a
+ *    custom counting sort / 16-bit keys, and sorting the next chunk while
+ *    the current one accumulates); then (after the bases event) the launches
+ *    of msm.cuh after_sort; the W window sums and the sum of the ones come
+ *    back and the host combines them (c doublings per window).
+ *  - scratch: one block from cz_cuda_scratch per call, sized up front for
+ *    the worst (c, m) the chunk size allows (the fixed part: scalars, block
+ *    counts, ones, streamed bases; the variable part: the largest layout over
+ *    every window c the plan may choose, at the largest m choosing it).
+ *
+ * Knobs (environment, read per call): CZ_MSM_WINDOW=c (4..20),
+ * CZ_MSM_RUN=entries per thread at level 0 (>= 8, default 32),
+ * CZ_MSM_CHUNK=points per chunk, CZ_MSM_TRACE=1 (plan and phase times on
+ * stderr, for tuning).
+ *
+ * TODO (tune on the H200): PTX carry-chain field products in cuda/ff.cuh
+ * (the accumulation is bound by the ~10 products per point and window);
+ * precomputed multiples 2^(c j) P of resident bases so that all windows
+ * share one bucket set; batch-affine accumulation; skipping the upload of
+ * bases whose scalar is 0; block sizes and __launch_bounds__ per group;
+ * 16-bit sort keys; overlapping the scalar upload of chunk k+1 with chunk k.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_radix_sort.cuh>
+
+/* ff/mont_x86_64.h's asm outputs look unused to the CUDA front end */
+#pragma nv_diag_suppress 550
+#include "cuda/internal.cuh"
+#include "ec/ec.h"
+#include "util/error.h"
+#pragma nv_diag_default 550
+
+#include "cuda/msm.cuh"
+
+namespace {
+
+using namespace cz_dev;
+using namespace cz_dev::msm;
+
+/* ---- the four groups ------------------------------------------------------------ */
+
+#define CZ_MSM_GROUP(NAME, FIELD, FRP_, BITS, MUL_PER_US)                                                            \
+    struct NAME {                                                                                                    \
+        typedef FIELD F;                                                                                             \
+        typedef FRP_ FRP;                                                                                            \
+        typedef cz_##NAME jac;                                                                                       \
+        typedef cz_##NAME##_xyzz cxyzz;                                                                              \
+        typedef cz_##NAME##_affine caff;                                                                             \
+        static constexpr int bits = BITS;                                                                            \
+        static constexpr double mul_per_us = MUL_PER_US;                                                             \
+        static const char *name() { return #NAME; }                                                                  \
+        static void set_inf(jac *r) { cz_##NAME##_set_inf(r); }                                                      \
+        static void from_xyzz(jac *r, const cxyzz *p) { cz_##NAME##_from_xyzz(r, p); }                               \
+    };                                                                                                               \
+    static_assert(sizeof(affine<FIELD>) == sizeof(cz_##NAME##_affine), "affine layout");                             \
+    static_assert(sizeof(xyzz<FIELD>) == sizeof(cz_##NAME##_xyzz), "xyzz layout");
+
+/* products per microsecond: measured CIOS rates on the H200 (GPU-NOTES.md),
+ * Fq2 at a third; they only weigh the fixed per-window cost in the plan */
+CZ_MSM_GROUP(bls12_381_g1, bls12_381_fq, bls12_381_fr_p, CZ_BLS12_381_FR_BITS, 16800.0)
+CZ_MSM_GROUP(bls12_381_g2, bls12_381_fq2, bls12_381_fr_p, CZ_BLS12_381_FR_BITS, 5600.0)
+CZ_MSM_GROUP(bn254_g1, bn254_fq, bn254_fr_p, CZ_BN254_FR_BITS, 37500.0)
+CZ_MSM_GROUP(bn254_g2, bn254_fq2, bn254_fr_p, CZ_BN254_FR_BITS, 12500.0)
+#undef CZ_MSM_GROUP
+
+/* ---- per-context state: events and a small pinned buffer ----------------------------- */
+
+struct msm_state {
+    cudaEvent_t ev_scal, ev_counts, ev_bases, ev_done, ev_stage[2];
+    cudaEvent_t tev[PH_COUNT]; /* timing events (CZ_MSM_TRACE) */
+    void *host;                /* pinned: flags at 0, results at HOST_OUT */
+};
+
+static const size_t HOST_OUT = 256;
+static const size_t HOST_BYTES = HOST_OUT + (MAX_WINDOWS + 1) * sizeof(xyzz<bls12_381_fq2>);
+static const size_t STAGE_BYTES = (size_t)32 << 20; /* per staging buffer */
+
+/* flags (uint32 words at the start of the device "flags" array and of host) */
+enum { FL_M, FL_M1, FL_BAD, FL_FIRST_BAD, FL_COUNT };
+
+static void msm_state_free(cz_cuda *ctx)
+{
+    msm_state *s = (msm_state *)ctx->msm_state;
+    if (!s) return;
+    cudaEvent_t *evs[] = {&s->ev_scal, &s->ev_counts, &s->ev_bases, &s->ev_done, &s->ev_stage[0], &s->ev_stage[1]};
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+        if (*evs[i]) cudaEventDestroy(*evs[i]);
+    for (int i = 0; i < PH_COUNT; i++)
+        if (s->tev[i]) cudaEventDestroy(s->tev[i]);
+    if (s->host) cudaFreeHost(s->host);
+    free(s);
+    ctx->msm_state = NULL;
+    ctx->msm_state_free = NULL;
+}
+
+static cz_status init_state(cz_cuda *ctx, msm_state *s, cz_error *err)
+{
+    cudaEvent_t *evs[] = {&s->ev_scal, &s->ev_counts, &s->ev_bases, &s->ev_done, &s->ev_stage[0], &s->ev_stage[1]};
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+        CZ_CUDA_TRY(ctx, err, cudaEventCreateWithFlags(evs[i], cudaEventDisableTiming));
+    for (int i = 0; i < PH_COUNT; i++)
+        CZ_CUDA_TRY(ctx, err, cudaEventCreate(&s->tev[i]));
+    CZ_CUDA_TRY(ctx, err, cudaHostAlloc(&s->host, HOST_BYTES, cudaHostAllocDefault));
+    return CZ_OK;
+}
+
+static cz_status get_state(cz_cuda *ctx, msm_state **out, cz_error *err)
+{
+    if (ctx->msm_state) {
+        *out = (msm_state *)ctx->msm_state;
+        return CZ_OK;
+    }
+    msm_state *s = (msm_state *)calloc(1, sizeof *s);
+    if (!s) return cz_error_set(err, CZ_ERR_NO_MEMORY, "cz_cuda_msm: out of host memory");
+    ctx->msm_state = s;
+    ctx->msm_state_free = msm_state_free;
+    cz_status st = init_state(ctx, s, err);
+    if (st != CZ_OK) {
+        msm_state_free(ctx); /* the next call starts afresh */
+        return st;
+    }
+    *out = s;
+    return CZ_OK;
+}
+
+/* ---- knobs ---------------------------------------------------------------------------- */
+
+static long env_long(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) return 0;
+    char *end;
+    long x = strtol(v, &end, 0);
+    return *end == '\0' && x > 0 ? x : 0;
+}
+
+static knobs read_knobs(void)
+{
+    knobs k;
+    long c = env_long("CZ_MSM_WINDOW"), run = env_long("CZ_MSM_RUN"), chunk = env_long("CZ_MSM_CHUNK");
+    k.window = c >= C_FORCE_MIN && c <= C_MAX ? (int)c : 0;
+    k.run = run >= 8 && run <= (1L << 20) ? (size_t)run : 0;
+    k.chunk = chunk > 0 ? (size_t)chunk : 0;
+    return k;
+}
+
+/* ---- kernels ---------------------------------------------------------------------------- */
+
+static const int PREP_BLOCK = 256;
+static const int SCAN_BLOCK = 512, SCAN_ITEMS = 4;
+static const int FN_BLOCK = 128;
+
+CZ_HD scalar load_scalar_v(const uint4 *p)
+{
+    uint4 a = p[0], b = p[1];
+    scalar s = {{a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w}};
+    return s;
+}
+
+/* class of each scalar; per block: (#other) | (#ones << 16); bad scalars
+ * set flags[FL_BAD] and the least bad index */
+template <class FRP>
+__global__ void __launch_bounds__(PREP_BLOCK)
+    k_classify(const uint4 *scal, size_t n, int mont, uint32_t *blkcnt, uint32_t *flags)
+{
+    typedef cub::BlockReduce<uint32_t, PREP_BLOCK> reduce_t;
+    __shared__ typename reduce_t::TempStorage tmp;
+    const size_t i = (size_t)blockIdx.x * PREP_BLOCK + threadIdx.x;
+    uint32_t packed = 0;
+    if (i < n) {
+        int cls = classify<FRP>(load_scalar_v(scal + 2 * i), mont != 0);
+        if (cls == CLS_BAD) {
+            atomicOr(&flags[FL_BAD], 1u);
+            atomicMin(&flags[FL_FIRST_BAD], (uint32_t)i);
+        }
+        packed = (uint32_t)(cls == CLS_OTHER) | ((uint32_t)(cls == CLS_ONE) << 16);
+    }
+    uint32_t sum = reduce_t(tmp).Sum(packed);
+    if (threadIdx.x == 0) blkcnt[blockIdx.x] = sum;
+}
+
+/* one block: exclusive offsets of the per-block counts, totals m and m1 */
+__global__ void __launch_bounds__(SCAN_BLOCK)
+    k_scan(const uint32_t *blkcnt, size_t nblk, uint32_t *off_other, uint32_t *off_one, uint32_t *flags)
+{
+    typedef cub::BlockScan<unsigned long long, SCAN_BLOCK> scan_t;
+    __shared__ typename scan_t::TempStorage tmp;
+    unsigned long long carry = 0; /* other counts in the low half, ones in the high half */
+    for (size_t base = 0; base < nblk; base += (size_t)SCAN_BLOCK * SCAN_ITEMS) {
+        unsigned long long v[SCAN_ITEMS];
+        for (int k = 0; k < SCAN_ITEMS; k++) {
+            size_t idx = base + (size_t)threadIdx.x * SCAN_ITEMS + k;
+            uint32_t x = idx < nblk ? blkcnt[idx] : 0;
+            v[k] = (unsigned long long)(x & 0xffffu) | ((unsigned long long)(x >> 16) << 32);
+        }
+        unsigned long long agg;
+        scan_t(tmp).ExclusiveSum(v, v, agg);
+        for (int k = 0; k < SCAN_ITEMS; k++) {
+            size_t idx = base + (size_t)threadIdx.x * SCAN_ITEMS + k;
+            if (idx < nblk) {
+                unsigned long long o = v[k] + carry;
+                off_other[idx] = (uint32_t)o;
+                off_one[idx] = (uint32_t)(o >> 32);
+            }
+        }
+        carry += agg;
+        __syncthreads(); /* tmp is reused */
+    }
+    if (threadIdx.x == 0) {
+        flags[FL_M] = (uint32_t)carry;
+        flags[FL_M1] = (uint32_t)(carry >> 32);
+    }
+}
+
+/* compaction in index order: the ones' indices, the digit entries of the others */
+template <class FRP>
+__global__ void __launch_bounds__(PREP_BLOCK)
+    k_compact(const uint4 *scal, size_t n, int mont, const uint32_t *off_other, const uint32_t *off_one, int c,
+              int W, size_t m, uint32_t *keys, uint32_t *vals, uint32_t *idx1)
+{
+    typedef cub::BlockScan<uint32_t, PREP_BLOCK> scan_t;
+    __shared__ typename scan_t::TempStorage tmp;
+    const size_t i = (size_t)blockIdx.x * PREP_BLOCK + threadIdx.x;
+    int cls = CLS_SKIP;
+    scalar s = {{0, 0, 0, 0, 0, 0, 0, 0}};
+    if (i < n) {
+        s = load_scalar_v(scal + 2 * i);
+        cls = classify<FRP>(s, mont != 0);
+    }
+    uint32_t packed = (uint32_t)(cls == CLS_OTHER) | ((uint32_t)(cls == CLS_ONE) << 16), rank;
+    scan_t(tmp).ExclusiveSum(packed, rank);
+    if (cls == CLS_OTHER) {
+        size_t j = (size_t)off_other[blockIdx.x] + (rank & 0xffffu);
+        write_entries(canonical<FRP>(s, mont != 0), (uint32_t)i, j, c, W, m, keys, vals);
+    } else if (cls == CLS_ONE) {
+        idx1[(size_t)off_one[blockIdx.x] + (rank >> 16)] = (uint32_t)i;
+    }
+}
+
+template <class Fn> __global__ void __launch_bounds__(FN_BLOCK) k_for_each(Fn fn, size_t count)
+{
+    const size_t t = (size_t)blockIdx.x * FN_BLOCK + threadIdx.x;
+    if (t < count) fn(t);
+}
+
+/* grid for count threads of `block` */
+static bool grid_of(size_t count, int block, unsigned *grid)
+{
+    size_t g = (count + (size_t)block - 1) / (size_t)block;
+    if (g > 0x7fffffffu) return false;
+    *grid = (unsigned)g;
+    return true;
+}
+
+/* msm.cuh's executor on ctx->compute. The level-0 accumulation, where the
+ * time goes, has a kernel of its own: in the kernel of all the other
+ * operations it would share their register count (the reduction's: 255
+ * against 166 for BLS12-381 G1, 229 against 116 for BN254 G1). */
+struct dev_exec {
+    cz_cuda *ctx;
+    cz_error *err;
+    msm_state *st;
+    bool trace;
+    template <class Fn> cz_status launch(const Fn &fn, size_t count)
+    {
+        if (count == 0) return CZ_OK;
+        unsigned grid;
+        if (!grid_of(count, FN_BLOCK, &grid))
+            return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: launch of %zu threads", count);
+        k_for_each<Fn><<<grid, FN_BLOCK, 0, ctx->compute>>>(fn, count);
+        CZ_CUDA_TRY(ctx, err, cudaGetLastError());
+        return CZ_OK;
+    }
+    template <class F> cz_status run(const op<F> &fn, size_t count)
+    {
+        if (fn.kind == OP_LEVEL0) return launch(fn.l0, count);
+        return launch(fn, count);
+    }
+    cz_status zero(void *p, size_t bytes)
+    {
+        CZ_CUDA_TRY(ctx, err, cudaMemsetAsync(p, 0, bytes, ctx->compute));
+        return CZ_OK;
+    }
+    cz_status copy(void *dst, const void *src, size_t bytes)
+    {
+        CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, ctx->compute));
+        return CZ_OK;
+    }
+    cz_status mark(int phase)
+    {
+        if (trace) CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->tev[phase], ctx->compute));
+        return CZ_OK;
+    }
+};
+
+/* ---- scratch layout ------------------------------------------------------------------- */
+
+/* Carves aligned arrays off a block; with base NULL it only measures. */
+struct carver {
+    char *base;
+    size_t used;
+    template <class T> T *take(size_t count)
+    {
+        used = (used + 255) & ~(size_t)255;
+        T *p = base ? (T *)(base + used) : NULL;
+        used += count * sizeof(T);
+        return p;
+    }
+};
+
+/* the part of the scratch that does not depend on (c, m) */
+template <class T> struct fixed_part {
+    uint4 *scal;
+    uint32_t *blkcnt, *off_other, *off_one, *flags, *idx1;
+    affine<typename T::F> *bases; /* streamed bases (NULL when resident) */
+    xyzz<typename T::F> *ones[2];
+};
+
+template <class T> static void carve_fixed(carver &cv, fixed_part<T> &f, size_t nc, bool streamed)
+{
+    typedef typename T::F F;
+    size_t nblk = (nc + PREP_BLOCK - 1) / PREP_BLOCK;
+    f.scal = cv.template take<uint4>(2 * nc);
+    f.blkcnt = cv.template take<uint32_t>(nblk);
+    f.off_other = cv.template take<uint32_t>(nblk);
+    f.off_one = cv.template take<uint32_t>(nblk);
+    f.flags = cv.template take<uint32_t>(FL_COUNT);
+    f.idx1 = cv.template take<uint32_t>(nc);
+    f.bases = streamed ? cv.template take<affine<F>>(nc) : NULL;
+    size_t g1 = (nc + SUM_GROUP - 1) / SUM_GROUP;
+    f.ones[0] = cv.template take<xyzz<F>>(g1);
+    f.ones[1] = cv.template take<xyzz<F>>((g1 + SUM_GROUP - 1) / SUM_GROUP);
+}
+
+/* the part that depends on the plan */
+template <class T> struct var_part {
+    uint32_t *keys, *vals, *keys_alt, *vals_alt;
+    uint32_t *pkey[2];
+    xyzz<typename T::F> *pval[2], *buckets, *seg[2], *out;
+    void *sort_tmp;
+    size_t sort_bytes;
+};
+
+static cz_status sort_temp_bytes(cz_cuda *ctx, size_t m, int c, size_t *bytes, cz_error *err)
+{
+    *bytes = 0;
+    if (m == 0) return CZ_OK;
+    cub::DoubleBuffer<uint32_t> k(NULL, NULL), v(NULL, NULL);
+    CZ_CUDA_TRY(ctx, err, cub::DeviceRadixSort::SortPairs(NULL, *bytes, k, v, (int)m, 0, c - 1, ctx->compute));
+    return CZ_OK;
+}
+
+template <class T> static void carve_var(carver &cv, var_part<T> &v, const plan &p, size_t sort_bytes)
+{
+    typedef typename T::F F;
+    const size_t W = (size_t)p.W, e = W * p.m;
+    v.keys = cv.template take<uint32_t>(e);
+    v.vals = cv.template take<uint32_t>(e);
+    v.keys_alt = cv.template take<uint32_t>(e);
+    v.vals_alt = cv.template take<uint32_t>(e);
+    for (int q = 0; q < 2; q++) {
+        size_t cap = piece_cap(p, q);
+        v.pkey[q] = cv.template take<uint32_t>(cap);
+        v.pval[q] = cv.template take<xyzz<F>>(cap);
+    }
+    v.buckets = cv.template take<xyzz<F>>(W * p.nb);
+    v.seg[0] = cv.template take<xyzz<F>>(W * p.nseg);
+    v.seg[1] = cv.template take<xyzz<F>>(W * ((p.nseg + p.G - 1) / p.G));
+    v.out = cv.template take<xyzz<F>>(W + 1);
+    v.sort_tmp = cv.template take<char>(sort_bytes);
+    v.sort_bytes = sort_bytes;
+}
+
+/* the window for m points */
+template <class T> static int window_for(size_t m, const knobs &k)
+{
+    return k.window ? k.window : choose_window(m > 0 ? m : 1, T::bits, T::mul_per_us);
+}
+
+template <class T> static cz_status var_bytes(cz_cuda *ctx, size_t m, int c, const knobs &k, size_t *bytes, cz_error *err)
+{
+    plan p;
+    if (!make_plan(&p, m, 0, c, T::bits, k))
+        return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: no plan for m=%zu c=%d", m, c);
+    size_t sb;
+    cz_status st = sort_temp_bytes(ctx, m, c, &sb, err);
+    if (st != CZ_OK) return st;
+    carver cv = {NULL, 0};
+    var_part<T> v;
+    carve_var<T>(cv, v, p, sb);
+    *bytes = cv.used + 256;
+    return CZ_OK;
+}
+
+/*
+ * The variable part's size for any m <= nc: for every window c the plan can
+ * pick, at the largest m that picks at most c (the layout grows with m for a
+ * fixed c, and choose_window never decreases as m grows).
+ */
+template <class T> static cz_status var_reserve(cz_cuda *ctx, size_t nc, const knobs &k, size_t *bytes, cz_error *err)
+{
+    *bytes = 0;
+    if (k.window) return var_bytes<T>(ctx, nc, k.window, k, bytes, err);
+    int clo = window_for<T>(1, k), chi = window_for<T>(nc, k);
+    for (int c = clo; c <= chi; c++) {
+        size_t lo = 1, hi = nc; /* largest m in [1, nc] with window_for(m) <= c */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo + 1) / 2;
+            if (window_for<T>(mid, k) <= c)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        size_t b = 0;
+        cz_status st = var_bytes<T>(ctx, lo, c, k, &b, err);
+        if (st != CZ_OK) return st;
+        if (b > *bytes) *bytes = b;
+    }
+    return CZ_OK;
+}
+
+/* ---- uploads -------------------------------------------------------------------------------- */
+
+static bool host_is_pinned(const void *p)
+{
+    cudaPointerAttributes a;
+    cudaError_t e = cudaPointerGetAttributes(&a, p);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError(); /* pageable memory on old drivers: not an error */
+        return false;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
+/*
+ * host[0, bytes) -> dev on ctx->h2d: one copy from pinned memory, else
+ * pieces through the two staging buffers (each reused once the copy out of
+ * it has finished). poll() runs after each piece (the host's chance to
+ * launch compute work meanwhile).
+ */
+template <class Poll>
+static cz_status upload(cz_cuda *ctx, msm_state *st, void *dev, const void *host, size_t bytes, Poll &poll,
+                        cz_error *err)
+{
+    if (bytes == 0) return poll();
+    if (host_is_pinned(host)) {
+        CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, ctx->h2d));
+        return poll();
+    }
+    size_t piece = bytes < STAGE_BYTES ? bytes : STAGE_BYTES;
+    void *stage[2];
+    cz_status s = cz_cuda_staging(ctx, STAGE_BYTES, stage, err); /* always the same size: allocated once */
+    if (s != CZ_OK) return s;
+    size_t k = 0;
+    for (size_t off = 0; off < bytes; off += piece, k++) {
+        size_t len = bytes - off < piece ? bytes - off : piece;
+        int b = (int)(k & 1);
+        CZ_CUDA_TRY(ctx, err, cudaEventSynchronize(st->ev_stage[b]));
+        memcpy(stage[b], (const char *)host + off, len); /* TODO: several threads for pageable sources */
+        CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync((char *)dev + off, stage[b], len, cudaMemcpyHostToDevice, ctx->h2d));
+        CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_stage[b], ctx->h2d));
+        s = poll();
+        if (s != CZ_OK) return s;
+    }
+    return CZ_OK;
+}
+
+struct no_poll {
+    cz_status operator()() { return CZ_OK; }
+};
+
+/* ---- one chunk -------------------------------------------------------------------------------- */
+
+template <class T> struct call {
+    typedef typename T::F F;
+    cz_cuda *ctx;
+    msm_state *st;
+    cz_error *err;
+    knobs kn;
+    bool mont, trace;
+    fixed_part<T> fx;
+    char *var_base;
+    size_t var_reserved;
+    const affine<F> *resident; /* device copy of all n bases, or NULL */
+    /* the chunk */
+    size_t off, len, nblk;
+    const uint8_t *h_scal;
+    const affine<F> *h_bases;
+    /* phase 2 (after the counts) */
+    bool launched;
+    plan p;
+    var_part<T> v;
+    const uint32_t *keys_sorted, *vals_sorted;
+
+    /* Reads the counts, plans, compacts and sorts. */
+    cz_status phase2()
+    {
+        launched = true;
+        const uint32_t *hf = (const uint32_t *)st->host;
+        if (hf[FL_BAD])
+            return cz_error_set(err, CZ_ERR_RANGE, "cz_cuda_msm: scalar %zu is not below r",
+                                off + (size_t)hf[FL_FIRST_BAD]);
+        size_t m = hf[FL_M], m1 = hf[FL_M1];
+        if (m + m1 > len)
+            return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: counts %zu + %zu > %zu", m, m1, len);
+        int c = window_for<T>(m, kn);
+        if (!make_plan(&p, m, m1, c, T::bits, kn))
+            return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: no plan for m=%zu c=%d", m, c);
+        size_t sb;
+        cz_status s = sort_temp_bytes(ctx, m, c, &sb, err);
+        if (s != CZ_OK) return s;
+        carver cv = {var_base, 0};
+        carve_var<T>(cv, v, p, sb);
+        if (cv.used > var_reserved)
+            return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: layout %zu > reserved %zu bytes (m=%zu c=%d)",
+                                cv.used, var_reserved, m, c);
+        if (m + m1 > 0) {
+            k_compact<typename T::FRP><<<(unsigned)nblk, PREP_BLOCK, 0, ctx->compute>>>(
+                fx.scal, len, mont, fx.off_other, fx.off_one, p.c, p.W, m, v.keys, v.vals, fx.idx1);
+            CZ_CUDA_TRY(ctx, err, cudaGetLastError());
+        }
+        keys_sorted = v.keys;
+        vals_sorted = v.vals;
+        if (m > 0) {
+            int sel0 = -1;
+            for (int w = 0; w < p.W; w++) {
+                size_t o = (size_t)w * m;
+                cub::DoubleBuffer<uint32_t> dk(v.keys + o, v.keys_alt + o), dv(v.vals + o, v.vals_alt + o);
+                size_t tb = v.sort_bytes;
+                CZ_CUDA_TRY(ctx, err,
+                            cub::DeviceRadixSort::SortPairs(v.sort_tmp, tb, dk, dv, (int)m, 0, p.c - 1, ctx->compute));
+                CZ_CUDA_TRY(ctx, err, cudaGetLastError());
+                if (dk.selector != dv.selector)
+                    return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: sort left keys and values apart");
+                if (sel0 < 0) sel0 = dk.selector;
+                if (dk.selector != sel0) { /* not expected (same passes for every window): move it */
+                    uint32_t *kd = (sel0 ? v.keys_alt : v.keys) + o, *vd = (sel0 ? v.vals_alt : v.vals) + o;
+                    CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(kd, dk.Current(), m * 4, cudaMemcpyDeviceToDevice, ctx->compute));
+                    CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(vd, dv.Current(), m * 4, cudaMemcpyDeviceToDevice, ctx->compute));
+                }
+            }
+            keys_sorted = sel0 ? v.keys_alt : v.keys;
+            vals_sorted = sel0 ? v.vals_alt : v.vals;
+        }
+        if (trace) CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->tev[PH_SORT], ctx->compute));
+        return CZ_OK;
+    }
+
+    /* poll hook of the bases upload: phase 2 as soon as the counts are in */
+    cz_status operator()()
+    {
+        if (launched) return CZ_OK;
+        cudaError_t e = cudaEventQuery(st->ev_counts);
+        if (e == cudaErrorNotReady) {
+            (void)cudaGetLastError(); /* not an error: keep it out of the launch checks */
+            return CZ_OK;
+        }
+        CZ_CUDA_TRY(ctx, err, e);
+        return phase2();
+    }
+
+    /* The chunk [off, off + len): *res = its sum. */
+    cz_status run(xyzz<F> *res)
+    {
+        launched = false;
+        nblk = (len + PREP_BLOCK - 1) / PREP_BLOCK;
+        dev_exec ex = {ctx, err, st, trace};
+        cz_status s;
+        /* scalars; the previous chunk's compute work must be done with the buffers */
+        CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->h2d, st->ev_done, 0));
+        if ((s = ex.mark(PH_START)) != CZ_OK) return s;
+        no_poll np;
+        s = upload(ctx, st, fx.scal, h_scal + 32 * off, 32 * len, np, err);
+        if (s != CZ_OK) return s;
+        CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_scal, ctx->h2d));
+        /* classify and count */
+        CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, st->ev_scal, 0));
+        CZ_CUDA_TRY(ctx, err, cudaMemsetAsync(fx.flags, 0, FL_COUNT * sizeof(uint32_t), ctx->compute));
+        CZ_CUDA_TRY(ctx, err, cudaMemsetAsync(fx.flags + FL_FIRST_BAD, 0xff, sizeof(uint32_t), ctx->compute));
+        k_classify<typename T::FRP><<<(unsigned)nblk, PREP_BLOCK, 0, ctx->compute>>>(fx.scal, len, mont, fx.blkcnt,
+                                                                                    fx.flags);
+        CZ_CUDA_TRY(ctx, err, cudaGetLastError());
+        k_scan<<<1, SCAN_BLOCK, 0, ctx->compute>>>(fx.blkcnt, nblk, fx.off_other, fx.off_one, fx.flags);
+        CZ_CUDA_TRY(ctx, err, cudaGetLastError());
+        CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(st->host, fx.flags, FL_COUNT * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                                              ctx->compute));
+        CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_counts, ctx->compute));
+        if ((s = ex.mark(PH_PREP)) != CZ_OK) return s;
+        /* bases, with phase 2 launched from the upload loop when possible */
+        const affine<F> *d_bases;
+        if (resident) {
+            d_bases = resident + off;
+        } else {
+            d_bases = fx.bases;
+            s = upload(ctx, st, fx.bases, h_bases + off, len * sizeof(affine<F>), *this, err);
+            if (s != CZ_OK) return s;
+            CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_bases, ctx->h2d));
+        }
+        if (!launched) {
+            CZ_CUDA_TRY(ctx, err, cudaEventSynchronize(st->ev_counts));
+            if ((s = phase2()) != CZ_OK) return s;
+        }
+        if (!resident) CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, st->ev_bases, 0));
+        /* accumulation, reduction, ones */
+        bufs<F> b;
+        b.bases = d_bases;
+        b.keys = keys_sorted;
+        b.vals = vals_sorted;
+        b.idx1 = fx.idx1;
+        for (int q = 0; q < 2; q++) {
+            b.pkey[q] = v.pkey[q];
+            b.pval[q] = v.pval[q];
+            b.seg[q] = v.seg[q];
+            b.ones[q] = fx.ones[q];
+        }
+        b.buckets = v.buckets;
+        b.out = v.out;
+        if ((s = after_sort<F>(ex, p, b)) != CZ_OK) return s;
+        xyzz<F> *hout = (xyzz<F> *)((char *)st->host + HOST_OUT);
+        CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(hout, v.out, (size_t)(p.W + 1) * sizeof(xyzz<F>), cudaMemcpyDeviceToHost,
+                                              ctx->compute));
+        if ((s = ex.mark(PH_END)) != CZ_OK) return s;
+        CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_done, ctx->compute));
+        CZ_CUDA_TRY(ctx, err, cudaEventSynchronize(st->ev_done));
+        *res = combine_windows<F>(hout, p.W, p.c).add(hout[p.W]);
+        if (trace) print_trace();
+        return CZ_OK;
+    }
+
+    void print_trace()
+    {
+        float ms[PH_COUNT] = {0};
+        for (int i = 1; i < PH_COUNT; i++) {
+            if (cudaEventElapsedTime(&ms[i], st->tev[PH_START], st->tev[i]) != cudaSuccess) {
+                (void)cudaGetLastError();
+                ms[i] = -1;
+            }
+        }
+        fprintf(stderr,
+                "cz_cuda_msm %s: chunk %zu+%zu m=%zu m1=%zu c=%d W=%d levels=%d S=%zu | ms from start: prep %.3f "
+                "sort %.3f ones %.3f acc %.3f end %.3f | %s bases\n",
+                T::name(), off, len, p.m, p.m1, p.c, p.W, p.levels, p.S, ms[PH_PREP], ms[PH_SORT], ms[PH_ONES],
+                ms[PH_ACC], ms[PH_END], resident ? "resident" : "streamed");
+    }
+};
+
+template <class T>
+static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases, const void *scalars, size_t n,
+                          cz_msm_scalar_form form, cz_error *err)
+{
+    typedef typename T::F F;
+    cz_status s = cz_cuda_enter(ctx, err);
+    if (s != CZ_OK) return s;
+    msm_state *st;
+    if ((s = get_state(ctx, &st, err)) != CZ_OK) return s;
+    call<T> cl;
+    memset((void *)&cl, 0, sizeof cl);
+    cl.ctx = ctx;
+    cl.st = st;
+    cl.err = err;
+    cl.kn = read_knobs();
+    cl.mont = form == CZ_MSM_MONTGOMERY;
+    cl.trace = env_long("CZ_MSM_TRACE") > 0;
+    cl.h_scal = (const uint8_t *)scalars;
+    cl.h_bases = (const affine<F> *)bases;
+    cl.resident = (const affine<F> *)cz_cuda_bases_lookup(ctx, bases, n * sizeof(affine<F>));
+    size_t nc = cl.kn.chunk ? cl.kn.chunk : CHUNK_DEFAULT;
+    if (nc > MAX_CHUNK) nc = MAX_CHUNK;
+    if (nc > n) nc = n;
+
+    /* scratch: the fixed part, then the variable part */
+    carver cv = {NULL, 0};
+    carve_fixed<T>(cv, cl.fx, nc, cl.resident == NULL);
+    size_t fixed = (cv.used + 255) & ~(size_t)255, var;
+    if ((s = var_reserve<T>(ctx, nc, cl.kn, &var, err)) != CZ_OK) return s;
+    void *mem;
+    if ((s = cz_cuda_scratch(ctx, fixed + var, &mem, err)) != CZ_OK) return s;
+    cv.base = (char *)mem;
+    cv.used = 0;
+    carve_fixed<T>(cv, cl.fx, nc, cl.resident == NULL);
+    cl.var_base = (char *)mem + fixed;
+    cl.var_reserved = var;
+
+    xyzz<F> acc = xyzz<F>::inf();
+    for (size_t off = 0; off < n; off += nc) {
+        cl.off = off;
+        cl.len = n - off < nc ? n - off : nc;
+        xyzz<F> r;
+        if ((s = cl.run(&r)) != CZ_OK) return s;
+        acc = acc.add(r);
+    }
+    if (acc.is_inf()) {
+        T::set_inf(out);
+    } else {
+        typename T::cxyzz cx;
+        memcpy(&cx, &acc, sizeof cx);
+        T::from_xyzz(out, &cx);
+    }
+    return CZ_OK;
+}
+
+/* argument checks, infinity on every failure, streams drained after one */
+template <class T>
+static cz_status msm_entry(cz_cuda *ctx, void *out, const void *bases, const void *scalars, size_t n,
+                           cz_msm_scalar_form form, cz_error *err)
+{
+    typedef typename T::F F;
+    T::set_inf((typename T::jac *)out);
+    if (n == 0) return CZ_OK;
+    if (!bases || !scalars)
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_msm: NULL bases or scalars with n = %zu", n);
+    if (n > ((size_t)1 << 40) / sizeof(affine<F>))
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_msm: n = %zu is too large", n);
+    cz_status s = msm_call<T>(ctx, (typename T::jac *)out, bases, scalars, n, form, err);
+    if (s != CZ_OK) {
+        T::set_inf((typename T::jac *)out);
+        if (!ctx->sticky) { /* nothing in flight may touch the scratch or the staging buffers later */
+            cudaStreamSynchronize(ctx->h2d);
+            cudaStreamSynchronize(ctx->compute);
+            (void)cudaGetLastError();
+        }
+    }
+    return s;
+}
+
+static cz_status check_args(cz_cuda *ctx, void *out, cz_curve curve, cz_msm_scalar_form form, cz_error *err)
+{
+    if (!ctx || !out) return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_msm: NULL context or output");
+    if (curve != CZ_CURVE_BLS12_381 && curve != CZ_CURVE_BN254)
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_msm: unknown curve %d", (int)curve);
+    if (form != CZ_MSM_CANONICAL && form != CZ_MSM_MONTGOMERY)
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_msm: unknown scalar form %d", (int)form);
+    return CZ_OK;
+}
+
+} // namespace
+
+extern "C" cz_status cz_cuda_msm_g1(cz_cuda *ctx, cz_curve curve, void *out, const void *bases, const void *scalars,
+                                    size_t n, cz_msm_scalar_form form, cz_error *err)
+{
+    cz_status s = check_args(ctx, out, curve, form, err);
+    if (s != CZ_OK) return s;
+    if (curve == CZ_CURVE_BLS12_381) return msm_entry<bls12_381_g1>(ctx, out, bases, scalars, n, form, err);
+    return msm_entry<bn254_g1>(ctx, out, bases, scalars, n, form, err);
+}
+
+extern "C" cz_status cz_cuda_msm_g2(cz_cuda *ctx, cz_curve curve, void *out, const void *bases, const void *scalars,
+                                    size_t n, cz_msm_scalar_form form, cz_error *err)
+{
+    cz_status s = check_args(ctx, out, curve, form, err);
+    if (s != CZ_OK) return s;
+    if (curve == CZ_CURVE_BLS12_381) return msm_entry<bls12_381_g2>(ctx, out, bases, scalars, n, form, err);
+    return msm_entry<bn254_g2>(ctx, out, bases, scalars, n, form, err);
+}

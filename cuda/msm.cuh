@@ -1,0 +1,660 @@
+/*
+ * cuda/msm.cuh: the per-element logic and the plan of the GPU MSM
+ * (cuda/msm.cu), shared with the host test tests/test_cuda_msm.cu.
+ *
+ * DESIGN: Pippenger with signed digits, data-parallel throughout. For a
+ * chunk of points (scalars s_i, affine bases P_i):
+ *
+ *  1. prep: every scalar is range-checked (stored value < r, both forms) and
+ *     classified: 0 (dropped), 1 (its base goes to the "ones" list, summed
+ *     directly), other (m of them, compacted in index order). For each other
+ *     scalar, converted to canonical form, the W = (bits + c) / c signed
+ *     digits d_w in [-2^(c-1), 2^(c-1)] of msm/msm.h (Booth recoding read
+ *     from bits wc-1 .. wc+c-1, no carries between windows) become entries
+ *     (key = |d| - 1, val = i | sign << 31) of window w; d = 0 gives
+ *     (key 0, val MSM_SENT), an entry that adds nothing.
+ *  2. sort: each window's m entries by key (radix sort, cuda/msm.cu), so the
+ *     entries of a bucket are contiguous.
+ *  3. accumulation (levels): the sorted entries of a window are cut into
+ *     fixed runs of L0 entries, one thread each, so every thread does the
+ *     same number of mixed XYZZ additions however uneven the buckets are. A
+ *     bucket whose entries lie inside one thread's run is written by that
+ *     thread; the pieces of a bucket that crosses a run boundary go to a
+ *     level-1 array (two slots per thread: the sum of its first and of its
+ *     last bucket, or infinity), which is sorted by key again by
+ *     construction and is reduced the same way (runs of L entries, full XYZZ
+ *     additions), and so on until one thread holds everything. A bucket is
+ *     written exactly once, at the level where it first lies inside one
+ *     run (later levels only see infinity for it and skip the write), so no
+ *     atomics and no bucket-size dependent work: all points in one bucket
+ *     cost the same as uniform buckets plus log_{L/2}(m) cheap levels.
+ *  4. reduction: sum_k (k + 1) B_k per window, by segments of S buckets in
+ *     parallel: each segment computes tot = sum_i (i + 1) B_{a+i} and
+ *     sum = sum_i B_{a+i} by running sums from the top and returns
+ *     tot + a * sum (a = its first bucket, double-and-add); then the segment
+ *     results of a window are summed by a tree of group sums (G per thread).
+ *  5. the ones: their bases are summed by the same group-sum tree.
+ *  6. host: the W window sums are combined (c doublings per window, top
+ *     first), the ones added (combine_windows), the chunks added.
+ *
+ * Everything a thread does is a __host__ __device__ functor here; the
+ * sequence of launches after the sort is msm_after_sort(), templated over
+ * an executor: cuda/msm.cu runs it with kernel launches, the host test with
+ * plain loops over the thread index, so the very code the GPU runs (index
+ * math included) is checked against the CPU MSM on every CI run.
+ */
+#ifndef CZ_CUDA_MSM_CUH
+#define CZ_CUDA_MSM_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda/ec.cuh"
+#include "cuzk/status.h"
+
+namespace cz_dev {
+namespace msm {
+
+/* ---- constants -------------------------------------------------------------- */
+
+enum { CLS_SKIP = 0, CLS_ONE = 1, CLS_OTHER = 2, CLS_BAD = 3 };
+
+static const uint32_t SENT = 0xffffffffu;  /* entry of a zero digit: adds nothing */
+static const uint32_t SIGN = 0x80000000u;  /* entry val: negate the base */
+static const size_t MAX_CHUNK = (size_t)1 << 30; /* points per chunk: indices < 2^31 - 1 */
+
+/* phases an executor may time (Exec::mark) */
+enum { PH_START, PH_PREP, PH_SORT, PH_ONES, PH_ACC, PH_END, PH_COUNT };
+
+static const int C_MIN = 8;        /* automatic windows: c in [C_MIN, C_MAX] */
+static const int C_MAX = 20;
+static const int C_FORCE_MIN = 4;  /* CZ_MSM_WINDOW accepts [C_FORCE_MIN, C_MAX] */
+static const int MAX_WINDOWS = 64; /* (255 + 4) / 4 */
+static const int MAX_LEVELS = 40;
+
+/* ---- scalars ---------------------------------------------------------------- */
+
+/* 8 little-endian 32-bit words of a 32-byte scalar */
+struct scalar {
+    uint32_t w[8];
+};
+
+CZ_HD scalar load_scalar(const uint32_t *p)
+{
+    scalar s;
+    for (int i = 0; i < 8; i++) s.w[i] = p[i];
+    return s;
+}
+
+/* a < b as 256-bit integers */
+CZ_HD bool less_256(const scalar &a, const uint32_t b[8])
+{
+    for (int i = 7; i >= 0; i--) {
+        if (a.w[i] != b[i]) return a.w[i] < b[i];
+    }
+    return false;
+}
+
+/*
+ * Class of a stored scalar (FRP: the scalar field's parameters of
+ * cuda/ff.cuh): CLS_BAD when the stored 256-bit value is >= r (both forms,
+ * as msm/msm.h), else CLS_SKIP for 0, CLS_ONE for the element 1 (R mod r in
+ * Montgomery form), CLS_OTHER for the rest.
+ */
+template <class FRP> CZ_HD int classify(const scalar &s, bool montgomery)
+{
+    uint32_t r[8], one[8];
+    uint32_t z = 0, is_one = 1;
+    for (int i = 0; i < 8; i++) {
+        r[i] = FRP::p(i);
+        one[i] = montgomery ? FRP::r(i) : (i == 0 ? 1u : 0u);
+        z |= s.w[i];
+        is_one &= (uint32_t)(s.w[i] == one[i]);
+    }
+    if (!less_256(s, r)) return CLS_BAD;
+    if (z == 0) return CLS_SKIP;
+    return is_one ? CLS_ONE : CLS_OTHER;
+}
+
+/* The canonical integer of a stored scalar < r. */
+template <class FRP> CZ_HD scalar canonical(const scalar &s, bool montgomery)
+{
+    if (!montgomery) return s;
+    fp<FRP> x;
+    for (int i = 0; i < 8; i++) x.l[i] = s.w[i];
+    x = x.from_mont();
+    scalar o;
+    for (int i = 0; i < 8; i++) o.w[i] = x.l[i];
+    return o;
+}
+
+/* ---- signed digits ---------------------------------------------------------- */
+
+/* windows of c bits for scalars < 2^bits: W c >= bits + 1 keeps the top digit >= 0 */
+CZ_HD int windows_of(int c, int bits) { return (bits + c) / c; }
+
+/*
+ * Digit w (window width c, 2 <= c <= 31) of a canonical scalar k < 2^256
+ * whose top bit is 0: v = bits [wc - 1, wc + c - 1] of k (bit -1 = 0),
+ * d = ((v + 1) >> 1) - (v_c << c), in [-2^(c-1), 2^(c-1)];
+ * sum_w d_w 2^(wc) = k over windows_of(c, bits) windows (msm/msm.h).
+ */
+CZ_HD int digit(const scalar &k, int w, int c)
+{
+    uint64_t v;
+    int lo = w * c - 1;
+    if (lo < 0) {
+        v = (uint64_t)k.w[0] << 1;
+    } else {
+        int li = lo >> 5, sh = lo & 31;
+        uint64_t x = li < 8 ? k.w[li] : 0;
+        if (li + 1 < 8) x |= (uint64_t)k.w[li + 1] << 32;
+        v = x >> sh;
+    }
+    v &= ((uint64_t)1 << (c + 1)) - 1;
+    return (int)((v + 1) >> 1) - (int)((v >> c) << c);
+}
+
+/*
+ * The W entries of the point with base index i (< 2^31 - 1) and canonical
+ * scalar k, at position j of each window's array (window w at w * stride).
+ */
+CZ_HD void write_entries(const scalar &k, uint32_t i, size_t j, int c, int W, size_t stride, uint32_t *keys,
+                         uint32_t *vals)
+{
+    for (int w = 0; w < W; w++) {
+        int d = digit(k, w, c);
+        uint32_t key = 0, val = SENT;
+        if (d > 0) {
+            key = (uint32_t)d - 1;
+            val = i;
+        } else if (d < 0) {
+            key = (uint32_t)(-d) - 1;
+            val = i | SIGN;
+        }
+        keys[(size_t)w * stride + j] = key;
+        vals[(size_t)w * stride + j] = val;
+    }
+}
+
+/* ---- point helpers ---------------------------------------------------------- */
+
+/* k p for k < 2^32 (double-and-add from the top bit) */
+template <class F> CZ_HD xyzz<F> mul_small(const xyzz<F> &p, uint32_t k)
+{
+    xyzz<F> r = xyzz<F>::inf();
+    if (k == 0 || p.is_inf()) return r;
+    int top = 31;
+    while (!((k >> top) & 1)) top--;
+    r = p;
+    for (int b = top - 1; b >= 0; b--) {
+        r = r.dbl();
+        if ((k >> b) & 1) r = r.add(p);
+    }
+    return r;
+}
+
+/* sum_w 2^(wc) win[w] (Horner, top window first; on the host) */
+template <class F> xyzz<F> combine_windows(const xyzz<F> *win, int W, int c)
+{
+    xyzz<F> acc = xyzz<F>::inf();
+    for (int w = W - 1; w >= 0; w--) {
+        for (int i = 0; i < c; i++) acc = acc.dbl();
+        acc = acc.add(win[w]);
+    }
+    return acc;
+}
+
+/* ---- bucket accumulation: one run of entries ---------------------------------- */
+
+/*
+ * One thread of a level: the entries [lo, hi) of a window's sorted array of
+ * cnt entries (src.key(j) non-decreasing; src.add(acc, j) adds entry j).
+ * Buckets that lie entirely inside [lo, hi) are stored into bk[key] (unless
+ * their sum is infinity: bk starts all-infinity). The first and the last
+ * bucket of the run, when they continue beyond it (a piece), go to the two
+ * slots (pkey[0], pval[0]) and (pkey[1], pval[1]); unused slots get the key of
+ * the first / last bucket and infinity, so the slots of all threads form a
+ * key-sorted array again (the next level's input).
+ */
+template <class F, class Src>
+CZ_HD void acc_run(const Src &src, size_t cnt, size_t lo, size_t hi, xyzz<F> *bk, uint32_t *pkey, xyzz<F> *pval)
+{
+    const uint32_t first = src.key(lo), last = src.key(hi - 1);
+    const bool cont_in = lo > 0 && src.key(lo - 1) == first;
+    const bool cont_out = hi < cnt && src.key(hi) == last;
+    pkey[0] = first;
+    pkey[1] = last;
+    xyzz<F> acc = xyzz<F>::inf();
+    uint32_t cur = first;
+    bool in_first = true;
+    for (size_t j = lo; j < hi; j++) {
+        const uint32_t k = src.key(j);
+        if (k != cur) {
+            /* bucket cur ended inside the run */
+            if (in_first) {
+                pval[0] = cont_in ? acc : xyzz<F>::inf();
+                if (!cont_in && !acc.is_inf()) bk[cur] = acc;
+            } else if (!acc.is_inf()) {
+                bk[cur] = acc;
+            }
+            acc = xyzz<F>::inf();
+            cur = k;
+            in_first = false;
+        }
+        src.add(acc, j);
+    }
+    /* bucket cur ends at hi */
+    if (in_first) {
+        const bool piece = cont_in || cont_out;
+        pval[0] = piece ? acc : xyzz<F>::inf();
+        pval[1] = xyzz<F>::inf();
+        if (!piece && !acc.is_inf()) bk[cur] = acc;
+    } else {
+        pval[1] = cont_out ? acc : xyzz<F>::inf();
+        if (!cont_out && !acc.is_inf()) bk[cur] = acc;
+    }
+}
+
+/* level 0 source: sorted (key, val) entries and the affine bases */
+template <class F> struct src_entries {
+    const uint32_t *keys, *vals;
+    const affine<F> *bases;
+    CZ_HD uint32_t key(size_t j) const { return keys[j]; }
+    CZ_HD void add(xyzz<F> &acc, size_t j) const
+    {
+        const uint32_t v = vals[j];
+        if (v == SENT) return;
+        affine<F> P = bases[v & ~SIGN];
+        if (v & SIGN) P.y = -P.y; /* infinity (0, 0) stays infinity */
+        acc = acc.add_affine(P);
+    }
+};
+
+/* level >= 1 source: the pieces of the level below */
+template <class F> struct src_pieces {
+    const uint32_t *keys;
+    const xyzz<F> *vals;
+    CZ_HD uint32_t key(size_t j) const { return keys[j]; }
+    CZ_HD void add(xyzz<F> &acc, size_t j) const { acc = acc.add(vals[j]); }
+};
+
+/*
+ * A level over all windows at once: thread t = w T + u takes entries
+ * [u L, min(cnt, (u + 1) L)) of window w (window w's entries at w * cnt, its
+ * buckets at w * nb, its 2 T output slots at w * 2T).
+ */
+template <class F> struct level0_fn {
+    const uint32_t *keys, *vals; /* W x cnt, sorted per window */
+    const affine<F> *bases;
+    size_t cnt, L, T, nb;
+    xyzz<F> *buckets;   /* W x nb */
+    uint32_t *okey;     /* W x 2T */
+    xyzz<F> *oval;
+    CZ_HD void operator()(size_t t) const
+    {
+        const size_t w = t / T, u = t % T;
+        const size_t lo = u * L, hi = lo + L < cnt ? lo + L : cnt;
+        if (lo >= hi) return;
+        src_entries<F> s = {keys + w * cnt, vals + w * cnt, bases};
+        acc_run<F>(s, cnt, lo, hi, buckets + w * nb, okey + w * 2 * T + 2 * u, oval + w * 2 * T + 2 * u);
+    }
+};
+
+template <class F> struct levelk_fn {
+    const uint32_t *ikey; /* W x cnt */
+    const xyzz<F> *ival;
+    size_t cnt, L, T, nb;
+    xyzz<F> *buckets;
+    uint32_t *okey; /* W x 2T */
+    xyzz<F> *oval;
+    CZ_HD void operator()(size_t t) const
+    {
+        const size_t w = t / T, u = t % T;
+        const size_t lo = u * L, hi = lo + L < cnt ? lo + L : cnt;
+        if (lo >= hi) return;
+        src_pieces<F> s = {ikey + w * cnt, ival + w * cnt};
+        acc_run<F>(s, cnt, lo, hi, buckets + w * nb, okey + w * 2 * T + 2 * u, oval + w * 2 * T + 2 * u);
+    }
+};
+
+/* ---- reduction and sums ------------------------------------------------------ */
+
+/*
+ * Segment s of window w (t = w nseg + s), buckets [a, a + S) with a = s S:
+ * out[t] = sum_{i<S} (a + i + 1) B_{a+i} = tot + a * sum.
+ */
+template <class F> struct reduce_fn {
+    const xyzz<F> *buckets; /* W x nb */
+    size_t nb, S, nseg;
+    xyzz<F> *out; /* W x nseg */
+    CZ_HD void operator()(size_t t) const
+    {
+        const size_t w = t / nseg, s = t % nseg;
+        const xyzz<F> *b = buckets + w * nb + s * S;
+        xyzz<F> run = xyzz<F>::inf(), tot = xyzz<F>::inf();
+        for (size_t i = S; i-- > 0;) {
+            run = run.add(b[i]);
+            tot = tot.add(run);
+        }
+        out[t] = tot.add(mul_small(run, (uint32_t)(s * S)));
+    }
+};
+
+/* out[w ocnt + g] = sum of in[w cnt + i] for i in [g G, min(cnt, g G + G)) */
+template <class F> struct sum_fn {
+    const xyzz<F> *in;
+    size_t cnt, G, ocnt;
+    xyzz<F> *out;
+    CZ_HD void operator()(size_t t) const
+    {
+        const size_t w = t / ocnt, g = t % ocnt;
+        const size_t lo = g * G, hi = lo + G < cnt ? lo + G : cnt;
+        xyzz<F> acc = xyzz<F>::inf();
+        for (size_t i = lo; i < hi; i++) acc = acc.add(in[w * cnt + i]);
+        out[t] = acc;
+    }
+};
+
+/* out[g] = sum of bases[idx[i]] for i in [g G, min(cnt, g G + G)) */
+template <class F> struct ones_fn {
+    const uint32_t *idx;
+    const affine<F> *bases;
+    size_t cnt, G;
+    xyzz<F> *out;
+    CZ_HD void operator()(size_t g) const
+    {
+        const size_t lo = g * G, hi = lo + G < cnt ? lo + G : cnt;
+        xyzz<F> acc = xyzz<F>::inf();
+        for (size_t i = lo; i < hi; i++) acc = acc.add_affine(bases[idx[i]]);
+        out[g] = acc;
+    }
+};
+
+/*
+ * All launches of after_sort go through one functor type per group, a
+ * tagged union of the above: the GPU compiles a single kernel per group
+ * (ptxas compiles the called point formulas again for every kernel that
+ * calls them: five kernels per group took 10 minutes to build, one takes
+ * under one), and the host test runs the very same dispatch.
+ */
+enum { OP_LEVEL0, OP_LEVELK, OP_REDUCE, OP_SUM, OP_ONES };
+
+template <class F> struct op {
+    int kind;
+    union {
+        level0_fn<F> l0;
+        levelk_fn<F> lk;
+        reduce_fn<F> r;
+        sum_fn<F> s;
+        ones_fn<F> o;
+    };
+    CZ_HD void operator()(size_t t) const
+    {
+        switch (kind) {
+        case OP_LEVEL0: l0(t); break;
+        case OP_LEVELK: lk(t); break;
+        case OP_REDUCE: r(t); break;
+        case OP_SUM: s(t); break;
+        default: o(t); break;
+        }
+    }
+};
+
+template <class F> CZ_HD op<F> make_op(const level0_fn<F> &f)
+{
+    op<F> x;
+    x.kind = OP_LEVEL0;
+    x.l0 = f;
+    return x;
+}
+template <class F> CZ_HD op<F> make_op(const levelk_fn<F> &f)
+{
+    op<F> x;
+    x.kind = OP_LEVELK;
+    x.lk = f;
+    return x;
+}
+template <class F> CZ_HD op<F> make_op(const reduce_fn<F> &f)
+{
+    op<F> x;
+    x.kind = OP_REDUCE;
+    x.r = f;
+    return x;
+}
+template <class F> CZ_HD op<F> make_op(const sum_fn<F> &f)
+{
+    op<F> x;
+    x.kind = OP_SUM;
+    x.s = f;
+    return x;
+}
+template <class F> CZ_HD op<F> make_op(const ones_fn<F> &f)
+{
+    op<F> x;
+    x.kind = OP_ONES;
+    x.o = f;
+    return x;
+}
+
+/* ---- the plan ------------------------------------------------------------------ */
+
+/*
+ * Cost of window c for m points, in field products of the group (mul_per_us:
+ * the GPU's products per microsecond for this group's coordinate field,
+ * which prices the per-window launch overhead, ~20 us, and the sorting and
+ * entry traffic, ~60 ps per entry): every window costs a mixed addition per
+ * point (10 products), two full additions per bucket in the reduction (28,
+ * plus the segment offsets ~1) and the fixed overhead.
+ */
+inline double window_cost(size_t m, int c, int bits, double mul_per_us)
+{
+    const double W = (double)windows_of(c, bits), nb = (double)((size_t)1 << (c - 1));
+    return W * ((double)m * (10.0 + 6e-5 * mul_per_us) + nb * 29.0 + 20.0 * mul_per_us);
+}
+
+/* The window for m points: the cheapest c in [C_MIN, C_MAX] (ties: the
+ * smaller c, so that the choice never decreases as m grows). */
+inline int choose_window(size_t m, int bits, double mul_per_us)
+{
+    int best = C_MIN;
+    double bc = window_cost(m, C_MIN, bits, mul_per_us);
+    for (int c = C_MIN + 1; c <= C_MAX; c++) {
+        double k = window_cost(m, c, bits, mul_per_us);
+        if (k < bc) {
+            bc = k;
+            best = c;
+        }
+    }
+    return best;
+}
+
+/* Tunables (0 = default; cuda/msm.cu reads them from the environment). */
+struct knobs {
+    int window;   /* CZ_MSM_WINDOW: c, in [C_FORCE_MIN, C_MAX] */
+    size_t run;   /* CZ_MSM_RUN: level-0 entries per thread, >= 8 */
+    size_t chunk; /* CZ_MSM_CHUNK: points per chunk, >= 1 */
+};
+
+static const size_t RUN_DEFAULT = 32; /* level-0 entries per thread */
+static const size_t RUN_UPPER = 16;   /* entries per thread at levels >= 1 */
+static const size_t SUM_GROUP = 32;   /* points per thread in the group sums */
+static const size_t CHUNK_DEFAULT = (size_t)1 << 25;
+
+/* Everything the launches after the sort need, for m other points (in W
+ * windows of c bits) and m1 ones. */
+struct plan {
+    int c, W;
+    size_t nb;           /* buckets per window, 2^(c-1) */
+    size_t m, m1;
+    int levels;          /* accumulation launches (0 when m = 0) */
+    size_t cnt[MAX_LEVELS], T[MAX_LEVELS], L[MAX_LEVELS]; /* per window */
+    size_t S, nseg;      /* reduction segments */
+    size_t G;            /* group sums */
+};
+
+/* Number of group-sum launches reducing cnt values to one. */
+inline int sum_steps(size_t cnt, size_t G)
+{
+    int k = 0;
+    while (cnt > 1) {
+        cnt = (cnt + G - 1) / G;
+        k++;
+    }
+    return k;
+}
+
+/* Fills p for (m, m1, c); returns false if the knobs are out of range. */
+inline bool make_plan(plan *p, size_t m, size_t m1, int c, int bits, const knobs &k)
+{
+    if (c < 2 || c > C_MAX) return false;
+    p->c = c;
+    p->W = windows_of(c, bits);
+    if (p->W > MAX_WINDOWS) return false;
+    p->nb = (size_t)1 << (c - 1);
+    p->m = m;
+    p->m1 = m1;
+    const size_t L0 = k.run ? k.run : RUN_DEFAULT;
+    if (L0 < 8) return false;
+    p->levels = 0;
+    if (m > 0) {
+        size_t cnt = m, L = L0;
+        for (;;) {
+            if (p->levels == MAX_LEVELS) return false;
+            size_t T = (cnt + L - 1) / L;
+            p->cnt[p->levels] = cnt;
+            p->T[p->levels] = T;
+            p->L[p->levels] = L;
+            p->levels++;
+            if (T <= 1) break;
+            cnt = 2 * T; /* < cnt for cnt > L >= 8 */
+            L = RUN_UPPER;
+        }
+    }
+    /* segments: enough threads to fill the GPU, at most 64 buckets each */
+    size_t S = 64;
+    while (S > 16 && (size_t)p->W * (p->nb / S) < ((size_t)1 << 16)) S /= 2;
+    if (S > p->nb) S = p->nb;
+    p->S = S;
+    p->nseg = p->nb / S;
+    p->G = SUM_GROUP;
+    return true;
+}
+
+/* ---- the launches after the sort ------------------------------------------------- */
+
+/*
+ * Buffers of msm_after_sort (device pointers on the GPU, host pointers in the
+ * host test). Sizes for a plan p (per entry: key 4 bytes, points sizeof):
+ *   keys, vals      W * m sorted entries (window w at w * m)
+ *   idx1            m1 base indices of the ones
+ *   pkey/pval[q]    pieces of the levels k with k % 2 == q: max W * 2 T[k]
+ *   buckets         W * nb
+ *   seg[0]          W * nseg; seg[1]: W * ceil(nseg / G)
+ *   ones[0]         ceil(m1 / G); ones[1]: ceil(ones[0] / G)
+ *   out             W + 1 points: the window sums, then the sum of the ones
+ */
+template <class F> struct bufs {
+    const affine<F> *bases;
+    const uint32_t *keys, *vals;
+    const uint32_t *idx1;
+    uint32_t *pkey[2];
+    xyzz<F> *pval[2];
+    xyzz<F> *buckets;
+    xyzz<F> *seg[2];
+    xyzz<F> *ones[2];
+    xyzz<F> *out;
+};
+
+/* capacity (entries) the plan needs in pkey/pval[q] */
+inline size_t piece_cap(const plan &p, int q)
+{
+    size_t cap = 0;
+    for (int k = q; k < p.levels; k += 2) {
+        size_t e = (size_t)p.W * 2 * p.T[k];
+        if (e > cap) cap = e;
+    }
+    return cap;
+}
+
+/*
+ * Sums W arrays of cnt values each (in, window w at w * cnt) into out[w],
+ * by group sums ping-ponging between tmp[0] and tmp[1]; in may be tmp[0]
+ * (it is only read by the first step), tmp[1] holds W * ceil(cnt / G).
+ */
+template <class F, class Exec>
+cz_status sum_tree(Exec &ex, const xyzz<F> *in, size_t cnt, size_t W, size_t G, xyzz<F> *const tmp[2], xyzz<F> *out)
+{
+    if (cnt == 0) return ex.zero(out, W * sizeof(xyzz<F>));
+    if (cnt == 1) return ex.copy(out, in, W * sizeof(xyzz<F>));
+    const xyzz<F> *src = in;
+    for (int step = 0; cnt > 1; step++) {
+        size_t ocnt = (cnt + G - 1) / G;
+        xyzz<F> *dst = ocnt == 1 ? out : tmp[(step + 1) % 2];
+        sum_fn<F> f = {src, cnt, G, ocnt, dst};
+        cz_status st = ex.run(make_op(f), W * ocnt);
+        if (st != CZ_OK) return st;
+        src = dst;
+        cnt = ocnt;
+    }
+    return CZ_OK;
+}
+
+/*
+ * After the sort: accumulation levels, reduction, window sums and the ones
+ * sum into b.out (W + 1 points). Exec provides
+ *   cz_status run(const op<F> &fn, size_t threads)  fn(t) for t < threads
+ *   cz_status zero(void *p, size_t bytes)        all-zero bytes (= infinity)
+ *   cz_status copy(void *dst, const void *src, size_t bytes)
+ *   cz_status mark(int phase)                    PH_ONES, PH_ACC reached (timing)
+ * executed in order.
+ */
+template <class F, class Exec> cz_status after_sort(Exec &ex, const plan &p, const bufs<F> &b)
+{
+    cz_status st;
+    const size_t W = (size_t)p.W;
+    /* ones */
+    if (p.m1 == 0) {
+        st = ex.zero(b.out + W, sizeof(xyzz<F>));
+    } else {
+        size_t g1 = (p.m1 + p.G - 1) / p.G;
+        ones_fn<F> f = {b.idx1, b.bases, p.m1, p.G, b.ones[0]};
+        st = ex.run(make_op(f), g1);
+        if (st == CZ_OK) st = sum_tree<F>(ex, b.ones[0], g1, 1, p.G, b.ones, b.out + W);
+    }
+    if (st == CZ_OK) st = ex.mark(PH_ONES);
+    if (st != CZ_OK) return st;
+    if (p.m == 0) {
+        st = ex.zero(b.out, W * sizeof(xyzz<F>));
+        return st == CZ_OK ? ex.mark(PH_ACC) : st;
+    }
+
+    /* accumulation */
+    st = ex.zero(b.buckets, W * p.nb * sizeof(xyzz<F>));
+    if (st != CZ_OK) return st;
+    for (int k = 0; k < p.levels; k++) {
+        const int q = k % 2;
+        if (k == 0) {
+            level0_fn<F> f = {b.keys, b.vals, b.bases, p.cnt[0], p.L[0], p.T[0], p.nb,
+                              b.buckets, b.pkey[q], b.pval[q]};
+            st = ex.run(make_op(f), W * p.T[0]);
+        } else {
+            levelk_fn<F> f = {b.pkey[1 - q], b.pval[1 - q], p.cnt[k], p.L[k], p.T[k], p.nb,
+                              b.buckets, b.pkey[q], b.pval[q]};
+            st = ex.run(make_op(f), W * p.T[k]);
+        }
+        if (st != CZ_OK) return st;
+    }
+    if ((st = ex.mark(PH_ACC)) != CZ_OK) return st;
+
+    /* reduction: segments, then the sum of each window's segments */
+    reduce_fn<F> r = {b.buckets, p.nb, p.S, p.nseg, b.seg[0]};
+    st = ex.run(make_op(r), W * p.nseg);
+    if (st != CZ_OK) return st;
+    return sum_tree<F>(ex, b.seg[0], p.nseg, W, p.G, b.seg, b.out);
+}
+
+} // namespace msm
+} // namespace cz_dev
+
+#endif

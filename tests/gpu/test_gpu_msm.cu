@@ -1,0 +1,516 @@
+/*
+ * GPU MSM (cuda/msm.cu) against the CPU MSM (msm/msm.h): G1 and G2 of both
+ * curves, both scalar forms, bases resident (cz_cuda_bases_pin), streamed
+ * from pageable memory (through the staging buffers) and streamed from
+ * pinned memory, scalars from pageable and pinned memory.
+ *
+ * Inputs: random for n = 1 .. 2^20 (2^24 for G1 with CZ_GPU_TEST_BIG=1),
+ * a witness-like mix (mostly 0 and 1), the edge inputs of tests/test_msm.c
+ * (n = 0..3, zero scalars, 1, 2, r - 1, repeated bases, equal scalars, P and
+ * -P, bases at infinity, scalars >= r rejected with CZ_ERR_RANGE and the
+ * result at infinity), forced windows 4..20 (CZ_MSM_WINDOW), level run
+ * lengths (CZ_MSM_RUN) and chunking (CZ_MSM_CHUNK, resident bases included).
+ *
+ * Needs a GPU: without one it prints "no GPU: skipped" and exits with 77.
+ */
+#include <string.h>
+
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#pragma nv_diag_suppress 550 /* ff/mont_x86_64.h's asm outputs look unused to the CUDA front end */
+#include "cuda/cuda.h"
+#include "ec/ec.h"
+#include "msm/msm.h"
+#include "test_util.h"
+#pragma nv_diag_default 550
+
+#define GROUP(NAME, FR, CURVE, G1)                                                                                   \
+    struct NAME {                                                                                                    \
+        typedef cz_##NAME jac;                                                                                       \
+        typedef cz_##NAME##_affine caff;                                                                             \
+        typedef FR fr;                                                                                               \
+        static constexpr bool g1 = G1;                                                                               \
+        static const char *name() { return #NAME; }                                                                  \
+        static cz_status gpu(cz_cuda *ctx, jac *out, const void *b, const void *s, size_t n, cz_msm_scalar_form f,   \
+                             cz_error *err)                                                                          \
+        {                                                                                                            \
+            return G1 ? cz_cuda_msm_g1(ctx, CURVE, out, b, s, n, f, err)                                             \
+                      : cz_cuda_msm_g2(ctx, CURVE, out, b, s, n, f, err);                                            \
+        }                                                                                                            \
+        static void set_inf(jac *r) { cz_##NAME##_set_inf(r); }                                                      \
+        static int is_inf(const jac *p) { return cz_##NAME##_is_inf(p); }                                           \
+        static void from_affine(jac *r, const caff *a) { cz_##NAME##_from_affine(r, a); }                            \
+        static void add(jac *r, const jac *a, const jac *b) { cz_##NAME##_add(r, a, b); }                            \
+        static int eq(const jac *a, const jac *b) { return cz_##NAME##_eq(a, b); }                                   \
+        static void mul_fr(jac *r, const jac *p, const fr *k) { cz_##NAME##_mul_fr(r, p, k); }                       \
+        static void random(jac *r, cz_rng *rng) { cz_##NAME##_random(r, rng); }                                      \
+        static cz_status batch_to_affine(caff *r, const jac *p, size_t n)                                            \
+        {                                                                                                            \
+            return cz_##NAME##_batch_to_affine(r, p, n);                                                             \
+        }                                                                                                            \
+        static void affine_neg(caff *r, const caff *a) { cz_##NAME##_affine_neg(r, a); }                             \
+        static cz_status msm(jac *r, const caff *b, const uint8_t *s, size_t n, const cz_msm_opts *o)                \
+        {                                                                                                            \
+            return cz_##NAME##_msm(r, b, s, n, o);                                                                   \
+        }                                                                                                            \
+        static void fr_random(fr *a, cz_rng *rng) { FR##_random(a, rng); }                                          \
+        static void fr_add(fr *r, const fr *a, const fr *b) { FR##_add(r, a, b); }                                   \
+        static void fr_neg(fr *r, const fr *a) { FR##_neg(r, a); }                                                   \
+        static void fr_from_canonical(fr *r, const uint64_t *c) { FR##_from_canonical(r, c); }                       \
+        static void fr_to_canonical(uint64_t *c, const fr *a) { FR##_to_canonical(c, a); }                           \
+        static const uint64_t *fr_modulus() { return FR##_modulus; }                                                 \
+    };
+
+GROUP(bls12_381_g1, cz_bls12_381_fr, CZ_CURVE_BLS12_381, true)
+GROUP(bls12_381_g2, cz_bls12_381_fr, CZ_CURVE_BLS12_381, false)
+GROUP(bn254_g1, cz_bn254_fr, CZ_CURVE_BN254, true)
+GROUP(bn254_g2, cz_bn254_fr, CZ_CURVE_BN254, false)
+#undef GROUP
+
+static cz_rng g_rng;
+static cz_cuda *g_ctx;
+static int g_big;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* a pinned host copy of a buffer (freed by the destructor) */
+struct pinned {
+    void *p = NULL;
+    bool make(const void *src, size_t bytes)
+    {
+        if (cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocDefault) != cudaSuccess) {
+            (void)cudaGetLastError();
+            p = NULL;
+            return false;
+        }
+        memcpy(p, src, bytes);
+        return true;
+    }
+    ~pinned()
+    {
+        if (p) cudaFreeHost(p);
+    }
+};
+
+template <class T> struct inst {
+    typedef typename T::fr fr;
+    size_t n;
+    std::vector<typename T::caff> bases;
+    std::vector<fr> s;          /* Montgomery */
+    std::vector<uint8_t> canon; /* canonical bytes */
+
+    /* n bases by a random walk (steps: 16 random points), random scalars */
+    void init(size_t n_)
+    {
+        n = n_;
+        bases.resize(n ? n : 1);
+        s.resize(n ? n : 1);
+        canon.resize(32 * (n ? n : 1));
+        typename T::jac step[16], P;
+        for (int k = 0; k < 16; k++) T::random(&step[k], &g_rng);
+        T::random(&P, &g_rng);
+        const size_t blk = (size_t)1 << 16;
+        std::vector<typename T::jac> jac(n < blk ? (n ? n : 1) : blk);
+        for (size_t b0 = 0; b0 < n; b0 += blk) {
+            size_t len = n - b0 < blk ? n - b0 : blk;
+            for (size_t i = 0; i < len; i++) {
+                jac[i] = P;
+                T::add(&P, &P, &step[cz_rng_u64(&g_rng) & 15]);
+            }
+            if (T::batch_to_affine(&bases[b0], jac.data(), len) != CZ_OK) {
+                fprintf(stderr, "batch_to_affine failed\n");
+                exit(2);
+            }
+        }
+        for (size_t i = 0; i < n; i++) T::fr_random(&s[i], &g_rng);
+        sync();
+    }
+    void sync()
+    {
+        for (size_t i = 0; i < n; i++) {
+            uint64_t c[4];
+            T::fr_to_canonical(c, &s[i]);
+            for (int b = 0; b < 32; b++) canon[32 * i + b] = (uint8_t)(c[b / 8] >> (8 * (b % 8)));
+        }
+    }
+    void set_u64(size_t i, uint64_t v)
+    {
+        uint64_t c[4] = {v, 0, 0, 0};
+        T::fr_from_canonical(&s[i], c);
+    }
+    const uint8_t *scalars(bool mont) const { return mont ? (const uint8_t *)s.data() : canon.data(); }
+};
+
+template <class T> static void oracle(const inst<T> &I, typename T::jac *r)
+{
+    cz_msm_opts o;
+    memset(&o, 0, sizeof o);
+    o.form = CZ_MSM_MONTGOMERY;
+    cz_status st = T::msm(r, I.bases.data(), (const uint8_t *)I.s.data(), I.n, &o);
+    if (st != CZ_OK) {
+        fprintf(stderr, "CPU msm failed: %s\n", cz_status_str(st));
+        exit(2);
+    }
+}
+
+template <class T> static void oracle_naive(const inst<T> &I, typename T::jac *r)
+{
+    T::set_inf(r);
+    for (size_t i = 0; i < I.n; i++) {
+        typename T::jac P, Q;
+        T::from_affine(&P, &I.bases[i]);
+        T::mul_fr(&Q, &P, &I.s[i]);
+        T::add(r, r, &Q);
+    }
+}
+
+/* how the bases and scalars reach the GPU */
+enum { B_RESIDENT = 1, B_PAGEABLE = 2, B_PINNED = 4, B_ALL = 7 };
+enum { S_PAGEABLE = 1, S_PINNED = 2 };
+enum { F_CANON = 1, F_MONT = 2, F_BOTH = 3 };
+
+static const char *bmode_name(int b) { return b == B_RESIDENT ? "resident" : b == B_PAGEABLE ? "streamed" : "streamed-pinned"; }
+
+/* the GPU MSM of I in the given modes == expect */
+template <class T>
+static void check(const inst<T> &I, const typename T::jac *expect, const char *what, int bmodes = B_ALL,
+                  int forms = F_BOTH, int smode = S_PAGEABLE)
+{
+    const size_t bbytes = I.n * sizeof(typename T::caff);
+    for (int bm = 1; bm <= 4; bm <<= 1) {
+        if (!(bmodes & bm)) continue;
+        const void *bases = I.bases.data();
+        pinned pb;
+        if (bm == B_PINNED) {
+            if (!pb.make(I.bases.data(), bbytes)) {
+                CHECK_MSG(0, "%s: cudaHostAlloc of %zu bytes", T::name(), bbytes);
+                continue;
+            }
+            bases = pb.p;
+        }
+        if (bm == B_RESIDENT && I.n) {
+            cz_error err;
+            cz_error_clear(&err);
+            cz_status st = cz_cuda_bases_pin(g_ctx, bases, bbytes, &err);
+            CHECK_MSG(st == CZ_OK, "%s: bases_pin of %zu bytes: %s", T::name(), bbytes, cz_error_msg(&err));
+            if (st != CZ_OK) continue;
+        }
+        for (int f = 1; f <= 2; f <<= 1) {
+            if (!(forms & f)) continue;
+            const bool mont = f == F_MONT;
+            const void *sc = I.scalars(mont);
+            pinned ps;
+            if (smode == S_PINNED) {
+                if (!ps.make(sc, 32 * I.n)) {
+                    CHECK_MSG(0, "%s: cudaHostAlloc of scalars", T::name());
+                    continue;
+                }
+                sc = ps.p;
+            }
+            typename T::jac R;
+            cz_error err;
+            cz_error_clear(&err);
+            cz_status st = T::gpu(g_ctx, &R, bases, sc, I.n, mont ? CZ_MSM_MONTGOMERY : CZ_MSM_CANONICAL, &err);
+            CHECK_MSG(st == CZ_OK && T::eq(&R, expect), "%s %s n=%zu bases %s scalars %s form %s: %s%s", T::name(),
+                      what, I.n, bmode_name(bm), smode == S_PINNED ? "pinned" : "pageable", mont ? "mont" : "canon",
+                      st == CZ_OK ? "wrong result" : "error: ", st == CZ_OK ? "" : cz_error_msg(&err));
+        }
+        if (bm == B_RESIDENT && I.n) cz_cuda_bases_release(g_ctx, bases);
+    }
+}
+
+/* ---- tests ----------------------------------------------------------------------------------- */
+
+template <class T> static void test_random_sizes(void)
+{
+    std::vector<size_t> sizes = {1, 2, 3, 7, 100, 1000, 4097, (1u << 14) + 3, 1u << 16, 1u << 18, 1u << 20};
+    for (size_t n : sizes) {
+        double t0 = now_s();
+        inst<T> I;
+        I.init(n);
+        typename T::jac expect;
+        oracle<T>(I, &expect);
+        if (n <= 7) {
+            typename T::jac nai;
+            oracle_naive<T>(I, &nai);
+            CHECK_MSG(T::eq(&expect, &nai), "%s oracles disagree at n=%zu", T::name(), n);
+        }
+        double t1 = now_s();
+        if (n <= (1u << 16)) {
+            check<T>(I, &expect, "random", B_ALL, F_BOTH, S_PAGEABLE);
+            check<T>(I, &expect, "random", B_RESIDENT | B_PINNED, F_MONT, S_PINNED);
+        } else {
+            check<T>(I, &expect, "random", B_RESIDENT, F_MONT, S_PINNED);
+            check<T>(I, &expect, "random", B_PAGEABLE, F_CANON, S_PAGEABLE);
+            check<T>(I, &expect, "random", B_PINNED, F_CANON, S_PINNED);
+        }
+        printf("  %s n=%zu: inputs+CPU %.2f s, GPU checks %.2f s\n", T::name(), n, t1 - t0, now_s() - t1);
+        fflush(stdout);
+    }
+}
+
+/* a Groth16-witness-like mix: mostly 0 and 1, a few small values, the rest random */
+template <class T> static void test_witness_like(size_t n)
+{
+    inst<T> I;
+    I.init(n);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = cz_rng_u64(&g_rng) % 100;
+        if (r < 50)
+            I.set_u64(i, 0);
+        else if (r < 94)
+            I.set_u64(i, 1);
+        else if (r < 97)
+            I.set_u64(i, 2 + cz_rng_u64(&g_rng) % 1000);
+    }
+    I.sync();
+    typename T::jac expect;
+    oracle<T>(I, &expect);
+    check<T>(I, &expect, "witness-like", B_RESIDENT | B_PAGEABLE, F_BOTH, S_PINNED);
+}
+
+static void set_knob(const char *name, long v)
+{
+    if (v) {
+        char b[32];
+        snprintf(b, sizeof b, "%ld", v);
+        setenv(name, b, 1);
+    } else {
+        unsetenv(name);
+    }
+}
+
+template <class T> static void test_knobs(void)
+{
+    size_t n = T::g1 ? 4096 + 77 : 1024 + 5;
+    inst<T> I;
+    I.init(n);
+    /* some zeros and ones mixed in */
+    for (size_t i = 0; i < n; i += 7) I.set_u64(i, 0);
+    for (size_t i = 3; i < n; i += 11) I.set_u64(i, 1);
+    I.sync();
+    typename T::jac expect;
+    oracle<T>(I, &expect);
+    for (int c = 4; c <= 20; c += (c < 12 ? 1 : 2)) {
+        set_knob("CZ_MSM_WINDOW", c);
+        char what[64];
+        snprintf(what, sizeof what, "window %d", c);
+        check<T>(I, &expect, what, c % 2 ? B_PAGEABLE : B_RESIDENT, c % 3 ? F_MONT : F_CANON);
+    }
+    set_knob("CZ_MSM_WINDOW", 0);
+    set_knob("CZ_MSM_RUN", 8);
+    check<T>(I, &expect, "run 8", B_RESIDENT, F_BOTH);
+    set_knob("CZ_MSM_RUN", 1000);
+    check<T>(I, &expect, "run 1000", B_PAGEABLE, F_MONT);
+    set_knob("CZ_MSM_RUN", 0);
+    set_knob("CZ_MSM_CHUNK", 1000);
+    check<T>(I, &expect, "chunk 1000", B_ALL, F_BOTH);
+    set_knob("CZ_MSM_CHUNK", 1);
+    inst<T> J;
+    J.init(5);
+    typename T::jac ej;
+    oracle<T>(J, &ej);
+    check<T>(J, &ej, "chunk 1", B_ALL, F_BOTH);
+    set_knob("CZ_MSM_CHUNK", 0);
+}
+
+template <class T> static void test_edge_scalars(void)
+{
+    typedef typename T::fr fr;
+    size_t n = 700;
+    inst<T> I;
+    I.init(n);
+    typename T::jac expect, R;
+    fr one, two, rm1, zero;
+    memset(&zero, 0, sizeof zero);
+    uint64_t c1[4] = {1, 0, 0, 0}, c2[4] = {2, 0, 0, 0};
+    T::fr_from_canonical(&one, c1);
+    T::fr_from_canonical(&two, c2);
+    T::fr_neg(&rm1, &one);
+    for (size_t i = 0; i < n; i++) I.s[i] = zero;
+    I.sync();
+    T::set_inf(&expect);
+    check<T>(I, &expect, "all zero");
+    for (size_t i = 0; i < n; i += 37) T::fr_random(&I.s[i], &g_rng);
+    I.sync();
+    oracle<T>(I, &expect);
+    check<T>(I, &expect, "most zero");
+    const fr *vals[3] = {&one, &two, &rm1};
+    const char *names[3] = {"all one", "all two", "all r-1"};
+    for (int v = 0; v < 3; v++) {
+        for (size_t i = 0; i < n; i++) I.s[i] = *vals[v];
+        I.sync();
+        oracle<T>(I, &expect);
+        check<T>(I, &expect, names[v]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        switch (cz_rng_u64(&g_rng) % 6) {
+        case 0: I.s[i] = zero; break;
+        case 1: I.s[i] = one; break;
+        case 2: I.s[i] = two; break;
+        case 3: I.s[i] = rm1; break;
+        case 4: T::fr_add(&I.s[i], &rm1, &rm1); break;
+        default: T::fr_random(&I.s[i], &g_rng); break;
+        }
+    }
+    I.sync();
+    oracle<T>(I, &expect);
+    check<T>(I, &expect, "mixed small");
+    for (size_t m = 1; m <= 3; m++) {
+        inst<T> J;
+        J.init(m);
+        for (int v = 0; v < 4; v++) {
+            for (size_t i = 0; i < m; i++) {
+                int k = (int)((v + i) % 4);
+                J.s[i] = k < 3 ? *vals[k] : zero;
+            }
+            J.sync();
+            oracle_naive<T>(J, &expect);
+            check<T>(J, &expect, "tiny special");
+        }
+    }
+    /* scalars >= r: CZ_ERR_RANGE, result infinity, context still usable */
+    inst<T> B;
+    B.init(300);
+    const uint64_t *r = T::fr_modulus();
+    for (int kind = 0; kind < 3; kind++) {
+        std::vector<uint8_t> sc(B.canon);
+        for (int b = 0; b < 32; b++) sc[32 * 217 + b] = (uint8_t)((kind == 2 ? ~0ull : r[b / 8]) >> (8 * (b % 8)));
+        if (kind == 1) sc[32 * 217] += 1; /* r + 1 */
+        for (int mont = 0; mont < 2; mont++) {
+            cz_error err;
+            cz_error_clear(&err);
+            T::random(&R, &g_rng);
+            cz_status st = T::gpu(g_ctx, &R, B.bases.data(), sc.data(), B.n,
+                                  mont ? CZ_MSM_MONTGOMERY : CZ_MSM_CANONICAL, &err);
+            CHECK_MSG(st == CZ_ERR_RANGE && T::is_inf(&R), "%s scalar >= r kind %d form %d: %s (%s)", T::name(), kind,
+                      mont, cz_status_str(st), cz_error_msg(&err));
+        }
+    }
+    B.s[217] = rm1;
+    B.sync();
+    oracle<T>(B, &expect);
+    check<T>(B, &expect, "r-1 after errors", B_PAGEABLE | B_RESIDENT, F_BOTH);
+}
+
+template <class T> static void test_edge_bases(void)
+{
+    size_t n = 900;
+    inst<T> I;
+    I.init(n);
+    typename T::jac expect;
+    for (size_t i = 3; i < n; i++) I.bases[i] = I.bases[i % 3];
+    oracle<T>(I, &expect);
+    check<T>(I, &expect, "repeated bases");
+    for (size_t i = 1; i < n; i++) I.s[i] = I.s[0];
+    I.sync();
+    oracle<T>(I, &expect);
+    check<T>(I, &expect, "repeated bases equal scalars");
+    inst<T> J;
+    J.init(n);
+    for (size_t i = 0; i + 1 < n; i += 2) {
+        T::affine_neg(&J.bases[i + 1], &J.bases[i]);
+        J.s[i + 1] = J.s[i];
+    }
+    J.sync();
+    oracle<T>(J, &expect);
+    CHECK_MSG(T::is_inf(&expect), "%s P - P oracle", T::name());
+    check<T>(J, &expect, "P and -P");
+    for (size_t i = 0; i < n; i++) T::fr_random(&J.s[i], &g_rng);
+    J.sync();
+    oracle<T>(J, &expect);
+    check<T>(J, &expect, "P and -P random");
+    for (size_t i = 0; i < n; i += 3) memset(&J.bases[i], 0, sizeof J.bases[i]);
+    for (size_t i = 0; i < n; i += 9) J.set_u64(i, 1);
+    J.sync();
+    oracle<T>(J, &expect);
+    check<T>(J, &expect, "some infinity");
+    for (size_t i = 0; i < n; i++) memset(&J.bases[i], 0, sizeof J.bases[i]);
+    T::set_inf(&expect);
+    check<T>(J, &expect, "all infinity");
+}
+
+template <class T> static void test_api(void)
+{
+    typename T::jac R;
+    cz_error err;
+    cz_error_clear(&err);
+    T::random(&R, &g_rng);
+    CHECK(T::gpu(g_ctx, &R, NULL, NULL, 0, CZ_MSM_CANONICAL, &err) == CZ_OK && T::is_inf(&R));
+    inst<T> I;
+    I.init(10);
+    CHECK(T::gpu(g_ctx, &R, NULL, I.canon.data(), 10, CZ_MSM_CANONICAL, &err) == CZ_ERR_INVALID_ARG);
+    CHECK(T::gpu(g_ctx, &R, I.bases.data(), NULL, 10, CZ_MSM_CANONICAL, &err) == CZ_ERR_INVALID_ARG);
+    CHECK(T::gpu(g_ctx, NULL, I.bases.data(), I.canon.data(), 10, CZ_MSM_CANONICAL, &err) == CZ_ERR_INVALID_ARG);
+    CHECK(T::gpu(NULL, &R, I.bases.data(), I.canon.data(), 10, CZ_MSM_CANONICAL, &err) == CZ_ERR_INVALID_ARG);
+    CHECK(T::gpu(g_ctx, &R, I.bases.data(), I.canon.data(), 10, (cz_msm_scalar_form)7, &err) == CZ_ERR_INVALID_ARG);
+    CHECK(cz_cuda_msm_g1(g_ctx, CZ_CURVE_NONE, &R, I.bases.data(), I.canon.data(), 10, CZ_MSM_CANONICAL, &err) ==
+          CZ_ERR_INVALID_ARG);
+    /* the same call twice: the same point */
+    typename T::jac A, B;
+    CHECK(T::gpu(g_ctx, &A, I.bases.data(), I.canon.data(), 10, CZ_MSM_CANONICAL, &err) == CZ_OK);
+    CHECK(T::gpu(g_ctx, &B, I.bases.data(), I.canon.data(), 10, CZ_MSM_CANONICAL, &err) == CZ_OK);
+    CHECK(T::eq(&A, &B));
+}
+
+template <class T> static void test_big(void)
+{
+    size_t n = (size_t)1 << 24;
+    double t0 = now_s();
+    inst<T> I;
+    I.init(n);
+    typename T::jac expect;
+    oracle<T>(I, &expect);
+    double t1 = now_s();
+    check<T>(I, &expect, "big", B_RESIDENT | B_PINNED, F_MONT, S_PINNED);
+    check<T>(I, &expect, "big", B_PAGEABLE, F_CANON, S_PAGEABLE);
+    printf("  %s n=2^24: inputs+CPU %.1f s, GPU checks %.1f s\n", T::name(), t1 - t0, now_s() - t1);
+    test_witness_like<T>(n);
+}
+
+template <class T> static void run_group(void)
+{
+    long before = cz_test_failed;
+    double t0 = now_s();
+    test_api<T>();
+    test_edge_scalars<T>();
+    test_edge_bases<T>();
+    test_knobs<T>();
+    test_random_sizes<T>();
+    test_witness_like<T>(T::g1 ? ((size_t)1 << 20) : ((size_t)1 << 18));
+    if (g_big && T::g1) test_big<T>();
+    printf("%s: %s (%.1f s)\n", T::name(), cz_test_failed == before ? "ok" : "FAILED", now_s() - t0);
+    fflush(stdout);
+}
+
+int main(void)
+{
+    cz_error err;
+    cz_error_clear(&err);
+    cz_status st = cz_cuda_open(&g_ctx, 0, &err);
+    if (st == CZ_ERR_NO_DEVICE) {
+        printf("no GPU: skipped\n");
+        return 77;
+    }
+    if (st != CZ_OK) {
+        fprintf(stderr, "cz_cuda_open: %s\n", cz_error_msg(&err));
+        return 1;
+    }
+    printf("test_gpu_msm: %s\n", cz_cuda_name(g_ctx));
+    cz_test_seed(&g_rng, "test_gpu_msm");
+    const char *big = getenv("CZ_GPU_TEST_BIG");
+    g_big = big && atoi(big) > 0;
+    run_group<bn254_g1>();
+    run_group<bls12_381_g1>();
+    run_group<bn254_g2>();
+    run_group<bls12_381_g2>();
+    cz_cuda_close(g_ctx);
+    return cz_test_finish("test_gpu_msm");
+}

@@ -1,0 +1,1015 @@
+/*
+ * Host-side checks of the GPU MSM (cuda/msm.cuh): everything a GPU thread
+ * does, run on the host by loops over the thread index, against the CPU MSM.
+ *
+ * The emulator below mirrors cuda/msm.cu step by step: per chunk, the same
+ * classify / canonical / write_entries per scalar in index order (what
+ * k_classify, k_scan and k_compact compute), a sort of each window's
+ * entries by key (ties in random order: the GPU's sort order within a
+ * bucket must not matter), then msm.cuh after_sort() itself, with a host
+ * executor, on buffers of exactly the documented sizes surrounded by canary
+ * words (any write out of bounds is caught), and the host combination. So
+ * the index math of the kernels, the level structure, the reduction and the
+ * window combination are the code under test here; only the CUDA plumbing
+ * (launches, block scans, CUB, streams) is left for tests/gpu/test_gpu_msm.cu.
+ *
+ * Oracles: the CPU MSM (msm/msm.h, itself tested against naive sums and
+ * linearity), the naive sum of scalar multiplications for tiny inputs, GMP
+ * for the signed digits, direct per-bucket sums for the accumulation levels.
+ * Inputs: all four groups, both scalar forms; n = 0..3 and other
+ * non-powers of two up to 2^10; zero scalars (all, most), 1, 2, r - 1,
+ * digit extremes, repeated bases, P and -P, bases at infinity, scalars >= r;
+ * every window c in [4, 20] (G2 up to 16), several level run lengths,
+ * chunking.
+ */
+#include <gmp.h>
+#include <string.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "cuda/msm.cuh"
+#pragma nv_diag_suppress 550 /* ff/mont_x86_64.h's asm outputs look unused to the CUDA front end */
+#include "ec/ec.h"
+#include "msm/msm.h"
+#include "test_util.h"
+#pragma nv_diag_default 550
+
+using namespace cz_dev;
+using namespace cz_dev::msm;
+
+/* ---- the four groups: device types and CPU functions ------------------------------- */
+
+#define GROUP(NAME, FIELD, FRP_, FR, BITS, MUL_PER_US, G1)                                                           \
+    struct NAME {                                                                                                    \
+        typedef FIELD F;                                                                                             \
+        typedef FRP_ FRP;                                                                                            \
+        typedef cz_##NAME jac;                                                                                       \
+        typedef cz_##NAME##_xyzz cxyzz;                                                                              \
+        typedef cz_##NAME##_affine caff;                                                                             \
+        typedef FR fr;                                                                                               \
+        static constexpr int bits = BITS;                                                                            \
+        static constexpr double mul_per_us = MUL_PER_US;                                                             \
+        static constexpr bool g1 = G1;                                                                               \
+        static const char *name() { return #NAME; }                                                                  \
+        static void set_inf(jac *r) { cz_##NAME##_set_inf(r); }                                                      \
+        static int is_inf(const jac *p) { return cz_##NAME##_is_inf(p); }                                           \
+        static void from_xyzz(jac *r, const cxyzz *p) { cz_##NAME##_from_xyzz(r, p); }                               \
+        static void from_affine(jac *r, const caff *a) { cz_##NAME##_from_affine(r, a); }                            \
+        static void add(jac *r, const jac *a, const jac *b) { cz_##NAME##_add(r, a, b); }                            \
+        static void neg(jac *r, const jac *a) { cz_##NAME##_neg(r, a); }                                             \
+        static int eq(const jac *a, const jac *b) { return cz_##NAME##_eq(a, b); }                                   \
+        static void mul(jac *r, const jac *p, const uint64_t *k, size_t nk) { cz_##NAME##_mul(r, p, k, nk); }        \
+        static void mul_fr(jac *r, const jac *p, const fr *k) { cz_##NAME##_mul_fr(r, p, k); }                       \
+        static void random(jac *r, cz_rng *rng) { cz_##NAME##_random(r, rng); }                                      \
+        static cz_status batch_to_affine(caff *r, const jac *p, size_t n)                                            \
+        {                                                                                                            \
+            return cz_##NAME##_batch_to_affine(r, p, n);                                                             \
+        }                                                                                                            \
+        static void affine_neg(caff *r, const caff *a) { cz_##NAME##_affine_neg(r, a); }                             \
+        static cz_status msm(jac *r, const caff *b, const uint8_t *s, size_t n, const cz_msm_opts *o)                \
+        {                                                                                                            \
+            return cz_##NAME##_msm(r, b, s, n, o);                                                                   \
+        }                                                                                                            \
+        static void fr_random(fr *a, cz_rng *rng) { FR##_random(a, rng); }                                          \
+        static void fr_add(fr *r, const fr *a, const fr *b) { FR##_add(r, a, b); }                                   \
+        static void fr_neg(fr *r, const fr *a) { FR##_neg(r, a); }                                                   \
+        static void fr_from_canonical(fr *r, const uint64_t *c) { FR##_from_canonical(r, c); }                       \
+        static void fr_to_canonical(uint64_t *c, const fr *a) { FR##_to_canonical(c, a); }                           \
+        static const uint64_t *fr_modulus() { return FR##_modulus; }                                                 \
+    };
+
+GROUP(bls12_381_g1, bls12_381_fq, bls12_381_fr_p, cz_bls12_381_fr, CZ_BLS12_381_FR_BITS, 16800.0, true)
+GROUP(bls12_381_g2, bls12_381_fq2, bls12_381_fr_p, cz_bls12_381_fr, CZ_BLS12_381_FR_BITS, 5600.0, false)
+GROUP(bn254_g1, bn254_fq, bn254_fr_p, cz_bn254_fr, CZ_BN254_FR_BITS, 37500.0, true)
+GROUP(bn254_g2, bn254_fq2, bn254_fr_p, cz_bn254_fr, CZ_BN254_FR_BITS, 12500.0, false)
+#undef GROUP
+
+static cz_rng g_rng;
+static int g_big; /* CZ_TEST_SCALE >= 0.5 */
+
+/* ---- buffers with canaries -------------------------------------------------------------- */
+
+static const size_t CANARY = 64; /* bytes after every buffer */
+
+struct guarded {
+    std::vector<uint8_t> mem;
+    size_t bytes;
+    void init(size_t b, uint8_t fill)
+    {
+        bytes = b;
+        mem.assign(b + CANARY, fill);
+        memset(mem.data() + b, 0x5c, CANARY);
+    }
+    bool intact() const
+    {
+        for (size_t i = 0; i < CANARY; i++)
+            if (mem[bytes + i] != 0x5c) return false;
+        return true;
+    }
+    template <class T> T *as() { return (T *)mem.data(); }
+};
+
+/*
+ * msm.cuh's executor as loops over the thread index, in a random order per
+ * launch: a kernel whose threads read what other threads of the same launch
+ * write (in-place sums, two writers of a bucket) gives wrong results here
+ * as it would on the GPU, instead of passing because the host went in order.
+ */
+struct host_exec {
+    size_t launches = 0, threads = 0;
+    std::vector<size_t> order;
+    template <class Fn> cz_status run(const Fn &fn, size_t count)
+    {
+        order.resize(count);
+        for (size_t t = 0; t < count; t++) order[t] = t;
+        for (size_t t = count; t > 1; t--) std::swap(order[t - 1], order[cz_rng_u64(&g_rng) % t]);
+        for (size_t t = 0; t < count; t++) fn(order[t]);
+        launches++;
+        threads += count;
+        return CZ_OK;
+    }
+    cz_status zero(void *p, size_t bytes)
+    {
+        memset(p, 0, bytes);
+        return CZ_OK;
+    }
+    cz_status copy(void *dst, const void *src, size_t bytes)
+    {
+        memcpy(dst, src, bytes);
+        return CZ_OK;
+    }
+    cz_status mark(int) { return CZ_OK; }
+};
+
+/* ---- conversions ---------------------------------------------------------------------------------- */
+
+template <class T> static void to_jac(typename T::jac *r, const xyzz<typename T::F> &p)
+{
+    if (p.is_inf()) {
+        T::set_inf(r);
+        return;
+    }
+    typename T::cxyzz c;
+    static_assert(sizeof c == sizeof p, "xyzz layout");
+    memcpy(&c, &p, sizeof c);
+    T::from_xyzz(r, &c);
+}
+
+template <class T> static xyzz<typename T::F> from_caff(const typename T::caff &a)
+{
+    affine<typename T::F> d;
+    static_assert(sizeof d == sizeof a, "affine layout");
+    memcpy(&d, &a, sizeof d);
+    return xyzz<typename T::F>::from_affine(d);
+}
+
+template <class T> static bool xyzz_eq(const xyzz<typename T::F> &a, const xyzz<typename T::F> &b)
+{
+    typename T::jac x, y;
+    to_jac<T>(&x, a);
+    to_jac<T>(&y, b);
+    return T::eq(&x, &y) != 0;
+}
+
+/* ---- the emulator ---------------------------------------------------------------------------------------- */
+
+struct emu_info {
+    int c, W, levels;
+    size_t m, m1, chunks, launches;
+    bool canaries_ok;
+};
+
+/*
+ * sum s_i P_i the way cuda/msm.cu computes it, on the host. per_window: run
+ * after_sort once per window (W = 1 on that window's slices, so the buckets
+ * of large windows fit in memory); the GPU runs all windows at once, which
+ * the default mode does here.
+ */
+template <class T>
+static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, size_t n, bool mont, const knobs &kn,
+                         bool per_window, xyzz<typename T::F> *result, emu_info *info)
+{
+    typedef typename T::F F;
+    typedef xyzz<F> X;
+    memset(info, 0, sizeof *info);
+    info->canaries_ok = true;
+    *result = X::inf();
+    const affine<F> *dbases = (const affine<F> *)bases;
+    size_t nc = kn.chunk ? kn.chunk : CHUNK_DEFAULT;
+    if (nc > n) nc = n;
+    for (size_t off = 0; off < n; off += nc) {
+        const size_t len = n - off < nc ? n - off : nc;
+        info->chunks++;
+        /* k_classify + k_scan */
+        std::vector<int> cls(len);
+        size_t m = 0, m1 = 0;
+        for (size_t i = 0; i < len; i++) {
+            scalar s = load_scalar((const uint32_t *)(scalars + 32 * (off + i)));
+            cls[i] = classify<typename T::FRP>(s, mont);
+            if (cls[i] == CLS_BAD) return CZ_ERR_RANGE;
+            m += cls[i] == CLS_OTHER;
+            m1 += cls[i] == CLS_ONE;
+        }
+        int c = kn.window ? kn.window : choose_window(m > 0 ? m : 1, T::bits, T::mul_per_us);
+        plan p;
+        if (!make_plan(&p, m, m1, c, T::bits, kn)) return CZ_ERR_INTERNAL;
+        info->c = c;
+        info->W = p.W;
+        info->levels = p.levels;
+        info->m += m;
+        info->m1 += m1;
+        const size_t W = (size_t)p.W;
+        /* k_compact: entries in index order (keys/vals start as garbage) */
+        guarded keys, vals, idx1;
+        keys.init(W * m * 4, 0xa5);
+        vals.init(W * m * 4, 0xa5);
+        idx1.init(m1 * 4, 0xa5);
+        size_t j = 0, j1 = 0;
+        for (size_t i = 0; i < len; i++) {
+            if (cls[i] == CLS_OTHER) {
+                scalar s = load_scalar((const uint32_t *)(scalars + 32 * (off + i)));
+                write_entries(canonical<typename T::FRP>(s, mont), (uint32_t)i, j++, p.c, p.W, m,
+                              keys.as<uint32_t>(), vals.as<uint32_t>());
+            } else if (cls[i] == CLS_ONE) {
+                idx1.as<uint32_t>()[j1++] = (uint32_t)i;
+            }
+        }
+        /* the sort, per window, ties in random order */
+        {
+            std::vector<uint64_t> tmp(m);
+            for (size_t w = 0; w < W; w++) {
+                uint32_t *k = keys.as<uint32_t>() + w * m, *v = vals.as<uint32_t>() + w * m;
+                std::vector<std::pair<uint64_t, uint32_t>> e(m);
+                for (size_t q = 0; q < m; q++)
+                    e[q] = std::make_pair(((uint64_t)k[q] << 32) | (cz_rng_u64(&g_rng) & 0xffffffffu), v[q]);
+                std::sort(e.begin(), e.end());
+                for (size_t q = 0; q < m; q++) {
+                    k[q] = (uint32_t)(e[q].first >> 32);
+                    v[q] = e[q].second;
+                }
+            }
+        }
+        /* after_sort on exactly-sized buffers; garbage where the GPU's scratch may hold garbage */
+        plan pr = p; /* the plan the buffers are sized for */
+        size_t nwin = W;
+        if (per_window) pr.W = 1;
+        guarded pkey[2], pval[2], buckets, seg[2], ones[2], out;
+        for (int q = 0; q < 2; q++) {
+            size_t cap = piece_cap(pr, q);
+            pkey[q].init(cap * 4, 0xa5);
+            pval[q].init(cap * sizeof(X), 0xa5);
+        }
+        buckets.init((size_t)pr.W * pr.nb * sizeof(X), 0xa5);
+        seg[0].init((size_t)pr.W * pr.nseg * sizeof(X), 0xa5);
+        seg[1].init((size_t)pr.W * ((pr.nseg + pr.G - 1) / pr.G) * sizeof(X), 0xa5);
+        size_t g1 = (m1 + p.G - 1) / p.G;
+        ones[0].init(g1 * sizeof(X), 0xa5);
+        ones[1].init(((g1 + p.G - 1) / p.G) * sizeof(X), 0xa5);
+        out.init(((size_t)pr.W + 1) * sizeof(X), 0xa5);
+        std::vector<X> win(W + 1);
+        host_exec ex;
+        for (size_t w = 0; w < (per_window ? nwin : 1); w++) {
+            bufs<F> b;
+            b.bases = dbases + off;
+            b.keys = keys.as<uint32_t>() + (per_window ? w * m : 0);
+            b.vals = vals.as<uint32_t>() + (per_window ? w * m : 0);
+            b.idx1 = idx1.as<uint32_t>();
+            for (int q = 0; q < 2; q++) {
+                b.pkey[q] = pkey[q].as<uint32_t>();
+                b.pval[q] = pval[q].as<X>();
+                b.seg[q] = seg[q].as<X>();
+                b.ones[q] = ones[q].as<X>();
+            }
+            b.buckets = buckets.as<X>();
+            b.out = out.as<X>();
+            plan pw = pr;
+            if (per_window && w > 0) pw.m1 = 0;
+            cz_status st = after_sort<F>(ex, pw, b);
+            if (st != CZ_OK) return st;
+            if (per_window) {
+                win[w] = out.as<X>()[0];
+                if (w == 0) win[W] = out.as<X>()[1];
+            } else {
+                for (size_t q = 0; q <= W; q++) win[q] = out.as<X>()[q];
+            }
+        }
+        bool ok = keys.intact() && vals.intact() && idx1.intact() && buckets.intact() && out.intact();
+        for (int q = 0; q < 2; q++)
+            ok = ok && pkey[q].intact() && pval[q].intact() && seg[q].intact() && ones[q].intact();
+        info->canaries_ok &= ok;
+        info->launches += ex.launches;
+        *result = result->add(combine_windows<F>(win.data(), p.W, p.c).add(win[W]));
+    }
+    return CZ_OK;
+}
+
+/* ---- instances --------------------------------------------------------------------------------------------- */
+
+template <class T> struct inst {
+    typedef typename T::fr fr;
+    size_t n;
+    std::vector<typename T::caff> bases;
+    std::vector<fr> s;           /* Montgomery */
+    std::vector<uint8_t> canon;  /* canonical bytes */
+
+    /* n bases by a random walk from a random point (steps: 16 random points) */
+    void init(size_t n_)
+    {
+        n = n_;
+        bases.resize(n ? n : 1);
+        s.resize(n ? n : 1);
+        canon.resize(32 * (n ? n : 1));
+        typename T::jac step[16], P;
+        for (int k = 0; k < 16; k++) T::random(&step[k], &g_rng);
+        T::random(&P, &g_rng);
+        std::vector<typename T::jac> jac(n ? n : 1);
+        for (size_t i = 0; i < n; i++) {
+            jac[i] = P;
+            T::add(&P, &P, &step[cz_rng_u64(&g_rng) & 15]);
+        }
+        if (n && T::batch_to_affine(bases.data(), jac.data(), n) != CZ_OK) {
+            fprintf(stderr, "batch_to_affine failed\n");
+            exit(2);
+        }
+        for (size_t i = 0; i < n; i++) T::fr_random(&s[i], &g_rng);
+        sync();
+    }
+    void sync()
+    {
+        for (size_t i = 0; i < n; i++) {
+            uint64_t c[4];
+            T::fr_to_canonical(c, &s[i]);
+            for (int b = 0; b < 32; b++) canon[32 * i + b] = (uint8_t)(c[b / 8] >> (8 * (b % 8)));
+        }
+    }
+    void set_u64(size_t i, uint64_t v)
+    {
+        uint64_t c[4] = {v, 0, 0, 0};
+        T::fr_from_canonical(&s[i], c);
+    }
+    const uint8_t *scalars(bool mont) const { return mont ? (const uint8_t *)s.data() : canon.data(); }
+};
+
+/* the CPU MSM */
+template <class T> static void oracle(const inst<T> &I, typename T::jac *r)
+{
+    cz_msm_opts o;
+    memset(&o, 0, sizeof o);
+    o.form = CZ_MSM_MONTGOMERY;
+    cz_status st = T::msm(r, I.bases.data(), (const uint8_t *)I.s.data(), I.n, &o);
+    if (st != CZ_OK) {
+        fprintf(stderr, "CPU msm failed: %s\n", cz_status_str(st));
+        exit(2);
+    }
+}
+
+/* sum mul_fr(P_i, s_i) */
+template <class T> static void oracle_naive(const inst<T> &I, typename T::jac *r)
+{
+    T::set_inf(r);
+    for (size_t i = 0; i < I.n; i++) {
+        typename T::jac P, Q;
+        T::from_affine(&P, &I.bases[i]);
+        T::mul_fr(&Q, &P, &I.s[i]);
+        T::add(r, r, &Q);
+    }
+}
+
+/* emulate in both forms with knobs kn and compare with expect */
+template <class T>
+static void check(const inst<T> &I, const typename T::jac *expect, knobs kn, const char *what, bool per_window = false)
+{
+    for (int mont = 0; mont < 2; mont++) {
+        xyzz<typename T::F> r;
+        emu_info info;
+        cz_status st = emulate<T>(I.bases.data(), I.scalars(mont), I.n, mont != 0, kn, per_window, &r, &info);
+        typename T::jac R;
+        to_jac<T>(&R, r);
+        CHECK_MSG(st == CZ_OK && T::eq(&R, expect) && info.canaries_ok,
+                  "%s %s n=%zu form=%s c=%d(W=%d) run=%zu chunk=%zu m=%zu m1=%zu levels=%d: status %s, canaries %s",
+                  T::name(), what, I.n, mont ? "mont" : "canon", info.c, info.W, kn.run, kn.chunk, info.m, info.m1,
+                  info.levels, cz_status_str(st), info.canaries_ok ? "ok" : "OVERWRITTEN");
+    }
+}
+
+static knobs knob(int window = 0, size_t run = 0, size_t chunk = 0)
+{
+    knobs k;
+    k.window = window;
+    k.run = run;
+    k.chunk = chunk;
+    return k;
+}
+
+/* ---- digits ------------------------------------------------------------------------------------------------------ */
+
+static void mpz_from_scalar(mpz_t r, const scalar &k)
+{
+    mpz_import(r, 8, -1, 4, 0, 0, k.w);
+}
+
+static scalar scalar_from_mpz(const mpz_t v)
+{
+    scalar k;
+    memset(&k, 0, sizeof k);
+    size_t cnt = 0;
+    mpz_export(k.w, &cnt, -1, 4, 0, 0, v);
+    return k;
+}
+
+static void test_digits(void)
+{
+    long iters = cz_test_iters(40);
+    mpz_t k, sum, t, r;
+    mpz_inits(k, sum, t, r, NULL);
+    const int bitss[2] = {CZ_BN254_FR_BITS, CZ_BLS12_381_FR_BITS};
+    for (int bi = 0; bi < 2; bi++) {
+        int bits = bitss[bi];
+        /* r of the field with these bits */
+        scalar rs;
+        for (int i = 0; i < 8; i++) rs.w[i] = bi ? bls12_381_fr_p::p(i) : bn254_fr_p::p(i);
+        mpz_from_scalar(r, rs);
+        for (int c = 2; c <= 24; c++) {
+            int W = windows_of(c, bits);
+            bool ok = W * c >= bits + 1 && (W - 1) * c < bits + 1;
+            long bad = 0;
+            for (long it = 0; it < iters + 12; it++) {
+                /* random below r, then edges: 0, 1, 2, r-1, r-2, 2^(bits-1), patterns */
+                if (it < iters) {
+                    uint8_t buf[32];
+                    cz_rng_bytes(&g_rng, buf, 32);
+                    mpz_import(k, 32, -1, 1, 0, 0, buf);
+                    mpz_mod(k, k, r);
+                } else {
+                    long e = it - iters;
+                    switch (e) {
+                    case 0: mpz_set_ui(k, 0); break;
+                    case 1: mpz_set_ui(k, 1); break;
+                    case 2: mpz_set_ui(k, 2); break;
+                    case 3: mpz_sub_ui(k, r, 1); break;
+                    case 4: mpz_sub_ui(k, r, 2); break;
+                    case 5: mpz_set_ui(k, 0), mpz_setbit(k, bits - 1); break;
+                    case 6: mpz_set_ui(k, 0), mpz_setbit(k, bits - 1), mpz_sub_ui(k, k, 1); break;
+                    default: { /* window patterns: every digit +2^(c-1), -2^(c-1), all ones */
+                        mpz_set_ui(k, 0);
+                        for (int b = 0; b < bits - 1; b++) {
+                            int pos = b % c;
+                            int set = e == 7 ? pos < c - 1 : e == 8 ? pos == c - 1 : e == 9 ? 1 : (b / c) % 2 == 0;
+                            if (set) mpz_setbit(k, b);
+                        }
+                        if (mpz_cmp(k, r) >= 0) mpz_mod(k, k, r);
+                    }
+                    }
+                }
+                scalar ks = scalar_from_mpz(k);
+                mpz_set_ui(sum, 0);
+                std::vector<uint32_t> keys(W), vals(W);
+                write_entries(ks, 12345, 0, c, W, 1, keys.data(), vals.data());
+                for (int w = 0; w < W; w++) {
+                    int d = digit(ks, w, c);
+                    if (d > (1 << (c - 1)) || d < -(1 << (c - 1))) bad++;
+                    if (w == W - 1 && d < 0) bad++;
+                    /* the entries agree with the digit */
+                    if (d == 0 && !(keys[w] == 0 && vals[w] == SENT)) bad++;
+                    if (d > 0 && !(keys[w] == (uint32_t)d - 1 && vals[w] == 12345)) bad++;
+                    if (d < 0 && !(keys[w] == (uint32_t)(-d) - 1 && vals[w] == (12345u | SIGN))) bad++;
+                    mpz_set_si(t, d);
+                    mpz_mul_2exp(t, t, (mp_bitcnt_t)(w * c));
+                    mpz_add(sum, sum, t);
+                }
+                if (mpz_cmp(sum, k) != 0) bad++;
+            }
+            CHECK_MSG(ok && bad == 0, "digits bits=%d c=%d W=%d: %ld bad", bits, c, W, bad);
+        }
+    }
+    mpz_clears(k, sum, t, r, NULL);
+}
+
+/* ---- classify / canonical ---------------------------------------------------------------------------------------- */
+
+template <class T> static void test_classify(void)
+{
+    typedef typename T::fr fr;
+    typedef typename T::FRP FRP;
+    const uint64_t *r = T::fr_modulus();
+    auto sc = [](const uint64_t v[4]) {
+        scalar s;
+        for (int i = 0; i < 4; i++) s.w[2 * i] = (uint32_t)v[i], s.w[2 * i + 1] = (uint32_t)(v[i] >> 32);
+        return s;
+    };
+    uint64_t zero[4] = {0, 0, 0, 0}, one[4] = {1, 0, 0, 0}, two[4] = {2, 0, 0, 0};
+    uint64_t rm1[4] = {r[0] - 1, r[1], r[2], r[3]}, rr[4] = {r[0], r[1], r[2], r[3]};
+    uint64_t rp1[4] = {r[0] + 1, r[1], r[2], r[3]}, top[4] = {~0ull, ~0ull, ~0ull, ~0ull};
+    uint64_t hi[4] = {0, 0, 0, 1ull << 63};
+    fr fone;
+    T::fr_from_canonical(&fone, one);
+    uint64_t R[4];
+    memcpy(R, &fone, 32);
+    for (int mont = 0; mont < 2; mont++) {
+        CHECK(classify<FRP>(sc(zero), mont) == CLS_SKIP);
+        CHECK(classify<FRP>(sc(one), mont) == (mont ? CLS_OTHER : CLS_ONE));
+        CHECK(classify<FRP>(sc(R), mont) == (mont ? CLS_ONE : CLS_OTHER));
+        CHECK(classify<FRP>(sc(two), mont) == CLS_OTHER);
+        CHECK(classify<FRP>(sc(rm1), mont) == CLS_OTHER);
+        CHECK(classify<FRP>(sc(rr), mont) == CLS_BAD);
+        CHECK(classify<FRP>(sc(rp1), mont) == CLS_BAD);
+        CHECK(classify<FRP>(sc(top), mont) == CLS_BAD);
+        CHECK(classify<FRP>(sc(hi), mont) == CLS_BAD);
+    }
+    /* canonical() of Montgomery values is the CPU's to_canonical */
+    long bad = 0;
+    for (long it = 0; it < cz_test_iters(2000); it++) {
+        fr a;
+        if (it == 0)
+            memset(&a, 0, sizeof a);
+        else if (it == 1)
+            a = fone;
+        else if (it == 2)
+            T::fr_neg(&a, &fone);
+        else
+            T::fr_random(&a, &g_rng);
+        uint64_t c[4];
+        T::fr_to_canonical(c, &a);
+        uint64_t m[4];
+        memcpy(m, &a, 32);
+        scalar got = canonical<FRP>(sc(m), true), want = sc(c);
+        if (memcmp(&got, &want, sizeof got) != 0) bad++;
+        scalar same = canonical<FRP>(sc(c), false);
+        if (memcmp(&same, &want, sizeof same) != 0) bad++;
+    }
+    CHECK_MSG(bad == 0, "%s canonical: %ld bad", T::name(), bad);
+}
+
+/* ---- the plan ------------------------------------------------------------------------------------------------------ */
+
+static void test_plan(void)
+{
+    const int bitss[2] = {CZ_BN254_FR_BITS, CZ_BLS12_381_FR_BITS};
+    const double rates[4] = {16800.0, 5600.0, 37500.0, 12500.0};
+    for (int bi = 0; bi < 2; bi++) {
+        for (int ri = 0; ri < 4; ri++) {
+            int bits = bitss[bi];
+            double rate = rates[ri];
+            /* choose_window: in range, never decreasing with m (the scratch sizing relies on it) */
+            int prev = 0, mono = 1, range = 1;
+            std::vector<size_t> mv;
+            for (int e = 0; e <= 31; e++)
+                for (int k = -3; k <= 3; k++)
+                    if ((1ll << e) + k * ((1ll << e) / 8) >= 1) mv.push_back((size_t)((1ll << e) + k * ((1ll << e) / 8)));
+            std::sort(mv.begin(), mv.end());
+            for (size_t mm : mv) {
+                int c = choose_window(mm, bits, rate);
+                range &= c >= C_MIN && c <= C_MAX;
+                if (c < prev) mono = 0;
+                prev = c;
+            }
+            for (size_t mm = 1; mm < 300000; mm += 1 + mm / 64) {
+                int c1 = choose_window(mm, bits, rate), c2 = choose_window(mm + 1, bits, rate);
+                if (c2 < c1) mono = 0;
+            }
+            CHECK_MSG(mono && range, "choose_window bits=%d rate=%.0f: monotone %d in range %d", bits, rate, mono,
+                      range);
+        }
+    }
+    printf("test_cuda_msm: windows chosen (BLS12-381 G1 / BN254 G1 / BLS12-381 G2): ");
+    for (int e = 10; e <= 26; e += 2)
+        printf("2^%d: %d/%d/%d  ", e, choose_window((size_t)1 << e, 255, 16800.0),
+               choose_window((size_t)1 << e, 254, 37500.0), choose_window((size_t)1 << e, 255, 5600.0));
+    printf("\n");
+    /* make_plan: levels shrink to one thread, the segments tile the buckets */
+    long bad = 0;
+    const size_t ms[] = {0, 1, 2, 7, 8, 9, 31, 32, 33, 100, 1000, 4097, 65536, 1u << 20, (1u << 24) + 3, 1u << 30};
+    const size_t runs[] = {0, 8, 9, 16, 33, 1000};
+    for (size_t mi = 0; mi < CZ_ARRAY_LEN(ms); mi++) {
+        for (size_t ri = 0; ri < CZ_ARRAY_LEN(runs); ri++) {
+            for (int c = 2; c <= C_MAX; c++) {
+                plan p;
+                bool ok = make_plan(&p, ms[mi], 5, c, 255, knob(0, runs[ri]));
+                if (c < 4) { /* more than MAX_WINDOWS windows */
+                    bad += ok;
+                    continue;
+                }
+                if (!ok) {
+                    bad++;
+                    continue;
+                }
+                bad += p.W * c < 256 || p.nb != ((size_t)1 << (c - 1));
+                bad += p.S == 0 || (p.S & (p.S - 1)) || p.nb % p.S || p.nseg * p.S != p.nb;
+                if (ms[mi] == 0) {
+                    bad += p.levels != 0;
+                    continue;
+                }
+                bad += p.levels < 1 || p.cnt[0] != ms[mi] || p.T[p.levels - 1] != 1;
+                for (int k = 0; k < p.levels; k++) {
+                    bad += p.T[k] != (p.cnt[k] + p.L[k] - 1) / p.L[k] || p.L[k] < 8;
+                    if (k > 0) bad += p.cnt[k] != 2 * p.T[k - 1] || p.cnt[k] >= p.cnt[k - 1];
+                }
+            }
+        }
+    }
+    plan p;
+    bad += make_plan(&p, 100, 0, 12, 255, knob(0, 7)); /* run < 8 */
+    bad += make_plan(&p, 100, 0, C_MAX + 1, 255, knob());
+    CHECK_MSG(bad == 0, "make_plan: %ld bad", bad);
+}
+
+/* ---- point helpers ------------------------------------------------------------------------------------------------ */
+
+template <class T> static void test_point_helpers(void)
+{
+    typedef typename T::F F;
+    typedef xyzz<F> X;
+    typename T::jac P, Q;
+    T::random(&P, &g_rng);
+    typename T::caff a;
+    T::batch_to_affine(&a, &P, 1);
+    X p = from_caff<T>(a);
+    /* mul_small against the CPU's mul */
+    long bad = 0;
+    const uint32_t ks[] = {0, 1, 2, 3, 4, 5, 7, 8, 63, 64, 65, 1000, 65535, 1u << 19, (1u << 20) - 1, 0xffffffffu};
+    for (size_t i = 0; i < CZ_ARRAY_LEN(ks); i++) {
+        uint64_t k = ks[i];
+        T::mul(&Q, &P, &k, 1);
+        typename T::jac R;
+        to_jac<T>(&R, mul_small(p, ks[i]));
+        bad += !T::eq(&R, &Q);
+    }
+    typename T::jac R;
+    to_jac<T>(&R, mul_small(X::inf(), 77));
+    bad += !T::is_inf(&R);
+    CHECK_MSG(bad == 0, "%s mul_small: %ld bad", T::name(), bad);
+
+    /* combine_windows against sum_w 2^(wc) win_w (CPU mul by the power of two) */
+    for (int c = 4; c <= 20; c += 4) {
+        int W = windows_of(c, T::bits);
+        std::vector<X> win(W);
+        typename T::jac expect;
+        T::set_inf(&expect);
+        for (int w = 0; w < W; w++) {
+            typename T::jac Pw;
+            if (w % 5 == 3) {
+                win[w] = X::inf();
+                continue;
+            }
+            T::random(&Pw, &g_rng);
+            typename T::caff aw;
+            T::batch_to_affine(&aw, &Pw, 1);
+            win[w] = from_caff<T>(aw);
+            uint64_t k[5] = {0, 0, 0, 0, 0};
+            int b = w * c;
+            k[b / 64] = 1ull << (b % 64);
+            typename T::jac t;
+            T::mul(&t, &Pw, k, 5);
+            T::add(&expect, &expect, &t);
+        }
+        to_jac<T>(&R, combine_windows<F>(win.data(), W, c));
+        CHECK_MSG(T::eq(&R, &expect), "%s combine_windows c=%d", T::name(), c);
+    }
+}
+
+/*
+ * after_sort on synthetic sorted entries (one window): every bucket equals
+ * the direct sum of its entries, the window sum is sum (k+1) B_k, the ones
+ * sum is the sum of their bases. Key patterns stress the run boundaries.
+ */
+template <class T> static void test_levels(void)
+{
+    typedef typename T::F F;
+    typedef xyzz<F> X;
+    const size_t npts = 64;
+    inst<T> I;
+    I.init(npts);
+    /* some bases at infinity, some repeated, some negated pairs */
+    memset(&I.bases[5], 0, sizeof I.bases[5]);
+    I.bases[7] = I.bases[6];
+    T::affine_neg(&I.bases[9], &I.bases[8]);
+    const size_t sizes[] = {1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 100, 257, 1000};
+    const size_t runs[] = {8, 9, 16, 32};
+    const int cs[] = {4, 6, 10};
+    long bad = 0, canaries = 0, cases = 0;
+    for (size_t si = 0; si < CZ_ARRAY_LEN(sizes); si++) {
+        for (int pat = 0; pat < 6; pat++) {
+            const size_t m = sizes[si];
+            const int c = cs[(si + pat) % 3];
+            const size_t run = runs[(si * 7 + pat) % 4];
+            if (!g_big && m >= 257 && pat % 2) continue;
+            plan p;
+            if (!make_plan(&p, m, m % 5, c, T::bits, knob(c, run))) {
+                bad++;
+                continue;
+            }
+            p.W = 1; /* one window here */
+            /* keys: 0 one bucket; 1 random; 2 runs of length run; 3 run +- 1; 4 long run in the middle;
+             * 5 every key distinct, gaps */
+            std::vector<uint32_t> keys(m), vals(m);
+            for (size_t j = 0; j < m; j++) {
+                uint32_t k;
+                switch (pat) {
+                case 0: k = (uint32_t)(p.nb - 1); break;
+                case 1: k = (uint32_t)(cz_rng_u64(&g_rng) % p.nb); break;
+                case 2: k = (uint32_t)((j / run) % p.nb); break;
+                case 3: k = (uint32_t)((j / (run + (j % 2 ? 1 : -1) * 1)) % p.nb); break;
+                case 4: k = j < m / 4 ? 0 : j < 3 * m / 4 ? 1 : (uint32_t)(p.nb - 1); break;
+                default: k = (uint32_t)((j * 3) % p.nb); break;
+                }
+                keys[j] = k;
+                uint32_t v = (uint32_t)(cz_rng_u64(&g_rng) % npts);
+                uint64_t r = cz_rng_u64(&g_rng) % 8;
+                vals[j] = r == 0 ? SENT : r < 3 ? (v | SIGN) : v;
+            }
+            std::sort(keys.begin(), keys.end());
+            /* direct bucket sums and the expected window sum */
+            std::vector<X> direct(p.nb, X::inf());
+            for (size_t j = 0; j < m; j++) {
+                if (vals[j] == SENT) continue;
+                affine<F> P;
+                memcpy(&P, &I.bases[vals[j] & ~SIGN], sizeof P);
+                direct[keys[j]] = (vals[j] & SIGN) ? direct[keys[j]].sub_affine(P) : direct[keys[j]].add_affine(P);
+            }
+            X expect = X::inf();
+            for (size_t k = 0; k < p.nb; k++) expect = expect.add(mul_small(direct[k], (uint32_t)(k + 1)));
+            std::vector<uint32_t> idx1(p.m1);
+            X ones = X::inf();
+            for (size_t q = 0; q < p.m1; q++) {
+                idx1[q] = (uint32_t)(cz_rng_u64(&g_rng) % npts);
+                affine<F> P;
+                memcpy(&P, &I.bases[idx1[q]], sizeof P);
+                ones = ones.add_affine(P);
+            }
+            guarded pkey[2], pval[2], buckets, seg[2], on[2], out;
+            for (int q = 0; q < 2; q++) {
+                pkey[q].init(piece_cap(p, q) * 4, 0xa5);
+                pval[q].init(piece_cap(p, q) * sizeof(X), 0xa5);
+            }
+            buckets.init(p.nb * sizeof(X), 0xa5);
+            seg[0].init(p.nseg * sizeof(X), 0xa5);
+            seg[1].init(((p.nseg + p.G - 1) / p.G) * sizeof(X), 0xa5);
+            size_t g1 = (p.m1 + p.G - 1) / p.G;
+            on[0].init(g1 * sizeof(X), 0xa5);
+            on[1].init(((g1 + p.G - 1) / p.G) * sizeof(X), 0xa5);
+            out.init(2 * sizeof(X), 0xa5);
+            bufs<F> b;
+            b.bases = (const affine<F> *)I.bases.data();
+            b.keys = keys.data();
+            b.vals = vals.data();
+            b.idx1 = idx1.data();
+            for (int q = 0; q < 2; q++) {
+                b.pkey[q] = pkey[q].as<uint32_t>();
+                b.pval[q] = pval[q].as<X>();
+                b.seg[q] = seg[q].as<X>();
+                b.ones[q] = on[q].as<X>();
+            }
+            b.buckets = buckets.as<X>();
+            b.out = out.as<X>();
+            host_exec ex;
+            cases++;
+            if (after_sort<F>(ex, p, b) != CZ_OK) {
+                bad++;
+                continue;
+            }
+            long bb = 0;
+            for (size_t k = 0; k < p.nb; k++) bb += !xyzz_eq<T>(buckets.as<X>()[k], direct[k]);
+            bb += !xyzz_eq<T>(out.as<X>()[0], expect);
+            bb += !xyzz_eq<T>(out.as<X>()[1], ones);
+            if (bb && bad < 5)
+                fprintf(stderr, "%s levels: m=%zu pattern %d c=%d run=%zu levels=%d: %ld wrong\n", T::name(), m, pat,
+                        c, run, p.levels, bb);
+            bad += bb;
+            bool ok = buckets.intact() && out.intact();
+            for (int q = 0; q < 2; q++) ok = ok && pkey[q].intact() && pval[q].intact() && seg[q].intact() && on[q].intact();
+            canaries += !ok;
+        }
+    }
+    CHECK_MSG(bad == 0 && canaries == 0, "%s levels: %ld wrong, %ld overwrites in %ld cases", T::name(), bad, canaries,
+              cases);
+}
+
+/* ---- whole MSMs through the emulator ------------------------------------------------------------------------------ */
+
+template <class T> static void test_sizes(void)
+{
+    const size_t sizes[] = {0, 1, 2, 3, 5, 31, 100, 257, 1000, 1024};
+    for (size_t si = 0; si < CZ_ARRAY_LEN(sizes); si++) {
+        size_t n = sizes[si];
+        if (!T::g1 && n > 257 && !g_big) continue;
+        inst<T> I;
+        I.init(n);
+        typename T::jac expect, nai;
+        oracle<T>(I, &expect);
+        if (n <= (T::g1 ? 100u : 31u)) {
+            oracle_naive<T>(I, &nai);
+            CHECK_MSG(T::eq(&expect, &nai), "%s oracles disagree at n=%zu", T::name(), n);
+        }
+        check<T>(I, &expect, knob(), "random");
+        if (n == 1000) {
+            check<T>(I, &expect, knob(0, 13), "random run 13");
+            check<T>(I, &expect, knob(0, 0, 300), "random chunk 300");
+        }
+    }
+}
+
+/* every window the GPU can be given, on one instance with digit-extreme scalars */
+template <class T> static void test_windows(void)
+{
+    size_t n = T::g1 ? 48 : 24;
+    inst<T> I;
+    I.init(n);
+    int cmax = T::g1 ? C_MAX : (g_big ? 18 : 16);
+    for (int c = C_FORCE_MIN; c <= cmax; c++) {
+        /* scalars whose digits in window c are +2^(c-1), -2^(c-1), carries; the rest random */
+        for (size_t i = 0; i < n; i++) {
+            if (i >= 16) {
+                T::fr_random(&I.s[i], &g_rng);
+                continue;
+            }
+            uint64_t v[4] = {0, 0, 0, 0};
+            for (int b = 0; b < T::bits - 1; b++) {
+                int pos = b % c, kind = (int)(i % 4);
+                int set = kind == 0 ? pos < c - 1 : kind == 1 ? ((b / c) % 2 == 0 && pos == c - 1) : kind == 2 ? 1
+                                                                                                             : pos == c - 1;
+                if (set) v[b / 64] |= 1ull << (b % 64);
+            }
+            T::fr_from_canonical(&I.s[i], v);
+        }
+        I.sync();
+        typename T::jac expect;
+        oracle<T>(I, &expect);
+        check<T>(I, &expect, knob(c), "window", c > 16);
+        if (c == 12) check<T>(I, &expect, knob(c, 8, 7), "window run 8 chunk 7");
+    }
+}
+
+template <class T> static void test_edge_scalars(void)
+{
+    typedef typename T::fr fr;
+    size_t n = T::g1 ? 300 : 100;
+    inst<T> I;
+    I.init(n);
+    typename T::jac expect, R;
+    fr one, two, rm1, zero;
+    memset(&zero, 0, sizeof zero);
+    uint64_t c1[4] = {1, 0, 0, 0}, c2[4] = {2, 0, 0, 0};
+    T::fr_from_canonical(&one, c1);
+    T::fr_from_canonical(&two, c2);
+    T::fr_neg(&rm1, &one);
+    /* all zero */
+    for (size_t i = 0; i < n; i++) I.s[i] = zero;
+    I.sync();
+    T::set_inf(&expect);
+    check<T>(I, &expect, knob(), "all zero");
+    /* most zero */
+    for (size_t i = 0; i < n; i += 37) T::fr_random(&I.s[i], &g_rng);
+    I.sync();
+    oracle<T>(I, &expect);
+    check<T>(I, &expect, knob(), "most zero");
+    /* all one, all two (one bucket), all r-1 */
+    const fr *vals[3] = {&one, &two, &rm1};
+    const char *names[3] = {"all one", "all two", "all r-1"};
+    for (int v = 0; v < 3; v++) {
+        for (size_t i = 0; i < n; i++) I.s[i] = *vals[v];
+        I.sync();
+        oracle<T>(I, &expect);
+        check<T>(I, &expect, knob(), names[v]);
+        if (v == 1) check<T>(I, &expect, knob(9, 8), "all two c=9 run 8");
+    }
+    /* mixed: 0, 1, 2, r-1, r-2, random (a witness-like mix) */
+    for (size_t i = 0; i < n; i++) {
+        switch (cz_rng_u64(&g_rng) % 6) {
+        case 0: I.s[i] = zero; break;
+        case 1: I.s[i] = one; break;
+        case 2: I.s[i] = two; break;
+        case 3: I.s[i] = rm1; break;
+        case 4: T::fr_add(&I.s[i], &rm1, &rm1); break;
+        default: T::fr_random(&I.s[i], &g_rng); break;
+        }
+    }
+    I.sync();
+    oracle<T>(I, &expect);
+    check<T>(I, &expect, knob(), "mixed small");
+    check<T>(I, &expect, knob(0, 0, 64), "mixed small chunk 64");
+    /* n = 1, 2, 3 with special scalars against the naive sum */
+    for (size_t m = 1; m <= 3; m++) {
+        inst<T> J;
+        J.init(m);
+        for (int v = 0; v < 4; v++) {
+            for (size_t i = 0; i < m; i++) {
+                int k = (int)((v + i) % 4);
+                if (k < 3)
+                    J.s[i] = *vals[k];
+                else
+                    J.s[i] = zero;
+            }
+            J.sync();
+            oracle_naive<T>(J, &expect);
+            check<T>(J, &expect, knob(), "tiny special");
+        }
+    }
+    /* scalars >= r: CZ_ERR_RANGE in both forms; r - 1 accepted */
+    inst<T> B;
+    B.init(40);
+    const uint64_t *r = T::fr_modulus();
+    for (int kind = 0; kind < 3; kind++) {
+        std::vector<uint8_t> sc(B.canon);
+        for (int b = 0; b < 32; b++) {
+            uint64_t limb = kind == 2 ? ~0ull : r[b / 8];
+            sc[32 * 17 + b] = (uint8_t)(limb >> (8 * (b % 8)));
+        }
+        if (kind == 1) sc[32 * 17] += 1; /* r + 1 (r is odd: no carry) */
+        for (int mont = 0; mont < 2; mont++) {
+            xyzz<typename T::F> res;
+            emu_info info;
+            cz_status st = emulate<T>(B.bases.data(), sc.data(), B.n, mont != 0, knob(), false, &res, &info);
+            CHECK_MSG(st == CZ_ERR_RANGE, "%s scalar >= r kind %d form %d: %s", T::name(), kind, mont,
+                      cz_status_str(st));
+        }
+    }
+    {
+        std::vector<uint8_t> sc(B.canon);
+        uint64_t v[4] = {r[0] - 1, r[1], r[2], r[3]};
+        for (int b = 0; b < 32; b++) sc[32 * 17 + b] = (uint8_t)(v[b / 8] >> (8 * (b % 8)));
+        xyzz<typename T::F> res;
+        emu_info info;
+        CHECK(emulate<T>(B.bases.data(), sc.data(), B.n, false, knob(), false, &res, &info) == CZ_OK);
+        /* and the result is right: r - 1 = -1 */
+        B.s[17] = rm1;
+        B.sync();
+        oracle<T>(B, &expect);
+        to_jac<T>(&R, res);
+        CHECK_MSG(T::eq(&R, &expect), "%s scalar r-1", T::name());
+    }
+}
+
+template <class T> static void test_edge_bases(void)
+{
+    size_t n = T::g1 ? 300 : 100;
+    inst<T> I;
+    I.init(n);
+    typename T::jac expect;
+    /* repeated bases: 3 distinct points */
+    for (size_t i = 3; i < n; i++) I.bases[i] = I.bases[i % 3];
+    oracle<T>(I, &expect);
+    check<T>(I, &expect, knob(), "repeated bases");
+    /* ... with equal scalars: the same point into the same bucket again and again (doublings) */
+    for (size_t i = 1; i < n; i++) I.s[i] = I.s[0];
+    I.sync();
+    oracle<T>(I, &expect);
+    check<T>(I, &expect, knob(), "repeated bases equal scalars");
+    check<T>(I, &expect, knob(10, 8), "repeated bases equal scalars c=10 run 8");
+    /* P and -P with equal scalars: everything cancels */
+    inst<T> J;
+    J.init(n);
+    for (size_t i = 0; i + 1 < n; i += 2) {
+        T::affine_neg(&J.bases[i + 1], &J.bases[i]);
+        J.s[i + 1] = J.s[i];
+    }
+    J.sync();
+    oracle<T>(J, &expect);
+    CHECK_MSG(n % 2 || T::is_inf(&expect), "%s P - P oracle", T::name());
+    check<T>(J, &expect, knob(), "P and -P");
+    /* P and -P with random scalars */
+    for (size_t i = 0; i < n; i++) T::fr_random(&J.s[i], &g_rng);
+    J.sync();
+    oracle<T>(J, &expect);
+    check<T>(J, &expect, knob(), "P and -P random");
+    /* bases at infinity: some (with scalars 1 among them), then all */
+    for (size_t i = 0; i < n; i += 3) memset(&J.bases[i], 0, sizeof J.bases[i]);
+    for (size_t i = 0; i < n; i += 9) J.set_u64(i, 1);
+    J.sync();
+    oracle<T>(J, &expect);
+    check<T>(J, &expect, knob(), "some infinity");
+    for (size_t i = 0; i < n; i++) memset(&J.bases[i], 0, sizeof J.bases[i]);
+    T::set_inf(&expect);
+    check<T>(J, &expect, knob(), "all infinity");
+}
+
+template <class T> static void run_group(void)
+{
+    long before = cz_test_failed;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    test_classify<T>();
+    test_point_helpers<T>();
+    test_levels<T>();
+    test_sizes<T>();
+    test_windows<T>();
+    test_edge_scalars<T>();
+    test_edge_bases<T>();
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("%s: %s (%.1f s)\n", T::name(), cz_test_failed == before ? "ok" : "FAILED",
+           (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+    fflush(stdout);
+}
+
+int main(void)
+{
+    cz_test_seed(&g_rng, "test_cuda_msm");
+    g_big = cz_test_iters(100) >= 50;
+    test_digits();
+    test_plan();
+    run_group<bn254_g1>();
+    run_group<bls12_381_g1>();
+    run_group<bn254_g2>();
+    run_group<bls12_381_g2>();
+    return cz_test_finish("test_cuda_msm");
+}
