@@ -12,7 +12,7 @@
  *     digits d_w in [-2^(c-1), 2^(c-1)] of msm/msm.h (Booth recoding read
  *     from bits wc-1 .. wc+c-1, no carries between windows) become entries
  *     (key = |d| - 1, val = i | sign << 31) of window w; d = 0 gives
- *     (key 0, val MSM_SENT), an entry that adds nothing.
+ *     (key 0, val SENT), an entry that adds nothing.
  *  2. sort: each window's m entries by key (radix sort, cuda/msm.cu), so the
  *     entries of a bucket are contiguous.
  *  3. accumulation (levels): the sorted entries of a window are cut into
@@ -38,10 +38,17 @@
  *     first), the ones added (combine_windows), the chunks added.
  *
  * Everything a thread does is a __host__ __device__ functor here; the
- * sequence of launches after the sort is msm_after_sort(), templated over
- * an executor: cuda/msm.cu runs it with kernel launches, the host test with
- * plain loops over the thread index, so the very code the GPU runs (index
- * math included) is checked against the CPU MSM on every CI run.
+ * sequence of launches after the sort is after_sort(), templated over an
+ * executor: cuda/msm.cu runs it with kernel launches, the host test with
+ * loops over the thread index (in a random order per launch, so threads
+ * that would race on the GPU give wrong results there too), so the very
+ * code the GPU runs (index math included) is checked against the CPU MSM on
+ * every CI run. Only block-level cooperation (compaction scans) and the sort
+ * stay in cuda/msm.cu.
+ *
+ * Costs (m points, W windows, nb = 2^(c-1) buckets): W m mixed additions at
+ * level 0 (the bulk), ~2 W m / L0 full additions in the upper levels,
+ * ~2.1 W nb full additions in the reduction, W m radix-sort entries.
  */
 #ifndef CZ_CUDA_MSM_CUH
 #define CZ_CUDA_MSM_CUH
