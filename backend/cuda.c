@@ -33,9 +33,13 @@ typedef struct {
 
 cz_status cz_backend_cuda_create(cz_backend **out, int device, cz_error *err);
 
+/* Failures the CPU can make good: the device's, and a broken invariant of
+ * the device code (CZ_ERR_INTERNAL: a bug in cuda/, reported in the log
+ * line, with the job still served). Input errors (a scalar >= r, say) are
+ * the caller's and are returned. */
 static int is_device_error(cz_status st)
 {
-    return st == CZ_ERR_CUDA || st == CZ_ERR_DEVICE_MEMORY || st == CZ_ERR_NO_DEVICE;
+    return st == CZ_ERR_CUDA || st == CZ_ERR_DEVICE_MEMORY || st == CZ_ERR_NO_DEVICE || st == CZ_ERR_INTERNAL;
 }
 
 static void log_fallback(cuda_ctx *cx, const char *step, const cz_error *e)
