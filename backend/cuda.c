@@ -5,7 +5,7 @@
  * DESIGN: a lock serialises calls on the GPU context (one call at a time per
  * device; the engine runs one worker per GPU anyway). Each operation runs on
  * the GPU; when the GPU fails with a device error (CZ_ERR_CUDA,
- * CZ_ERR_DEVICE_MEMORY) the operation is re-run on the CPU backend from the
+ * CZ_ERR_DEVICE_MEMORY, CZ_ERR_INTERNAL) the operation is re-run on the CPU backend from the
  * original inputs, with one line on stderr naming the step and the error.
  * compute_h clobbers its inputs, so the CUDA path copies a, b, c back into
  * place only on success: cz_cuda_compute_h leaves the host arrays untouched
