@@ -34,6 +34,7 @@ gmp() {
   inc=$(dirname "$(find /tmp/gmp -name gmp.h | head -1)")
   lib=$(find /tmp/gmp -name 'libgmp.so*' | head -1)
   ln -sf "$lib" /tmp/gmp/libgmp.so
+  dirname "$lib" >/tmp/gmp/libdir # libgmp.so.10 for the loader (LD_LIBRARY_PATH)
   echo "-DGMP_INCLUDE_DIR=$inc -DGMP_LIBRARY=/tmp/gmp/libgmp.so"
 }
 
@@ -52,7 +53,7 @@ sys.exit(rc)' "$@"
 stage_build() {
   local flags
   flags=$(gmp)
-  export LD_LIBRARY_PATH=/tmp/gmp:${LD_LIBRARY_PATH:-}
+  export LD_LIBRARY_PATH=$(cat /tmp/gmp/libdir 2>/dev/null):${LD_LIBRARY_PATH:-}
   # shellcheck disable=SC2086
   cmake -S . -B $bld -DCMAKE_BUILD_TYPE=Release -DCZ_CUDA=ON $flags >"$out/build.log" 2>&1 &&
     cmake --build $bld -j "$jobs" >>"$out/build.log" 2>&1
@@ -62,12 +63,12 @@ stage_build() {
 }
 
 stage_testbig() {
-  export LD_LIBRARY_PATH=/tmp/gmp:${LD_LIBRARY_PATH:-}
+  export LD_LIBRARY_PATH=$(cat /tmp/gmp/libdir 2>/dev/null):${LD_LIBRARY_PATH:-}
   (cd $bld && CZ_GPU_TEST_BIG=1 ctest -L gpu --output-on-failure) 2>&1 | tee "$out/test-gpu-big.log"
 }
 
 stage_test() {
-  export LD_LIBRARY_PATH=/tmp/gmp:${LD_LIBRARY_PATH:-}
+  export LD_LIBRARY_PATH=$(cat /tmp/gmp/libdir 2>/dev/null):${LD_LIBRARY_PATH:-}
   (cd $bld && ctest -L gpu --output-on-failure) 2>&1 | tee "$out/test-gpu.log"
   # the host-side CUDA tests too (they run in CI, cheap here)
   (cd $bld && ctest -R test_cuda_ --output-on-failure) 2>&1 | tail -3
@@ -121,7 +122,7 @@ stage_setup24() {
 stage_ptx() {
   local flags
   flags=$(gmp)
-  export LD_LIBRARY_PATH=/tmp/gmp:${LD_LIBRARY_PATH:-}
+  export LD_LIBRARY_PATH=$(cat /tmp/gmp/libdir 2>/dev/null):${LD_LIBRARY_PATH:-}
   # shellcheck disable=SC2086
   cmake -S . -B build-gpu-ptx -DCMAKE_BUILD_TYPE=Release -DCZ_CUDA=ON -DCZ_CUDA_PTX=ON $flags >"$out/build-ptx.log" 2>&1 &&
     cmake --build build-gpu-ptx -j "$jobs" >>"$out/build-ptx.log" 2>&1 || { tail -20 "$out/build-ptx.log"; return 1; }
