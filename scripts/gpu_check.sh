@@ -12,6 +12,7 @@
 #   scripts/gpu_check.sh setup24        timed 2^24 setup of both curves (issue:
 #                                       2^24 keys in < 10 min on this machine)
 #   scripts/gpu_check.sh bench          bench_gpu_msm and bench_gpu_ntt --write
+#                                       (into RESULTS-gpu.md of the archive)
 #   scripts/gpu_check.sh ptx            a second build with -DCZ_CUDA_PTX=ON (PTX
 #                                       carry-chain products): its GPU tests and
 #                                       the MSM benchmark, to compare
@@ -22,8 +23,12 @@
 # under /tmp/gmp; carry .debs with the call.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-gpu-out}
-mkdir -p "$out"
+# Logs, proofs and results go to a work folder; on exit it is packed into
+# ONE file, $OUT/gpu-check.tar.gz (the device tool brings back at most 8).
+final=${OUT:-gpu-out}
+out=$(mktemp -d /tmp/gpu-check.XXXXXX)
+mkdir -p "$final"
+trap 'tar czf "$final/gpu-check.tar.gz" -C "$out" . 2>/dev/null' EXIT
 bld=build-gpu
 jobs=$(nproc 2>/dev/null || echo 4)
 
