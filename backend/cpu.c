@@ -142,6 +142,7 @@ static const cz_backend_ops cpu_ops = {
     /* .msm_g2    = */ cpu_msm_g2,
     /* .keep_bases = */ NULL,
     /* .drop_bases = */ NULL,
+    /* .host_allocator = */ NULL,
     /* .free      = */ cpu_free,
 };
 

@@ -24,11 +24,24 @@
 #include "backend/backend.h"
 #include "cuda/cuda.h"
 
+/* host buffers of host_allocator, kept for reuse */
+#define HOST_CACHE 16
+typedef struct {
+    void *p;
+    size_t bytes;
+    int used;
+    int pinned; /* 0: pageable fallback (cz_alloc) */
+} host_buf;
+
 typedef struct {
     cz_cuda *gpu;
     cz_backend *cpu; /* fallback */
     pthread_mutex_t lock;
     int quiet_fallback; /* CZ_CUDA_QUIET_FALLBACK=1: no stderr line (tests) */
+    pthread_mutex_t hlock; /* the host buffer cache */
+    host_buf hb[HOST_CACHE];
+    int pin_warned;
+    cz_allocator halloc;
 } cuda_ctx;
 
 cz_status cz_backend_cuda_create(cz_backend **out, int device, cz_error *err);
@@ -110,9 +123,94 @@ static void cuda_drop_bases(cz_backend *be, const void *bases)
     pthread_mutex_unlock(&cx->lock);
 }
 
+/*
+ * host_allocator: best fit among the free cached buffers, else a new pinned
+ * buffer (evicting the largest free cached one when the table is full).
+ * When pinning fails: ordinary memory, with one line on stderr.
+ */
+static void hb_release(cuda_ctx *cx, host_buf *h)
+{
+    if (h->pinned)
+        cz_cuda_host_free(cx->gpu, h->p);
+    else
+        cz_free(NULL, h->p, h->bytes);
+    memset(h, 0, sizeof *h);
+}
+
+static void *host_alloc(void *c, size_t bytes)
+{
+    cuda_ctx *cx = c;
+    if (!bytes) return NULL;
+    pthread_mutex_lock(&cx->hlock);
+    int best = -1, empty = -1, victim = -1;
+    for (int i = 0; i < HOST_CACHE; i++) {
+        host_buf *h = &cx->hb[i];
+        if (!h->p) {
+            if (empty < 0) empty = i;
+        } else if (!h->used) {
+            if (h->bytes >= bytes && (best < 0 || h->bytes < cx->hb[best].bytes)) best = i;
+            if (victim < 0 || h->bytes > cx->hb[victim].bytes) victim = i;
+        }
+    }
+    void *p = NULL;
+    if (best >= 0) {
+        cx->hb[best].used = 1;
+        p = cx->hb[best].p;
+    } else {
+        if (empty < 0 && victim >= 0) {
+            hb_release(cx, &cx->hb[victim]);
+            empty = victim;
+        }
+        int pinned = 1;
+        p = cz_cuda_host_alloc(cx->gpu, bytes);
+        if (!p) {
+            if (!cx->pin_warned && !cx->quiet_fallback)
+                fprintf(stderr, "cuzk: cannot pin %zu MiB of host memory on %s; using pageable memory (slower uploads)\n",
+                        bytes >> 20, cz_cuda_name(cx->gpu));
+            cx->pin_warned = 1;
+            pinned = 0;
+            p = cz_alloc(NULL, bytes);
+        }
+        if (p && empty >= 0) {
+            host_buf nb = {p, bytes, 1, pinned};
+            cx->hb[empty] = nb;
+        } else if (p && pinned) { /* every slot in use: not cached, given back on free */
+            cz_cuda_host_free(cx->gpu, p);
+            p = cz_alloc(NULL, bytes);
+        }
+    }
+    pthread_mutex_unlock(&cx->hlock);
+    return p;
+}
+
+static void host_free(void *c, void *p, size_t bytes)
+{
+    cuda_ctx *cx = c;
+    if (!p) return;
+    pthread_mutex_lock(&cx->hlock);
+    for (int i = 0; i < HOST_CACHE; i++) {
+        if (cx->hb[i].p == p) {
+            cx->hb[i].used = 0; /* kept for the next allocation */
+            pthread_mutex_unlock(&cx->hlock);
+            return;
+        }
+    }
+    pthread_mutex_unlock(&cx->hlock);
+    cz_free(NULL, p, bytes); /* an uncached one */
+}
+
+static const cz_allocator *cuda_host_allocator(cz_backend *be)
+{
+    cuda_ctx *cx = be->ctx;
+    return &cx->halloc;
+}
+
 static void cuda_free(cz_backend *be)
 {
     cuda_ctx *cx = be->ctx;
+    for (int i = 0; i < HOST_CACHE; i++)
+        if (cx->hb[i].p) hb_release(cx, &cx->hb[i]);
+    pthread_mutex_destroy(&cx->hlock);
     cz_cuda_close(cx->gpu);
     cz_backend_free(cx->cpu);
     pthread_mutex_destroy(&cx->lock);
@@ -126,6 +224,7 @@ static const cz_backend_ops cuda_ops = {
     /* .msm_g2     = */ cuda_msm_g2,
     /* .keep_bases = */ cuda_keep_bases,
     /* .drop_bases = */ cuda_drop_bases,
+    /* .host_allocator = */ cuda_host_allocator,
     /* .free       = */ cuda_free,
 };
 
@@ -153,6 +252,10 @@ cz_status cz_backend_cuda_create(cz_backend **out, int device, cz_error *err)
     const char *q = getenv("CZ_CUDA_QUIET_FALLBACK");
     cx->quiet_fallback = q && *q == '1';
     pthread_mutex_init(&cx->lock, NULL);
+    pthread_mutex_init(&cx->hlock, NULL);
+    cx->halloc.alloc = host_alloc;
+    cx->halloc.free = host_free;
+    cx->halloc.ctx = cx;
     be->ops = &cuda_ops;
     be->ctx = cx;
     snprintf(be->name, sizeof be->name, "cuda:%d %s", device, cz_cuda_name(cx->gpu));

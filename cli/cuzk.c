@@ -147,6 +147,11 @@ static const char *USAGE_PROVE =
     "  -b, --proof-bin FILE  also write the 192-byte bellperson binary proof\n"
     "                        (A||B||C compressed; BLS12-381 only)\n"
     "      --no-verify       skip the verification of the proof (not recommended)\n"
+    "  -r, --repeat N        prove N times in this process (a benchmark of warm\n"
+    "                        proofs: the key stays resident on the device and the\n"
+    "                        a, b, c buffers are pinned once and reused); with -v,\n"
+    "                        each proof's stage times and their medians; the last\n"
+    "                        proof is written (default 1)\n"
     "  -q, --quiet           no progress output\n"
     "  -v, --verbose         print the time of each stage\n"
     "  -h, --help            this text\n";
@@ -195,6 +200,12 @@ static void human_bytes(char *buf, size_t cap, uint64_t b)
     snprintf(buf, cap, i ? "%.1f %s" : "%.0f %s", v, u[i]);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* ---- prove ---- */
 static int cmd_prove(int argc, char **argv)
 {
@@ -202,11 +213,21 @@ static int cmd_prove(int argc, char **argv)
                                          {"check", required_argument, 0, 'c'},  {"proof-bin", required_argument, 0, 'b'},
                                          {"no-verify", no_argument, 0, 'N'},    {"quiet", no_argument, 0, 'q'},
                                          {"verbose", no_argument, 0, 'v'},      {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+                                         {"repeat", required_argument, 0, 'r'}, {0, 0, 0, 0}};
     const char *device = "auto", *check = NULL, *bin = NULL;
-    int no_verify = 0, c;
-    while ((c = getopt_long(argc, argv, "d:t:c:b:qvh", opts, NULL)) != -1) {
+    int no_verify = 0, c, repeat = 1;
+    while ((c = getopt_long(argc, argv, "d:t:c:b:r:qvh", opts, NULL)) != -1) {
         switch (c) {
+        case 'r': {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*end || n < 1 || n > 1000) {
+                msg("--repeat: '%s' is not a count (1..1000)", optarg);
+                return EXIT_USAGE;
+            }
+            repeat = (int)n;
+            break;
+        }
         case 'd': device = optarg; break;
         case 't': {
             char *end;
@@ -279,8 +300,46 @@ static int cmd_prove(int argc, char **argv)
     po.skip_verify = no_verify;
     cz_prove_timings tm;
     cz_proof proof;
+    cz_prove_timings *runs = NULL;
+    if (repeat > 1) {
+        po.keep_resident = 1;
+        if (be->ops->host_allocator) po.alloc = be->ops->host_allocator(be);
+        if (!(runs = calloc((size_t)repeat, sizeof *runs))) {
+            st = cz_error_set(&err, CZ_ERR_NO_MEMORY, "out of memory");
+            goto out_wtns;
+        }
+    }
     stage(no_verify ? "proving" : "proving and verifying");
-    if ((st = cz_groth16_prove(&proof, &zk, &w, &po, &tm, &err)) != CZ_OK) goto out_wtns;
+    for (int i = 0; i < repeat; i++) {
+        if ((st = cz_groth16_prove(&proof, &zk, &w, &po, &tm, &err)) != CZ_OK) break;
+        if (runs) {
+            runs[i] = tm;
+            if (g_verbose)
+                msg("proof %d/%d: synthesis %.3f, h %.3f, msm A %.3f B1 %.3f B2 %.3f C %.3f H %.3f, finalize %.3f, "
+                    "verify %.3f, total %.3f s",
+                    i + 1, repeat, tm.synth, tm.h, tm.msm_a, tm.msm_b1, tm.msm_b2, tm.msm_c, tm.msm_h, tm.finalize,
+                    tm.verify, tm.total);
+        }
+    }
+    cz_groth16_drop_resident(be, &zk); /* no-op unless keep_resident */
+    if (st != CZ_OK) {
+        free(runs);
+        goto out_wtns;
+    }
+    if (runs) { /* the stage times reported below: medians over the proofs after the first */
+        int m = repeat - 1;
+        double *col = malloc((size_t)m * sizeof *col);
+        double *fields[] = {&tm.synth, &tm.h, &tm.msm_a, &tm.msm_b1, &tm.msm_b2, &tm.msm_c, &tm.msm_h,
+                            &tm.finalize, &tm.verify, &tm.total};
+        for (size_t f = 0; col && f < sizeof fields / sizeof *fields; f++) {
+            size_t off = (size_t)((char *)fields[f] - (char *)&tm);
+            for (int i = 0; i < m; i++) col[i] = *(const double *)((const char *)&runs[i + 1] + off);
+            qsort(col, (size_t)m, sizeof *col, cmp_double);
+            *fields[f] = m % 2 ? col[m / 2] : 0.5 * (col[m / 2 - 1] + col[m / 2]);
+        }
+        free(col);
+        free(runs);
+    }
     stage_done();
 
     /* outputs: every file complete or none (best effort across files: the
@@ -313,6 +372,7 @@ static int cmd_prove(int argc, char **argv)
         msg("%s: %s, domain %u (2^%u), %u variables, %u public", zkey_path, cz_curve_name(zk.curve), zk.domain_size,
             zk.log_domain, zk.n_vars, zk.n_public);
         msg("time: load key %.3fs, witness %.3fs", t_key, t_wtns);
+        if (repeat > 1) msg("time: medians of proofs 2..%d (warm: key resident, pinned buffers):", repeat);
         msg("time: synthesis (a,b,c) %.3fs, h (3 iNTT + 3 coset NTT) %.3fs", tm.synth, tm.h);
         msg("time: msm A %.3fs, B1 %.3fs, B2 (G2) %.3fs, C %.3fs, H %.3fs", tm.msm_a, tm.msm_b1, tm.msm_b2, tm.msm_c,
             tm.msm_h);

@@ -52,6 +52,14 @@ cz_status cz_cuda_bases_pin(cz_cuda *ctx, const void *host, size_t bytes, cz_err
 void cz_cuda_bases_release(cz_cuda *ctx, const void *host);
 /* bytes of VRAM held by resident bases */
 size_t cz_cuda_bases_resident(const cz_cuda *ctx);
+/* (The same table keeps scalars resident: the prover pins a witness for the
+ * four MSMs that read it; cz_cuda_msm_* look scalars up like bases.) */
+
+/* Page-locked host memory (cudaHostAlloc: the GPU copies from it at ~55
+ * GB/s, pageable memory goes at ~8). Pinning is slow (~1.8 GB/s), so callers
+ * reuse these buffers. NULL when it cannot be had (use pageable memory). */
+void *cz_cuda_host_alloc(cz_cuda *ctx, size_t bytes);
+void cz_cuda_host_free(cz_cuda *ctx, void *p);
 
 /* The H step of backend/backend.h's compute_h, on the GPU (cuda/ntt.cu). */
 cz_status cz_cuda_compute_h(cz_cuda *ctx, cz_curve curve, unsigned log_n, void *a, void *b, void *c,

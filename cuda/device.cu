@@ -274,3 +274,22 @@ extern "C" void cz_cuda_bases_release(cz_cuda *ctx, const void *host)
 }
 
 extern "C" size_t cz_cuda_bases_resident(const cz_cuda *ctx) { return ctx ? ctx->res_bytes : 0; }
+
+extern "C" void *cz_cuda_host_alloc(cz_cuda *ctx, size_t bytes)
+{
+    if (!ctx || !bytes) return NULL;
+    cz_error err;
+    if (cz_cuda_enter(ctx, &err) != CZ_OK) return NULL;
+    void *p = NULL;
+    if (cudaHostAlloc(&p, bytes, cudaHostAllocDefault) != cudaSuccess) {
+        (void)cudaGetLastError(); /* not sticky: the caller takes pageable memory */
+        return NULL;
+    }
+    return p;
+}
+
+extern "C" void cz_cuda_host_free(cz_cuda *ctx, void *p)
+{
+    if (!ctx || !p) return;
+    if (cudaFreeHost(p) != cudaSuccess) (void)cudaGetLastError();
+}

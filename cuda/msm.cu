@@ -9,7 +9,9 @@
  *  - points are processed in chunks (CZ_MSM_CHUNK, default 2^25), each an
  *    independent MSM whose result is added on the host (bounds the scratch);
  *  - per chunk, on ctx->h2d: the scalars are uploaded (straight from pinned
- *    host memory, else through the two pinned staging buffers), then, if the
+ *    host memory, else through the two pinned staging buffers) unless they
+ *    are resident (the prover keeps the witness in VRAM for its four MSMs
+ *    with cz_cuda_bases_pin), then, if the
  *    bases are not resident (cz_cuda_bases_lookup), the bases, the same way;
  *  - on ctx->compute: k_classify (range check, class per scalar, per-block
  *    counts), k_scan (block offsets, m and m1), the counts go to the host;
@@ -505,6 +507,8 @@ template <class T> struct call {
     char *var_base;
     size_t var_reserved;
     const affine<F> *resident; /* device copy of all n bases, or NULL */
+    const uint4 *resident_scal; /* device copy of all n scalars, or NULL */
+    const uint4 *d_scal;        /* this chunk's scalars on the device */
     /* the chunk */
     size_t off, len, nblk;
     const uint8_t *h_scal;
@@ -539,7 +543,7 @@ template <class T> struct call {
                                 cv.used, var_reserved, m, c);
         if (m + m1 > 0) {
             k_compact<typename T::FRP><<<(unsigned)nblk, PREP_BLOCK, 0, ctx->compute>>>(
-                fx.scal, len, mont, fx.off_other, fx.off_one, p.c, p.W, m, v.keys, v.vals, fx.idx1);
+                d_scal, len, mont, fx.off_other, fx.off_one, p.c, p.W, m, v.keys, v.vals, fx.idx1);
             CZ_CUDA_TRY(ctx, err, cudaGetLastError());
         }
         keys_sorted = v.keys;
@@ -592,15 +596,20 @@ template <class T> struct call {
         /* scalars; the previous chunk's compute work must be done with the buffers */
         CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->h2d, st->ev_done, 0));
         if ((s = ex.mark(PH_START)) != CZ_OK) return s;
-        no_poll np;
-        s = upload(ctx, st, fx.scal, h_scal + 32 * off, 32 * len, np, err);
-        if (s != CZ_OK) return s;
+        if (resident_scal) { /* kept in VRAM by the caller (a witness used by several MSMs) */
+            d_scal = resident_scal + 2 * off;
+        } else {
+            no_poll np;
+            s = upload(ctx, st, fx.scal, h_scal + 32 * off, 32 * len, np, err);
+            if (s != CZ_OK) return s;
+            d_scal = fx.scal;
+        }
         CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_scal, ctx->h2d));
         /* classify and count */
         CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, st->ev_scal, 0));
         CZ_CUDA_TRY(ctx, err, cudaMemsetAsync(fx.flags, 0, FL_COUNT * sizeof(uint32_t), ctx->compute));
         CZ_CUDA_TRY(ctx, err, cudaMemsetAsync(fx.flags + FL_FIRST_BAD, 0xff, sizeof(uint32_t), ctx->compute));
-        k_classify<typename T::FRP><<<(unsigned)nblk, PREP_BLOCK, 0, ctx->compute>>>(fx.scal, len, mont, fx.blkcnt,
+        k_classify<typename T::FRP><<<(unsigned)nblk, PREP_BLOCK, 0, ctx->compute>>>(d_scal, len, mont, fx.blkcnt,
                                                                                     fx.flags);
         CZ_CUDA_TRY(ctx, err, cudaGetLastError());
         k_scan<<<1, SCAN_BLOCK, 0, ctx->compute>>>(fx.blkcnt, nblk, fx.off_other, fx.off_one, fx.flags);
@@ -687,6 +696,10 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
     cl.h_scal = (const uint8_t *)scalars;
     cl.h_bases = (const affine<F> *)bases;
     cl.resident = (const affine<F> *)cz_cuda_bases_lookup(ctx, bases, n * sizeof(affine<F>));
+    /* scalars kept resident the same way (cz_cuda_bases_pin); 16-byte
+     * aligned as k_classify's vector loads need */
+    cl.resident_scal = (const uint4 *)cz_cuda_bases_lookup(ctx, scalars, n * 32);
+    if (((uintptr_t)cl.resident_scal & 15) != 0) cl.resident_scal = NULL;
     size_t nc = cl.kn.chunk ? cl.kn.chunk : CHUNK_DEFAULT;
     if (nc > MAX_CHUNK) nc = MAX_CHUNK;
     if (nc > n) nc = n;

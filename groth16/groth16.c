@@ -111,6 +111,14 @@ cz_status cz_groth16_prove_abc(cz_proof *out, const cz_zkey *zk, const cz_wtns *
     return CZ_OK;
 }
 
+void cz_groth16_drop_resident(cz_backend *be, const cz_zkey *zk)
+{
+    if (!be || !zk || !be->ops->drop_bases) return;
+    const void *sec[5] = {zk->a, zk->b1, zk->b2, zk->c, zk->h};
+    for (int i = 0; i < 5; i++)
+        if (sec[i]) be->ops->drop_bases(be, sec[i]);
+}
+
 cz_status cz_groth16_prove(cz_proof *out, const cz_zkey *zk, const cz_wtns *w, const cz_prove_opts *opts,
                            cz_prove_timings *t, cz_error *err)
 {

@@ -49,6 +49,10 @@ typedef struct cz_prove_opts {
     const uint8_t *fixed_r, *fixed_s;
 } cz_prove_opts;
 
+/* Drops the device copies of the key's point sections that proofs with
+ * keep_resident left on the backend (before the key is freed). */
+void cz_groth16_drop_resident(cz_backend *be, const cz_zkey *zk);
+
 /* Bytes of the a, b, c working set for a key: 3 x domain x 32. */
 size_t cz_groth16_abc_bytes(const cz_zkey *zk);
 

@@ -112,7 +112,12 @@ static cz_status GN(prove_abc)(cz_proof *out, const cz_zkey *zk, const cz_wtns *
     if (be->ops->keep_bases)
         for (int i = 0; i < 5; i++)
             if (secb[i]) (void)be->ops->keep_bases(be, sec[i], secb[i], NULL);
+    /* the witness goes to the device once for the four MSMs that read it
+     * (A, B1, B2 over all of it, C over its private part) */
+    int wres = be->ops->keep_bases && be->ops->drop_bases &&
+               be->ops->keep_bases(be, w->values, (size_t)zk->n_vars * sizeof(FR), NULL) == CZ_OK;
     st = GN(msm5)(zk, w, a, be, &pa, &pb1, &pb2, &pc, &ph, t, t1, err);
+    if (wres) be->ops->drop_bases(be, w->values);
     if (be->ops->drop_bases && !o->keep_resident)
         for (int i = 0; i < 5; i++) be->ops->drop_bases(be, sec[i]);
     if (st != CZ_OK) return st;

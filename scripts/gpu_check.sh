@@ -16,6 +16,16 @@
 #   scripts/gpu_check.sh ptx            a second build with -DCZ_CUDA_PTX=ON (PTX
 #                                       carry-chain products): its GPU tests and
 #                                       the MSM benchmark, to compare
+#   scripts/gpu_check.sh buildptx       that build alone (build + buildptx at the
+#                                       start run both builds side by side)
+#   scripts/gpu_check.sh testsboth      testbig of the default build and test of
+#                                       the PTX build side by side (correctness
+#                                       only: they share the GPU)
+#   scripts/gpu_check.sh warm K[:curve[:profile]] ..
+#                                       warm proofs: gen-circuit + setup, then
+#                                       `cuzk prove --repeat 4 -v` on cuda (key
+#                                       resident, pinned a/b/c; medians of 2..4)
+#   scripts/gpu_check.sh trace          CZ_MSM_TRACE=1 MSM phases up to 2^24
 #
 # Stages can be combined: scripts/gpu_check.sh build test prove 16 20.
 # The GPU machine has no Debian packages: GMP (the tests' oracle) comes from
@@ -31,7 +41,7 @@ mkdir -p "$final"
 trap 'tar czf "$final/gpu-check.tar.gz" -C "$out" . 2>/dev/null' EXIT
 # an outer `timeout` (the device tool's 10-minute limit) still gets the archive
 trap 'echo "stopped by signal" >>"$out/stopped.txt"; exit 124' TERM INT
-bld=build-gpu
+bld=${CZ_GPU_BUILD:-build-gpu} # (another tree: for a dry run of the scripting)
 # only what the stages use (the host-side CUDA tests run in CI)
 targets="cuzk test_gpu_ff test_gpu_ntt test_gpu_msm bench_gpu_msm bench_gpu_ntt"
 jobs=$(nproc 2>/dev/null || echo 4)
@@ -69,6 +79,68 @@ stage_build() {
   local rc=$?
   tail -5 "$out/build.log"
   return $rc
+}
+
+# configure + build the PTX variant (tree build-gpu-ptx)
+stage_buildptx() {
+  local flags
+  flags=$(gmp)
+  # shellcheck disable=SC2086
+  cmake -S . -B build-gpu-ptx -DCMAKE_BUILD_TYPE=Release -DCZ_CUDA=ON -DCZ_CUDA_PTX=ON $flags >"$out/build-ptx.log" 2>&1 &&
+    cmake --build build-gpu-ptx -j "$jobs" --target $targets >>"$out/build-ptx.log" 2>&1
+  local rc=$?
+  [ $rc -eq 0 ] || tail -20 "$out/build-ptx.log"
+  return $rc
+}
+
+# both GPU test runs at once (the GPU has room; the CPU oracles share the cores)
+stage_testsboth() {
+  export LD_LIBRARY_PATH=$(cat /tmp/gmp/libdir 2>/dev/null):${LD_LIBRARY_PATH:-}
+  (cd $bld && CZ_GPU_TEST_BIG=1 ctest -L gpu --timeout 550 --output-on-failure) >"$out/test-gpu-big.log" 2>&1 &
+  local p1=$!
+  (cd build-gpu-ptx && ctest -L gpu --timeout 550 --output-on-failure) >"$out/test-gpu-ptx.log" 2>&1 &
+  local p2=$!
+  wait $p1
+  local r1=$?
+  wait $p2
+  local r2=$?
+  echo "== default build, CZ_GPU_TEST_BIG=1:"
+  grep -E "Test #|tests passed|FAIL|fail" "$out/test-gpu-big.log" | head -40
+  echo "== PTX build:"
+  grep -E "Test #|tests passed|FAIL|fail" "$out/test-gpu-ptx.log" | head -40
+  [ $r1 -eq 0 ] && [ $r2 -eq 0 ]
+}
+
+# warm K[:curve[:profile]]: the proofs the goals speak of (key resident)
+stage_warm() {
+  local spec k curve prof curves profs
+  for spec in "$@"; do
+    IFS=: read -r k curve prof <<<"$spec"
+    curves=${curve:-bls12-381 bn254}
+    profs=${prof:-dense filecoin}
+    for curve in $curves; do
+      for prof in $profs; do
+        local n=$(((1 << k) - 400)) base=/tmp/w$k-$curve-$prof
+        ./$bld/cuzk gen-circuit --curve $curve --constraints $n --profile $prof --seed 2 -o $base -q &&
+          ./$bld/cuzk setup --insecure-dev $base.r1cs $base.zkey --seed 2 -q 2>/dev/null || {
+          echo "2^$k $curve $prof: key generation failed"
+          continue
+        }
+        if ./$bld/cuzk prove --device cuda --repeat 4 -v $base.zkey $base.wtns $base.proof.json $base.public.json \
+          >"$out/warm-$k-$curve-$prof.log" 2>&1; then
+          echo "2^$k $curve $prof warm: $(grep -E 'time: (synthesis|msm|finalize)' "$out/warm-$k-$curve-$prof.log" | tr '\n' ' ')"
+        else
+          echo "2^$k $curve $prof warm: FAILED (see warm-$k-$curve-$prof.log)"
+        fi
+        rm -f $base.zkey $base.r1cs $base.wtns
+      done
+    done
+  done 2>&1 | tee -a "$out/warm.log"
+}
+
+stage_trace() {
+  CZ_MSM_TRACE=1 ./$bld/bench/bench_gpu_msm --max-log=24 --g2-log=20 --repeats=1 >"$out/trace.log" 2>&1
+  grep -E "bls12_381_g1.*chunk 0\+16777216|bn254_g1.*chunk 0\+16777216" "$out/trace.log" | head -8
 }
 
 stage_testbig() {
@@ -127,14 +199,11 @@ stage_setup24() {
 }
 
 stage_ptx() {
-  local flags
-  flags=$(gmp)
   export LD_LIBRARY_PATH=$(cat /tmp/gmp/libdir 2>/dev/null):${LD_LIBRARY_PATH:-}
-  # shellcheck disable=SC2086
-  cmake -S . -B build-gpu-ptx -DCMAKE_BUILD_TYPE=Release -DCZ_CUDA=ON -DCZ_CUDA_PTX=ON $flags >"$out/build-ptx.log" 2>&1 &&
-    cmake --build build-gpu-ptx -j "$jobs" --target $targets >>"$out/build-ptx.log" 2>&1 || { tail -20 "$out/build-ptx.log"; return 1; }
-  (cd build-gpu-ptx && ctest -L gpu --output-on-failure) 2>&1 | tee "$out/test-gpu-ptx.log"
-  ./build-gpu-ptx/bench/bench_gpu_msm 2>&1 | tee "$out/bench-msm-ptx.log"
+  [ -x build-gpu-ptx/bench/bench_gpu_msm ] || stage_buildptx || return 1
+  [ -f "$out/test-gpu-ptx.log" ] || (cd build-gpu-ptx && ctest -L gpu --output-on-failure) 2>&1 | tee "$out/test-gpu-ptx.log"
+  ./build-gpu-ptx/bench/bench_gpu_msm --max-log=24 2>&1 | tee "$out/bench-msm-ptx.log"
+  ./build-gpu-ptx/bench/bench_gpu_ntt 2>&1 | tee "$out/bench-ntt-ptx.log"
 }
 
 stage_bench() {
@@ -149,7 +218,27 @@ while [ $# -gt 0 ]; do
   s=$1
   shift
   case $s in
-  build) stage_build || exit 1 ;;
+  build)
+    if [ "${1:-}" = buildptx ]; then # side by side
+      shift
+      gmp >/dev/null # unpacked once, before both start
+      stage_buildptx &
+      p=$!
+      stage_build || exit 1
+      wait $p || rc=1
+    else
+      stage_build || exit 1
+    fi
+    ;;
+  buildptx) stage_buildptx || rc=1 ;;
+  testsboth) stage_testsboth || rc=1 ;;
+  warm)
+    ws=()
+    while [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+(:|$) ]]; do ws+=("$1"); shift; done
+    [ ${#ws[@]} -eq 0 ] && ws=(20 22)
+    stage_warm "${ws[@]}" || rc=1
+    ;;
+  trace) stage_trace || rc=1 ;;
   test) stage_test || rc=1 ;;
   testbig) stage_testbig || rc=1 ;;
   prove)

@@ -107,6 +107,15 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
   # auto falls back to the CPU and proves
   check "$cuzk" prove -q --device auto "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}"
 fi
+# --repeat: several proofs in one process, each stage's median reported, the last proof written
+rm -f "${P[@]}"
+"$cuzk" prove -v --repeat 3 "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}" 2>"$tmp/rep.err" >/dev/null
+check test "$?" = 0
+check test "$(grep -c '^cuzk: proof [123]/3: ' "$tmp/rep.err")" = 3
+check grep -q "medians of proofs 2..3" "$tmp/rep.err"
+check sj_accepts "$F/verification_key.json" "${P[1]}" "${P[0]}"
+expect_fail 2 "--repeat: '0'" prove --repeat 0 "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}"
+expect_fail 2 "--repeat: 'x'" prove -r x "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}"
 head -c 5000 "$F/circuit.zkey" >"$tmp/trunc.zkey"
 expect_fail 3 "trunc.zkey" prove "$tmp/trunc.zkey" "$F/witness.wtns" "${P[@]}"
 head -c 100 "$F/witness.wtns" >"$tmp/trunc.wtns"

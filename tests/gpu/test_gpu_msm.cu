@@ -173,7 +173,7 @@ template <class T> static void oracle_naive(const inst<T> &I, typename T::jac *r
 
 /* how the bases and scalars reach the GPU */
 enum { B_RESIDENT = 1, B_PAGEABLE = 2, B_PINNED = 4, B_ALL = 7 };
-enum { S_PAGEABLE = 1, S_PINNED = 2 };
+enum { S_PAGEABLE = 1, S_PINNED = 2, S_RESIDENT = 3 }; /* S_RESIDENT: cz_cuda_bases_pin on the scalars */
 enum { F_CANON = 1, F_MONT = 2, F_BOTH = 3 };
 
 static const char *bmode_name(int b) { return b == B_RESIDENT ? "resident" : b == B_PAGEABLE ? "streamed" : "streamed-pinned"; }
@@ -214,13 +214,23 @@ static void check(const inst<T> &I, const typename T::jac *expect, const char *w
                 }
                 sc = ps.p;
             }
+            bool sres = false;
+            if (smode == S_RESIDENT && I.n) {
+                cz_error perr;
+                cz_error_clear(&perr);
+                sres = cz_cuda_bases_pin(g_ctx, sc, 32 * I.n, &perr) == CZ_OK;
+                CHECK_MSG(sres, "%s: bases_pin of the scalars: %s", T::name(), cz_error_msg(&perr));
+                if (!sres) continue;
+            }
             typename T::jac R;
             cz_error err;
             cz_error_clear(&err);
             cz_status st = T::gpu(g_ctx, &R, bases, sc, I.n, mont ? CZ_MSM_MONTGOMERY : CZ_MSM_CANONICAL, &err);
             CHECK_MSG(st == CZ_OK && T::eq(&R, expect), "%s %s n=%zu bases %s scalars %s form %s: %s%s", T::name(),
-                      what, I.n, bmode_name(bm), smode == S_PINNED ? "pinned" : "pageable", mont ? "mont" : "canon",
+                      what, I.n, bmode_name(bm),
+                      smode == S_PINNED ? "pinned" : smode == S_RESIDENT ? "resident" : "pageable", mont ? "mont" : "canon",
                       st == CZ_OK ? "wrong result" : "error: ", st == CZ_OK ? "" : cz_error_msg(&err));
+            if (sres) cz_cuda_bases_release(g_ctx, sc);
         }
         if (bm == B_RESIDENT && I.n) cz_cuda_bases_release(g_ctx, bases);
     }
@@ -246,7 +256,9 @@ template <class T> static void test_random_sizes(void)
         if (n <= (1u << 16)) {
             check<T>(I, &expect, "random", B_ALL, F_BOTH, S_PAGEABLE);
             check<T>(I, &expect, "random", B_RESIDENT | B_PINNED, F_MONT, S_PINNED);
+            check<T>(I, &expect, "random", B_RESIDENT | B_PAGEABLE, F_BOTH, S_RESIDENT);
         } else {
+            check<T>(I, &expect, "random", B_RESIDENT, F_MONT, S_RESIDENT);
             check<T>(I, &expect, "random", B_RESIDENT, F_MONT, S_PINNED);
             check<T>(I, &expect, "random", B_PAGEABLE, F_CANON, S_PAGEABLE);
             check<T>(I, &expect, "random", B_PINNED, F_CANON, S_PINNED);
@@ -274,6 +286,7 @@ template <class T> static void test_witness_like(size_t n)
     typename T::jac expect;
     oracle<T>(I, &expect);
     check<T>(I, &expect, "witness-like", B_RESIDENT | B_PAGEABLE, F_BOTH, S_PINNED);
+    check<T>(I, &expect, "witness-like", B_RESIDENT, F_MONT, S_RESIDENT);
 }
 
 static void set_knob(const char *name, long v)
@@ -312,6 +325,25 @@ template <class T> static void test_knobs(void)
     set_knob("CZ_MSM_RUN", 0);
     set_knob("CZ_MSM_CHUNK", 1000);
     check<T>(I, &expect, "chunk 1000", B_ALL, F_BOTH);
+    check<T>(I, &expect, "chunk 1000", B_RESIDENT | B_PAGEABLE, F_MONT, S_RESIDENT);
+    {
+        /* scalars inside a larger resident buffer (the prover's C MSM reads
+         * the witness from index n_public + 1 of the resident copy) */
+        const size_t skip = 3;
+        std::vector<uint8_t> big(32 * (I.n + skip));
+        memcpy(big.data() + 32 * skip, I.scalars(true), 32 * I.n);
+        cz_error e;
+        cz_error_clear(&e);
+        cz_status ps = cz_cuda_bases_pin(g_ctx, big.data(), big.size(), &e);
+        CHECK_MSG(ps == CZ_OK, "%s: bases_pin of a scalar buffer: %s", T::name(), cz_error_msg(&e));
+        if (ps == CZ_OK) {
+            typename T::jac R;
+            cz_status st = T::gpu(g_ctx, &R, I.bases.data(), big.data() + 32 * skip, I.n, CZ_MSM_MONTGOMERY, &e);
+            CHECK_MSG(st == CZ_OK && T::eq(&R, &expect), "%s: scalars at offset %zu of a resident buffer: %s",
+                      T::name(), skip, st == CZ_OK ? "wrong result" : cz_error_msg(&e));
+            cz_cuda_bases_release(g_ctx, big.data());
+        }
+    }
     set_knob("CZ_MSM_CHUNK", 1);
     inst<T> J;
     J.init(5);
