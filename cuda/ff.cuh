@@ -290,7 +290,11 @@ template <class P> struct fp {
      * instructions per word against ~6N for the 64-bit accumulations the
      * compiler makes of mul_inline. t keeps N + 2 words, the top one at most
      * 1 (t < 2p (1 + 2^32) before each shift). Checked against the CPU field
-     * by tests/gpu/test_gpu_ff.cu in a build with CZ_CUDA_PTX. */
+     * by tests/gpu/test_gpu_ff.cu in a build with CZ_CUDA_PTX.
+     * STATUS: wrong on the H200 (2026-11-29, 60% of products differ), so CMake
+     * refuses the option. The statements were plain asm(): the compiler may
+     * move them apart, and the carry flag between them is invisible to it;
+     * they are asm volatile now (kept in order), not yet rerun on a GPU. */
     __device__ __forceinline__ static fp mul_ptx(const fp &a, const fp &b)
     {
         uint32_t t[N + 2];
@@ -300,27 +304,27 @@ template <class P> struct fp {
         for (int i = 0; i < N; i++) {
             const uint32_t bi = b.l[i];
             /* t += a b_i: low halves at j, high halves at j + 1 */
-            asm("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a.l[0]), "r"(bi));
+            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a.l[0]), "r"(bi));
 #pragma unroll
-            for (int j = 1; j < N; j++) asm("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a.l[j]), "r"(bi));
-            asm("addc.u32 %0, %0, 0;" : "+r"(t[N]));
-            asm("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a.l[0]), "r"(bi));
+            for (int j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a.l[j]), "r"(bi));
+            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));
+            asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a.l[0]), "r"(bi));
 #pragma unroll
             for (int j = 1; j < N; j++)
-                asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a.l[j]), "r"(bi));
-            asm("addc.u32 %0, 0, 0;" : "=r"(t[N + 1]));
+                asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a.l[j]), "r"(bi));
+            asm volatile("addc.u32 %0, 0, 0;" : "=r"(t[N + 1]));
             /* t += m p: t_0 becomes 0 */
             const uint32_t m = t[0] * P::PINV;
-            asm("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(P::p(0)));
+            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(P::p(0)));
 #pragma unroll
-            for (int j = 1; j < N; j++) asm("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(P::p(j)));
-            asm("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
-            asm("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-            asm("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(P::p(0)));
+            for (int j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(P::p(j)));
+            asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
+            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+            asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(P::p(0)));
 #pragma unroll
             for (int j = 1; j < N; j++)
-                asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(P::p(j)));
-            asm("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+                asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(P::p(j)));
+            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
             /* t /= 2^32 */
 #pragma unroll
             for (int j = 0; j <= N; j++) t[j] = t[j + 1];
