@@ -1,0 +1,102 @@
+/*
+ * engine/budget: one byte budget for the whole process.
+ *
+ * DESIGN: every large consumer (proving keys in host memory, constraint
+ * matrices, each job's working set, the buffers of the pinned pool) reserves
+ * bytes here before it allocates and releases them, in phases, as it frees.
+ * The process therefore never holds more large memory than the budget.
+ *
+ * When a reservation does not fit, the budget makes room in a fixed order:
+ *   1. it asks the reclaimers of stage CZ_RECLAIM_POOL (the pinned pool:
+ *      give back idle buffers),
+ *   2. then those of stage CZ_RECLAIM_KEYS (evict idle keys and matrices,
+ *      least recently used first),
+ *   3. then it waits until other reservations are released, up to a
+ *      deadline, or until the caller's cancel flag is set.
+ * A request larger than the whole budget fails at once with CZ_ERR_BUDGET
+ * and a message saying how many bytes it needs and how large the budget is.
+ *
+ * Reclaimers are called WITHOUT the budget's lock held (they free memory and
+ * call cz_budget_release themselves); they must not reserve. All functions
+ * are thread-safe.
+ *
+ * The limit: set explicitly, or detected: the cgroup v2 memory.max of this
+ * process's cgroup (when not "max"), else MemAvailable of /proc/meminfo; in
+ * both cases minus a safety margin (default: 5% of it, at least 256 MiB, at
+ * most 4 GiB) for everything small that is not counted.
+ */
+#ifndef CZ_ENGINE_BUDGET_H
+#define CZ_ENGINE_BUDGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+typedef enum cz_mem_consumer {
+    CZ_MEM_KEY = 0,  /* proving keys held in host memory */
+    CZ_MEM_MATRIX,   /* constraint matrices (CSR) */
+    CZ_MEM_WORKSET,  /* a job's working memory outside the pool */
+    CZ_MEM_POOL,     /* buffers of the pinned pool (engine/bufpool.h) */
+    CZ_MEM_OTHER,
+    CZ_MEM_CONSUMERS_
+} cz_mem_consumer;
+
+const char *cz_mem_consumer_name(cz_mem_consumer c); /* "key", "matrix", ... */
+
+typedef enum cz_reclaim_stage { CZ_RECLAIM_POOL = 0, CZ_RECLAIM_KEYS = 1, CZ_RECLAIM_STAGES_ } cz_reclaim_stage;
+
+/* Frees what it can, up to at least `need` bytes if possible, releasing the
+ * bytes through cz_budget_release; returns the number of bytes it released
+ * (0: nothing idle). */
+typedef size_t (*cz_reclaim_fn)(void *ctx, size_t need);
+
+typedef struct cz_budget cz_budget;
+
+typedef struct cz_budget_stats {
+    size_t limit;                        /* bytes */
+    size_t used, peak;                   /* reserved now, highest ever */
+    size_t by[CZ_MEM_CONSUMERS_];        /* reserved now, per consumer */
+    uint64_t reservations;               /* successful reserves */
+    uint64_t waits;                      /* reserves that had to wait */
+    uint64_t reclaims[CZ_RECLAIM_STAGES_]; /* reclaimer calls that freed something */
+    size_t reclaimed[CZ_RECLAIM_STAGES_];  /* bytes they freed */
+    uint64_t refused;                    /* requests larger than the budget */
+} cz_budget_stats;
+
+/* Detects the memory available to this process (see DESIGN), before the
+ * margin. *source gets "cgroup memory.max" or "MemAvailable" (may be NULL).
+ * 0 if neither can be read. */
+size_t cz_budget_detect(const char **source);
+
+/* limit 0: detected minus the margin; margin (bytes) applies to detected
+ * limits only, 0 = the default. CZ_ERR_UNSUPPORTED when limit is 0 and
+ * nothing can be detected. */
+cz_status cz_budget_create(cz_budget **out, size_t limit, size_t margin, cz_error *err);
+void cz_budget_free(cz_budget *b);
+
+/* Several reclaimers per stage are allowed (called in registration order);
+ * at most 8 per stage. */
+cz_status cz_budget_add_reclaimer(cz_budget *b, cz_reclaim_stage stage, cz_reclaim_fn fn, void *ctx);
+
+/* Reserves bytes for consumer who, making room as DESIGN says.
+ * timeout_s < 0: wait without a deadline. cancel (may be NULL): polled while
+ * waiting; when it becomes non-zero the call returns CZ_ERR_CANCELLED.
+ * Errors: CZ_ERR_BUDGET (bytes > limit: never fits), CZ_ERR_TIMEOUT,
+ * CZ_ERR_CANCELLED, each with a message naming the consumer and sizes.
+ * bytes == 0 succeeds at once. */
+cz_status cz_budget_reserve(cz_budget *b, cz_mem_consumer who, size_t bytes, double timeout_s,
+                            const volatile int *cancel, cz_error *err);
+/* Only if it fits now: no reclaim, no wait. 1 reserved, 0 not. */
+int cz_budget_try_reserve(cz_budget *b, cz_mem_consumer who, size_t bytes);
+/* Gives bytes back (at most what who holds: releasing more is a bug,
+ * clamped and counted, never underflows). Wakes waiters. */
+void cz_budget_release(cz_budget *b, cz_mem_consumer who, size_t bytes);
+/* Moves bytes from one consumer to another without a new reservation (a
+ * pool buffer handed over as a job's working set, say). */
+void cz_budget_transfer(cz_budget *b, cz_mem_consumer from, cz_mem_consumer to, size_t bytes);
+
+void cz_budget_stats_get(cz_budget *b, cz_budget_stats *out);
+size_t cz_budget_limit(const cz_budget *b);
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * engine/bufpool: a pool of large host buffers that the GPU reads at line
+ * rate (pinned with cudaHostAlloc in CUDA builds), reused across jobs.
+ *
+ * DESIGN: pinning is slow (~1.8 GB/s on the H200 host, LIMITS.md), so
+ * buffers are never allocated per proof: a job gets a buffer from the free
+ * list (best fit: the smallest free buffer that is large enough, if it is
+ * not more than twice the request), gives it back when done, and the next
+ * job reuses it. Every byte the pool holds, in use or idle, is reserved in
+ * the memory budget (engine/budget.h, consumer CZ_MEM_POOL); the pool
+ * registers itself as the budget's first reclaimer, giving back idle
+ * buffers (largest first) when another consumer needs room.
+ *
+ * Memory comes from an allocator (util/alloc.h): the CUDA backend's pinned
+ * allocator, or ordinary 64-byte-aligned memory in CPU builds. When the
+ * allocator fails (pinning refused) the pool falls back to ordinary memory
+ * for that buffer, says so once on the log callback, and counts it.
+ *
+ * Thread-safe. Counters: hits (served from the free list), misses (new
+ * allocations), fallbacks, shrinks (buffers given back to make room).
+ */
+#ifndef CZ_ENGINE_BUFPOOL_H
+#define CZ_ENGINE_BUFPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/budget.h"
+#include "util/alloc.h"
+#include "util/error.h"
+
+typedef struct cz_bufpool cz_bufpool;
+
+typedef struct cz_bufpool_stats {
+    size_t held;      /* bytes held (in use + idle), all reserved in the budget */
+    size_t in_use;    /* bytes handed out */
+    size_t idle;      /* bytes on the free list */
+    uint64_t buffers; /* buffers held */
+    uint64_t hits, misses, fallbacks, shrinks;
+    size_t shrunk;    /* bytes given back to the budget by shrinking */
+} cz_bufpool_stats;
+
+/* alloc: where the memory comes from (NULL: ordinary aligned memory).
+ * log (may be NULL): one line, no newline, for the fallback notice. The
+ * pool adds itself as a CZ_RECLAIM_POOL reclaimer of b. */
+cz_status cz_bufpool_create(cz_bufpool **out, cz_budget *b, const cz_allocator *alloc,
+                            void (*log)(void *ctx, const char *line), void *log_ctx, cz_error *err);
+/* All buffers must have been put back. Frees every buffer and releases its
+ * bytes from the budget. */
+void cz_bufpool_free(cz_bufpool *p);
+
+/* A buffer of at least bytes (its actual size in *got, may be NULL): from the
+ * free list, else newly allocated after reserving its bytes in the budget
+ * (cz_budget_reserve with timeout_s and cancel: it may wait or fail like
+ * that call). */
+cz_status cz_bufpool_get(cz_bufpool *p, size_t bytes, void **buf, size_t *got, double timeout_s,
+                         const volatile int *cancel, cz_error *err);
+/* Back to the free list (kept for reuse; bytes stay reserved). */
+void cz_bufpool_put(cz_bufpool *p, void *buf);
+/* Frees idle buffers (largest first) until at least `need` bytes are given
+ * back or none is idle; returns the bytes released from the budget. This is
+ * the function the budget calls. need = SIZE_MAX: all idle buffers. */
+size_t cz_bufpool_shrink(cz_bufpool *p, size_t need);
+
+void cz_bufpool_stats_get(cz_bufpool *p, cz_bufpool_stats *out);
+
+#endif
