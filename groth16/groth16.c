@@ -75,8 +75,8 @@ cz_status cz_groth16_verify(const cz_vkey *vk, const void *pub, size_t npub, con
     return cz_error_set(err, CZ_ERR_UNSUPPORTED, "unknown curve");
 }
 
-cz_status cz_groth16_prove_abc(cz_proof *out, const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c,
-                               const cz_prove_opts *opts, cz_prove_timings *t, cz_error *err)
+cz_status cz_groth16_device(cz_groth16_partial *out, const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c,
+                            const cz_prove_opts *opts, cz_prove_timings *t, cz_error *err)
 {
     static const cz_prove_opts defaults;
     const cz_prove_opts *o = opts ? opts : &defaults;
@@ -90,9 +90,26 @@ cz_status cz_groth16_prove_abc(cz_proof *out, const cz_zkey *zk, const cz_wtns *
             return cz_error_set(err, st, "cannot create the CPU backend");
         be = own;
     }
-    st = zk->curve == CZ_CURVE_BN254 ? cz_bn254_prove_abc(out, zk, w, a, b, c, o, be, t, err)
-                                     : cz_bls12_381_prove_abc(out, zk, w, a, b, c, o, be, t, err);
+    st = zk->curve == CZ_CURVE_BN254 ? cz_bn254_device(out, zk, w, a, b, c, o, be, t, err)
+                                     : cz_bls12_381_device(out, zk, w, a, b, c, o, be, t, err);
     cz_backend_free(own);
+    return st;
+}
+
+cz_status cz_groth16_finalize(cz_proof *out, const cz_zkey *zk, const cz_wtns *w, const cz_groth16_partial *p,
+                              const cz_prove_opts *opts, cz_prove_timings *t, cz_error *err)
+{
+    static const cz_prove_opts defaults;
+    const cz_prove_opts *o = opts ? opts : &defaults;
+    cz_prove_timings tdummy;
+    if (!t) t = &tdummy;
+    cz_status st = cz_groth16_check_inputs(zk, w, "the proving key", "the witness", err);
+    if (st != CZ_OK) return st;
+    if (p->curve != zk->curve)
+        return cz_error_set(err, CZ_ERR_MISMATCH, "the partial proof is on %s, the key on %s", cz_curve_name(p->curve),
+                            cz_curve_name(zk->curve));
+    st = zk->curve == CZ_CURVE_BN254 ? cz_bn254_finalize(out, zk, p, o, t, err)
+                                     : cz_bls12_381_finalize(out, zk, p, o, t, err);
     if (st != CZ_OK || o->skip_verify) return st;
     /* verify before anything is written: an unsatisfied witness ends here */
     double t0 = cz_now();
@@ -109,6 +126,15 @@ cz_status cz_groth16_prove_abc(cz_proof *out, const cz_zkey *zk, const cz_wtns *
                             "with the .r1cs and --check to find the first failing constraint)");
     if (st != CZ_OK) return cz_error_set(err, st, "self-verification failed: %s", cz_error_msg(&verr));
     return CZ_OK;
+}
+
+cz_status cz_groth16_prove_abc(cz_proof *out, const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c,
+                               const cz_prove_opts *opts, cz_prove_timings *t, cz_error *err)
+{
+    cz_groth16_partial p;
+    cz_status st = cz_groth16_device(&p, zk, w, a, b, c, opts, t, err);
+    if (st != CZ_OK) return st;
+    return cz_groth16_finalize(out, zk, w, &p, opts, t, err);
 }
 
 void cz_groth16_drop_resident(cz_backend *be, const cz_zkey *zk)

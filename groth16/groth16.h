@@ -63,6 +63,25 @@ cz_status cz_groth16_check_inputs(const cz_zkey *zk, const cz_wtns *w, const cha
 /* Stage 1: a, b, c (each domain_size scalars, Montgomery) from the witness. */
 void cz_groth16_abc(const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c, cz_pool *pool);
 
+/* What stage 2 hands to stage 3: the five MSM results (Jacobian points of
+ * the key's curve, in the layouts of ec/ec.h), before blinding. */
+typedef struct cz_groth16_partial {
+    cz_curve curve;
+    uint64_t a[18], b1[18], c[18], h[18]; /* G1 */
+    uint64_t b2[36];                      /* G2 */
+} cz_groth16_partial;
+
+/* Stage 2: the H step and the MSMs on opts->backend, from a, b, c
+ * (clobbered). The engine's GPU worker runs this. */
+cz_status cz_groth16_device(cz_groth16_partial *out, const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c,
+                            const cz_prove_opts *opts, cz_prove_timings *t, cz_error *err);
+
+/* Stage 3: blinding, assembly and (unless opts->skip_verify) the pairing
+ * check against the key's verifying key; CZ_ERR_UNSATISFIED when the proof
+ * does not verify. CPU only. */
+cz_status cz_groth16_finalize(cz_proof *out, const cz_zkey *zk, const cz_wtns *w, const cz_groth16_partial *p,
+                              const cz_prove_opts *opts, cz_prove_timings *t, cz_error *err);
+
 /* Stages 2 and 3 from a, b, c (clobbered). */
 cz_status cz_groth16_prove_abc(cz_proof *out, const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c,
                                const cz_prove_opts *opts, cz_prove_timings *t, cz_error *err);

@@ -92,9 +92,11 @@ static cz_status GN(msm5)(const cz_zkey *zk, const cz_wtns *w, const void *h, cz
     t->msm_h = cz_now() - t5;
     return CZ_OK;
 }
-static cz_status GN(prove_abc)(cz_proof *out, const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c,
-                               const cz_prove_opts *o, cz_backend *be, cz_prove_timings *t, cz_error *err)
+/* stage 2: the H step and the five MSMs on the backend */
+static cz_status GN(device)(cz_groth16_partial *out, const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c,
+                            const cz_prove_opts *o, cz_backend *be, cz_prove_timings *t, cz_error *err)
 {
+    _Static_assert(sizeof(G1) <= sizeof out->a && sizeof(G2) <= sizeof out->b2, "cz_groth16_partial too small");
     cz_status st;
     double t0 = cz_now();
     if ((st = be->ops->compute_h(be, CZ_G_CURVE, zk->log_domain, a, b, c, err)) != CZ_OK) return st;
@@ -121,9 +123,29 @@ static cz_status GN(prove_abc)(cz_proof *out, const cz_zkey *zk, const cz_wtns *
     if (be->ops->drop_bases && !o->keep_resident)
         for (int i = 0; i < 5; i++) be->ops->drop_bases(be, sec[i]);
     if (st != CZ_OK) return st;
-    double t6 = cz_now();
+    memset(out, 0, sizeof *out);
+    out->curve = CZ_G_CURVE;
+    memcpy(out->a, &pa, sizeof pa);
+    memcpy(out->b1, &pb1, sizeof pb1);
+    memcpy(out->c, &pc, sizeof pc);
+    memcpy(out->h, &ph, sizeof ph);
+    memcpy(out->b2, &pb2, sizeof pb2);
+    return CZ_OK;
+}
 
-    /* blinding and assembly, as snarkjs groth16_prove.js */
+/* stage 3: blinding and assembly, as snarkjs groth16_prove.js */
+static cz_status GN(finalize)(cz_proof *out, const cz_zkey *zk, const cz_groth16_partial *part,
+                              const cz_prove_opts *o, cz_prove_timings *t, cz_error *err)
+{
+    cz_status st;
+    double t6 = cz_now();
+    G1 pa, pb1, pc, ph;
+    G2 pb2;
+    memcpy(&pa, part->a, sizeof pa);
+    memcpy(&pb1, part->b1, sizeof pb1);
+    memcpy(&pc, part->c, sizeof pc);
+    memcpy(&ph, part->h, sizeof ph);
+    memcpy(&pb2, part->b2, sizeof pb2);
     FR r, s, rs;
     if ((st = GN(blinding)(&r, o->fixed_r, "r", err)) != CZ_OK) return st;
     if ((st = GN(blinding)(&s, o->fixed_s, "s", err)) != CZ_OK) return st;

@@ -1,0 +1,126 @@
+/*
+ * engine: the proving engine. Jobs of one or more partitions (circuits that
+ * share a proving key, one witness each) go through a pipeline that keeps
+ * the device busy, under one memory budget.
+ *
+ * DESIGN (../shared/DESIGN.md, "The engine"):
+ *
+ *   submit -> [synthesis workers] -> GPU queue -> [device worker] -> [finalizer] -> result
+ *
+ *  - synthesis (CPU): a, b, c of a partition are written straight into a
+ *    buffer of the pinned pool (engine/bufpool.h): the device reads them
+ *    from there, no staging copy. Partitions are taken by priority (higher
+ *    first), then by age. How far synthesis runs ahead of the device is
+ *    bounded by the budget (a worker waits for its pool buffer), not by a
+ *    fixed count.
+ *  - device worker: the H step and the MSMs (cz_groth16_device) on the
+ *    backend, holding the device only for that; the buffer goes back to the
+ *    pool as soon as the device is done with it.
+ *  - finalizer (CPU): blinding, assembly, self-verification
+ *    (cz_groth16_finalize); when the last partition is done the job is.
+ *  - memory: keys are loaded with an allocator that reserves in the budget
+ *    (consumer CZ_MEM_KEY); idle keys (no job holds them) are unloaded least
+ *    recently used first when the budget needs room (after idle pool
+ *    buffers), and reloaded from their file when a job needs them again. A
+ *    job whose key plus one partition's working set exceeds the whole budget
+ *    fails at submit with CZ_ERR_BUDGET, saying how much it needs.
+ *  - cancel: queued partitions of a cancelled job are dropped; one in a
+ *    stage finishes that stage and is dropped after it; budget waits end.
+ *  - timings: per partition (queue wait, synthesis, device, finalize, and
+ *    the backend's own H/MSM split) and engine counters (device busy time,
+ *    pool hits/misses, budget per consumer, evictions). CZ_ENGINE_TIMELINE=1
+ *    (or config.timeline) prints one line per stage event on stderr.
+ *
+ * Thread-safe: any thread may submit, wait, cancel.
+ */
+#ifndef CZ_ENGINE_ENGINE_H
+#define CZ_ENGINE_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/budget.h"
+#include "engine/bufpool.h"
+#include "groth16/groth16.h"
+#include "io/proof.h"
+#include "io/wtns.h"
+
+typedef struct cz_engine_config {
+    size_t budget_bytes;  /* 0: detected (engine/budget.h) */
+    size_t budget_margin; /* 0: the default margin (detected budgets only) */
+    const char *device;   /* backend spec: "auto" (NULL), "cpu", "cuda", "cuda:N" */
+    int synth_workers;    /* partitions in synthesis at once (0: 2) */
+    int verify;           /* 0: skip the self-verification (default: verify, see cz_engine_config_default) */
+    int pin;              /* 0: ordinary memory for the pool even on CUDA (to measure what pinning buys) */
+    int timeline;         /* 1: per-stage timeline on stderr (also CZ_ENGINE_TIMELINE=1) */
+} cz_engine_config;
+
+void cz_engine_config_default(cz_engine_config *c);
+
+typedef struct cz_engine cz_engine;
+typedef struct cz_engine_key cz_engine_key;
+typedef struct cz_job cz_job;
+
+typedef struct cz_engine_stats {
+    cz_budget_stats budget;
+    cz_bufpool_stats pool;
+    double device_busy_s; /* time the device worker spent in device work */
+    double uptime_s;      /* since create */
+    uint64_t jobs_done, partitions_done, partitions_failed;
+    uint64_t key_loads, key_evictions;
+} cz_engine_stats;
+
+typedef struct cz_partition_timings {
+    double queue_s;    /* submit -> synthesis start */
+    double key_load_s; /* (re)loading the key for this partition, if it had to */
+    double synth_s;    /* a, b, c */
+    double gpu_wait_s; /* synthesis done -> device start */
+    double device_s;   /* H step + MSMs */
+    double finalize_s; /* assembly + verification */
+    double total_s;    /* submit -> done */
+    cz_prove_timings stages; /* the backend's split (h, msm_*) */
+    size_t abc_bytes;  /* a, b, c handed to the device */
+} cz_partition_timings;
+
+typedef struct cz_partition_result {
+    cz_status status;
+    char error[256];
+    cz_proof proof; /* valid when status == CZ_OK */
+    cz_partition_timings t;
+} cz_partition_result;
+
+cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_error *err);
+/* Cancels what is queued, waits for the workers, frees everything. Jobs and
+ * keys must have been freed/released first (their handles die with it). */
+void cz_engine_free(cz_engine *e);
+const char *cz_engine_device_name(const cz_engine *e);
+void cz_engine_stats_get(cz_engine *e, cz_engine_stats *out);
+
+/* Registers the key in path and loads it (its memory reserved in the
+ * budget; this may evict idle keys or wait). */
+cz_status cz_engine_key_add(cz_engine *e, const char *path, cz_engine_key **out, cz_error *err);
+/* Bytes of host memory the key holds when loaded. */
+size_t cz_engine_key_bytes(const cz_engine_key *k);
+/* Header facts of the key (curve, sizes), valid while registered. */
+const cz_zkey *cz_engine_key_info(const cz_engine_key *k);
+/* Unregisters (after every job using it has ended). */
+void cz_engine_key_remove(cz_engine *e, cz_engine_key *k);
+
+/* A job: n partitions proved with key, witness i for partition i (the caller
+ * keeps the witnesses alive until the job ends). Errors at submit: a witness
+ * that does not fit the key (CZ_ERR_MISMATCH naming the partition), a job
+ * that can never fit the budget (CZ_ERR_BUDGET with the bytes needed). */
+cz_status cz_engine_submit(cz_engine *e, cz_engine_key *key, const cz_wtns *const *witnesses, size_t n, int priority,
+                           cz_job **out, cz_error *err);
+/* Waits until the job has ended (timeout_s < 0: no limit): CZ_OK, or
+ * CZ_ERR_TIMEOUT when it has not. */
+cz_status cz_job_wait(cz_job *j, double timeout_s);
+void cz_job_cancel(cz_job *j);
+/* After the job ended: its partitions' results (n of them). */
+const cz_partition_result *cz_job_results(const cz_job *j, size_t *n);
+/* CZ_OK when every partition succeeded, else the first failure's status. */
+cz_status cz_job_status(const cz_job *j);
+/* Frees the handle; a job still running is cancelled and waited for. */
+void cz_job_free(cz_job *j);
+
+#endif
