@@ -62,26 +62,44 @@ typedef struct cz_budget_stats {
     uint64_t reclaims[CZ_RECLAIM_STAGES_]; /* reclaimer calls that freed something */
     size_t reclaimed[CZ_RECLAIM_STAGES_];  /* bytes they freed */
     uint64_t refused;                    /* requests larger than the budget */
+    uint64_t overreleased;               /* releases/transfers of more than the consumer held (bugs, clamped) */
 } cz_budget_stats;
 
 /* Detects the memory available to this process (see DESIGN), before the
  * margin. *source gets "cgroup memory.max" or "MemAvailable" (may be NULL).
- * 0 if neither can be read. */
+ * 0 if neither can be read.
+ * Files read: /proc/self/cgroup (the cgroup v2 line "0::<path>"), then
+ * /sys/fs/cgroup<path>/memory.max and that of every parent up to the root
+ * (the smallest numeric limit wins; "max" is no limit), else the MemAvailable
+ * line of /proc/meminfo. For tests, the environment variable
+ * CZ_BUDGET_PROC_ROOT (a directory) is prepended to each of these paths, so a
+ * fake tree <root>/proc/self/cgroup, <root>/sys/fs/cgroup/..., <root>/proc/meminfo
+ * stands in for the real one. */
 size_t cz_budget_detect(const char **source);
 
 /* limit 0: detected minus the margin; margin (bytes) applies to detected
  * limits only, 0 = the default. CZ_ERR_UNSUPPORTED when limit is 0 and
- * nothing can be detected. */
+ * nothing can be detected, or when the detected memory is not larger than
+ * the margin. All reclaimers must have been removed (or must no longer run)
+ * before cz_budget_free. */
 cz_status cz_budget_create(cz_budget **out, size_t limit, size_t margin, cz_error *err);
 void cz_budget_free(cz_budget *b);
 
 /* Several reclaimers per stage are allowed (called in registration order);
- * at most 8 per stage. */
+ * at most 8 per stage (CZ_ERR_RANGE beyond). */
 cz_status cz_budget_add_reclaimer(cz_budget *b, cz_reclaim_stage stage, cz_reclaim_fn fn, void *ctx);
+/* Removes the reclaimer (fn, ctx) of stage; returns after any call to it in
+ * progress on another thread has finished, so ctx may be freed afterwards.
+ * Must not be called from inside a reclaimer. No-op if it is not registered. */
+void cz_budget_remove_reclaimer(cz_budget *b, cz_reclaim_stage stage, cz_reclaim_fn fn, void *ctx);
 
 /* Reserves bytes for consumer who, making room as DESIGN says.
- * timeout_s < 0: wait without a deadline. cancel (may be NULL): polled while
- * waiting; when it becomes non-zero the call returns CZ_ERR_CANCELLED.
+ * timeout_s < 0: wait without a deadline; 0: reclaim but do not wait.
+ * cancel (may be NULL): polled at least every 10 ms while waiting; when it
+ * becomes non-zero the call returns CZ_ERR_CANCELLED. While waiting, the
+ * reclaimers are asked again at each poll (pool buffers put back become
+ * reclaimable without a release waking the waiter). No fairness: a large
+ * waiter may be overtaken by smaller reservations.
  * Errors: CZ_ERR_BUDGET (bytes > limit: never fits), CZ_ERR_TIMEOUT,
  * CZ_ERR_CANCELLED, each with a message naming the consumer and sizes.
  * bytes == 0 succeeds at once. */

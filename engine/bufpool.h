@@ -45,14 +45,20 @@ typedef struct cz_bufpool_stats {
  * pool adds itself as a CZ_RECLAIM_POOL reclaimer of b. */
 cz_status cz_bufpool_create(cz_bufpool **out, cz_budget *b, const cz_allocator *alloc,
                             void (*log)(void *ctx, const char *line), void *log_ctx, cz_error *err);
-/* All buffers must have been put back. Frees every buffer and releases its
- * bytes from the budget. */
+/* All buffers must have been put back. Removes the pool's reclaimer from
+ * the budget, frees every buffer and releases its bytes from the budget. (A
+ * buffer still in use is leaked rather than freed under its user, its bytes
+ * stay reserved, and the log callback says so.) */
 void cz_bufpool_free(cz_bufpool *p);
 
 /* A buffer of at least bytes (its actual size in *got, may be NULL): from the
  * free list, else newly allocated after reserving its bytes in the budget
  * (cz_budget_reserve with timeout_s and cancel: it may wait or fail like
- * that call). */
+ * that call). Sizes are rounded up to a multiple of 64 bytes; the rounded
+ * size is what is reserved and what *got says. bytes == 0: CZ_ERR_INVALID_ARG.
+ * CZ_ERR_NO_MEMORY (reservation given back) when even ordinary memory fails.
+ * Limitation: while a get waits for the budget, a buffer put back meanwhile
+ * may be shrunk to make room rather than handed to it. */
 cz_status cz_bufpool_get(cz_bufpool *p, size_t bytes, void **buf, size_t *got, double timeout_s,
                          const volatile int *cancel, cz_error *err);
 /* Back to the free list (kept for reuse; bytes stay reserved). */
