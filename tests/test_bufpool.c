@@ -471,6 +471,56 @@ static void test_hammer(cz_rng *rng)
     fx_done(&f);
 }
 
+/* ---- freeing the pool while the budget may be shrinking it -------------- */
+
+typedef struct squeezer {
+    cz_budget *b;
+    long n;
+    long failed;
+} squeezer;
+
+static void *squeeze_main(void *arg)
+{
+    squeezer *s = arg;
+    for (long i = 0; i < s->n; i++) {
+        /* the whole budget: every idle pool buffer must go */
+        cz_status st = cz_budget_reserve(s->b, CZ_MEM_WORKSET, 4 * MIB, 2.0, NULL, NULL);
+        if (st != CZ_OK) {
+            s->failed++;
+            continue;
+        }
+        cz_budget_release(s->b, CZ_MEM_WORKSET, 4 * MIB);
+    }
+    return NULL;
+}
+
+static void test_free_while_reclaiming(void)
+{
+    cz_budget *b;
+    CHECK(cz_budget_create(&b, 4 * MIB, 0, NULL) == CZ_OK);
+    long rounds = cz_test_iters(200), failed = 0;
+    for (long r = 0; r < rounds; r++) {
+        cz_bufpool *p;
+        CHECK(cz_bufpool_create(&p, b, NULL, NULL, NULL, NULL) == CZ_OK);
+        void *x[4] = {0};
+        for (int i = 0; i < 4; i++)
+            if (cz_bufpool_get(p, 256 * KIB * (size_t)(i + 1), &x[i], NULL, 2.0, NULL, NULL) != CZ_OK) failed++;
+        for (int i = 0; i < 4; i++) cz_bufpool_put(p, x[i]);
+        squeezer s = {b, 3, 0};
+        pthread_t t;
+        pthread_create(&t, NULL, squeeze_main, &s);
+        sched_yield();
+        cz_bufpool_free(p); /* waits for a shrink in progress; ASan sees any use after free */
+        pthread_join(t, NULL);
+        failed += s.failed;
+        cz_budget_stats bs;
+        cz_budget_stats_get(b, &bs);
+        CHECK(bs.used == 0);
+    }
+    CHECK_MSG(failed == 0, "%ld reservations or gets failed", failed);
+    cz_budget_free(b);
+}
+
 int main(void)
 {
     cz_rng rng;
@@ -481,5 +531,6 @@ int main(void)
     test_budget_pressure();
     test_fallback();
     test_hammer(&rng);
+    test_free_while_reclaiming();
     return cz_test_finish("test_bufpool");
 }
