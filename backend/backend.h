@@ -53,10 +53,10 @@ typedef struct cz_backend_ops {
     void (*drop_bases)(cz_backend *be, const void *bases);
     /* Optional (NULL on the CPU): host memory the device reads fastest
      * (page-locked on CUDA: ~55 GB/s against ~8 for pageable), for the a, b, c
-     * working set. Freed buffers are kept and reused by later allocations,
-     * since pinning is slow (~1.8 GB/s); all of them go back when the
-     * backend is freed, so buffers must be freed through it first. Falls
-     * back to ordinary memory when pinning fails. */
+     * working set. Each allocation pins anew and pinning is slow (~1.8
+     * GB/s): callers keep and reuse the buffers (engine/bufpool.h). Falls
+     * back to ordinary memory when pinning fails; buffers must be freed
+     * through it before the backend is freed. */
     const cz_allocator *(*host_allocator)(cz_backend *be);
     void (*free)(cz_backend *be);
 } cz_backend_ops;

@@ -24,12 +24,12 @@
 #include "backend/backend.h"
 #include "cuda/cuda.h"
 
-/* host buffers of host_allocator, kept for reuse */
-#define HOST_CACHE 16
+/* pinned buffers handed out by host_allocator */
+#define HOST_CACHE 64
 typedef struct {
     void *p;
     size_t bytes;
-    int used;
+    int used; /* (always 1: the table only tells pinned from ordinary memory) */
     int pinned; /* 0: pageable fallback (cz_alloc) */
 } host_buf;
 
@@ -123,11 +123,6 @@ static void cuda_drop_bases(cz_backend *be, const void *bases)
     pthread_mutex_unlock(&cx->lock);
 }
 
-/*
- * host_allocator: best fit among the free cached buffers, else a new pinned
- * buffer (evicting the largest free cached one when the table is full).
- * When pinning fails: ordinary memory, with one line on stderr.
- */
 static void hb_release(cuda_ctx *cx, host_buf *h)
 {
     if (h->pinned)
@@ -137,47 +132,36 @@ static void hb_release(cuda_ctx *cx, host_buf *h)
     memset(h, 0, sizeof *h);
 }
 
+/*
+ * host_allocator: page-locked memory, each allocation pinned anew (the
+ * engine's pool, engine/bufpool.h, keeps and reuses the buffers, counted in
+ * its memory budget). When pinning fails: ordinary memory, one line on
+ * stderr; a table tells the two kinds apart at free.
+ */
 static void *host_alloc(void *c, size_t bytes)
 {
     cuda_ctx *cx = c;
     if (!bytes) return NULL;
+    void *p = cz_cuda_host_alloc(cx->gpu, bytes);
     pthread_mutex_lock(&cx->hlock);
-    int best = -1, empty = -1, victim = -1;
-    for (int i = 0; i < HOST_CACHE; i++) {
-        host_buf *h = &cx->hb[i];
-        if (!h->p) {
-            if (empty < 0) empty = i;
-        } else if (!h->used) {
-            if (h->bytes >= bytes && (best < 0 || h->bytes < cx->hb[best].bytes)) best = i;
-            if (victim < 0 || h->bytes > cx->hb[victim].bytes) victim = i;
+    if (p) {
+        int slot = -1;
+        for (int i = 0; i < HOST_CACHE && slot < 0; i++)
+            if (!cx->hb[i].p) slot = i;
+        if (slot >= 0) {
+            host_buf nb = {p, bytes, 1, 1};
+            cx->hb[slot] = nb;
+        } else { /* table full: ordinary memory instead */
+            cz_cuda_host_free(cx->gpu, p);
+            p = NULL;
         }
     }
-    void *p = NULL;
-    if (best >= 0) {
-        cx->hb[best].used = 1;
-        p = cx->hb[best].p;
-    } else {
-        if (empty < 0 && victim >= 0) {
-            hb_release(cx, &cx->hb[victim]);
-            empty = victim;
-        }
-        int pinned = 1;
-        p = cz_cuda_host_alloc(cx->gpu, bytes);
-        if (!p) {
-            if (!cx->pin_warned && !cx->quiet_fallback)
-                fprintf(stderr, "cuzk: cannot pin %zu MiB of host memory on %s; using pageable memory (slower uploads)\n",
-                        bytes >> 20, cz_cuda_name(cx->gpu));
-            cx->pin_warned = 1;
-            pinned = 0;
-            p = cz_alloc(NULL, bytes);
-        }
-        if (p && empty >= 0) {
-            host_buf nb = {p, bytes, 1, pinned};
-            cx->hb[empty] = nb;
-        } else if (p && pinned) { /* every slot in use: not cached, given back on free */
-            cz_cuda_host_free(cx->gpu, p);
-            p = cz_alloc(NULL, bytes);
-        }
+    if (!p) {
+        if (!cx->pin_warned && !cx->quiet_fallback)
+            fprintf(stderr, "cuzk: cannot pin %zu MiB of host memory on %s; using pageable memory (slower uploads)\n",
+                    bytes >> 20, cz_cuda_name(cx->gpu));
+        cx->pin_warned = 1;
+        p = cz_alloc(NULL, bytes);
     }
     pthread_mutex_unlock(&cx->hlock);
     return p;
@@ -190,13 +174,13 @@ static void host_free(void *c, void *p, size_t bytes)
     pthread_mutex_lock(&cx->hlock);
     for (int i = 0; i < HOST_CACHE; i++) {
         if (cx->hb[i].p == p) {
-            cx->hb[i].used = 0; /* kept for the next allocation */
+            hb_release(cx, &cx->hb[i]);
             pthread_mutex_unlock(&cx->hlock);
             return;
         }
     }
     pthread_mutex_unlock(&cx->hlock);
-    cz_free(NULL, p, bytes); /* an uncached one */
+    cz_free(NULL, p, bytes); /* ordinary memory */
 }
 
 static const cz_allocator *cuda_host_allocator(cz_backend *be)

@@ -70,4 +70,9 @@ size_t cz_bufpool_shrink(cz_bufpool *p, size_t need);
 
 void cz_bufpool_stats_get(cz_bufpool *p, cz_bufpool_stats *out);
 
+/* The pool as a cz_allocator (alloc: cz_bufpool_get without a deadline,
+ * NULL when it fails; free: cz_bufpool_put), for code that takes an
+ * allocator, such as the prover's a, b, c. Valid as long as the pool. */
+const cz_allocator *cz_bufpool_allocator(cz_bufpool *p);
+
 #endif

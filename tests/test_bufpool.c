@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/bufpool.h"
 #include "test_util.h"
@@ -521,6 +522,66 @@ static void test_free_while_reclaiming(void)
     cz_budget_free(b);
 }
 
+/* ---- the allocator adapter, and waiting for a buffer in use --------------- */
+
+static void test_adapter(void)
+{
+    fixture f;
+    fx_init(&f, 8 * MIB);
+    const cz_allocator *a = cz_bufpool_allocator(f.p);
+    CHECK(a != NULL && a->alloc && a->free);
+    void *x = cz_alloc(a, 2 * MIB);
+    CHECK(x != NULL);
+    memset(x, 1, 2 * MIB);
+    cz_free(a, x, 2 * MIB);
+    void *y = cz_alloc(a, 2 * MIB); /* the same buffer again, no new allocation */
+    CHECK(y == x && mock_get(&f.m, &f.m.allocs) == 1);
+    cz_free(a, y, 2 * MIB);
+    cz_bufpool_stats ps;
+    cz_bufpool_stats_get(f.p, &ps);
+    CHECK(ps.hits == 1 && ps.misses == 1 && ps.in_use == 0);
+    fx_done(&f);
+}
+
+typedef struct {
+    fixture *f;
+    void *buf;
+} putter_arg;
+
+static void *putter(void *p)
+{
+    putter_arg *a = p;
+    usleep(50 * 1000);
+    cz_bufpool_put(a->f->p, a->buf);
+    return NULL;
+}
+
+/* budget with room for one 3 MiB buffer beside an idle 1 MiB one: a second
+ * 3 MiB get waits for the first to come back instead of freeing the idle
+ * buffer and pinning a new 3 MiB one */
+static void test_wait_for_fit(void)
+{
+    fixture f;
+    fx_init(&f, 5 * MIB);
+    void *small = get(&f, MIB, NULL);
+    put(&f, small);
+    void *big = get(&f, 3 * MIB, NULL);
+    putter_arg pa = {&f, big};
+    pthread_t th;
+    pthread_create(&th, NULL, putter, &pa);
+    void *again = NULL;
+    cz_error err;
+    cz_error_clear(&err);
+    CHECK(cz_bufpool_get(f.p, 3 * MIB, &again, NULL, 5, NULL, &err) == CZ_OK);
+    pthread_join(th, NULL);
+    CHECK_MSG(again == big, "a new buffer was allocated instead of waiting for the one in use");
+    cz_bufpool_stats ps;
+    cz_bufpool_stats_get(f.p, &ps);
+    CHECK(ps.shrinks == 0 && mock_get(&f.m, &f.m.allocs) == 2);
+    put(&f, again);
+    fx_done(&f);
+}
+
 int main(void)
 {
     cz_rng rng;
@@ -532,5 +593,7 @@ int main(void)
     test_fallback();
     test_hammer(&rng);
     test_free_while_reclaiming();
+    test_adapter();
+    test_wait_for_fit();
     return cz_test_finish("test_bufpool");
 }

@@ -1,0 +1,686 @@
+/* The proving engine: see engine/engine.h for the design. */
+#include "engine/engine.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend/backend.h"
+#include "util/timer.h"
+
+#define MAX_SYNTH_WORKERS 64
+
+/* a partition between stages */
+typedef struct item {
+    cz_job *job;
+    size_t idx;
+    void *abc;
+    size_t abc_got;
+    cz_groth16_partial part;
+    double t_ready; /* entered its current queue */
+    struct item *next;
+} item;
+
+struct cz_engine_key {
+    cz_engine *e;
+    char *path;
+    cz_zkey zk;   /* the loaded key (when loaded) */
+    cz_zkey info; /* header fields, valid while registered (no tables) */
+    int loaded, loading;
+    int refs; /* jobs holding it */
+    uint64_t last_use;
+    size_t bytes;
+    cz_engine_key *next;
+};
+
+struct cz_job {
+    cz_engine *e;
+    cz_engine_key *key;
+    int priority;
+    uint64_t seq;
+    size_t n, remaining, next_synth; /* partitions next_synth.. not yet taken */
+    const cz_wtns **w;
+    cz_partition_result *res;
+    int cancel; /* read by budget waits (as const volatile int *) */
+    int done;
+    double t_submit;
+    cz_job *next_waiting; /* in the engine's list of jobs with partitions to synthesize */
+};
+
+struct cz_engine {
+    cz_engine_config cfg;
+    cz_budget *budget;
+    cz_bufpool *pool;
+    cz_backend *be;
+    cz_allocator key_alloc;
+    pthread_mutex_t mu;
+    pthread_cond_t cv_synth, cv_gpu, cv_fin, cv_done, cv_key;
+    cz_job *waiting; /* jobs with partitions not yet in synthesis */
+    item *gpu_q, *fin_q;
+    cz_engine_key *keys;
+    int stop;
+    pthread_t synth_th[MAX_SYNTH_WORKERS], gpu_th, fin_th;
+    int nsynth, started_synth, started_gpu, started_fin;
+    uint64_t seq, tick;
+    double device_busy, t0;
+    uint64_t jobs_done, parts_done, parts_failed, key_loads, key_evictions;
+    int timeline;
+};
+
+/* ---- small helpers ---- */
+
+static void timeline(cz_engine *e, const cz_job *j, size_t idx, const char *what)
+{
+    if (!e->timeline) return;
+    fprintf(stderr, "cuzk-engine %9.3f ms job %llu part %zu: %s\n", (cz_now() - e->t0) * 1e3,
+            (unsigned long long)j->seq, idx, what);
+}
+
+static void set_result(cz_partition_result *r, cz_status st, const char *fmt, ...)
+{
+    r->status = st;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->error, sizeof r->error, fmt, ap);
+    va_end(ap);
+}
+
+/* Under e->mu: partition idx of j has its result. */
+static void part_done_locked(cz_engine *e, cz_job *j, size_t idx)
+{
+    cz_partition_result *r = &j->res[idx];
+    r->t.total_s = cz_now() - j->t_submit;
+    if (r->status == CZ_OK)
+        e->parts_done++;
+    else
+        e->parts_failed++;
+    if (--j->remaining == 0) {
+        j->done = 1;
+        j->key->refs--;
+        j->key->last_use = ++e->tick;
+        e->jobs_done++;
+        pthread_cond_broadcast(&e->cv_done);
+    }
+}
+
+static int job_cancelled(const cz_job *j) { return __atomic_load_n(&j->cancel, __ATOMIC_ACQUIRE); }
+
+/* ---- keys: loaded with an allocator that reserves in the budget ---- */
+
+static void *key_alloc(void *ctx, size_t bytes)
+{
+    cz_engine *e = ctx;
+    if (cz_budget_reserve(e->budget, CZ_MEM_KEY, bytes, -1, NULL, NULL) != CZ_OK) return NULL;
+    void *p = cz_alloc(NULL, bytes);
+    if (!p) cz_budget_release(e->budget, CZ_MEM_KEY, bytes);
+    return p;
+}
+
+static void key_free(void *ctx, void *p, size_t bytes)
+{
+    cz_engine *e = ctx;
+    if (!p) return;
+    cz_free(NULL, p, bytes);
+    cz_budget_release(e->budget, CZ_MEM_KEY, bytes);
+}
+
+/* Loads k unless loaded (waits for a load in progress). CZ_OK when loaded. */
+static cz_status key_ensure(cz_engine *e, cz_engine_key *k, double *load_s, cz_error *err)
+{
+    pthread_mutex_lock(&e->mu);
+    while (k->loading) pthread_cond_wait(&e->cv_key, &e->mu);
+    if (k->loaded) {
+        pthread_mutex_unlock(&e->mu);
+        return CZ_OK;
+    }
+    k->loading = 1;
+    pthread_mutex_unlock(&e->mu);
+    double t = cz_now();
+    cz_zkey_opts o;
+    memset(&o, 0, sizeof o);
+    o.alloc = &e->key_alloc;
+    cz_zkey zk;
+    cz_status st = cz_zkey_load(&zk, k->path, &o, err);
+    *load_s += cz_now() - t;
+    pthread_mutex_lock(&e->mu);
+    k->loading = 0;
+    if (st == CZ_OK) {
+        k->zk = zk;
+        k->loaded = 1;
+        k->bytes = zk.bytes;
+        e->key_loads++;
+    }
+    pthread_cond_broadcast(&e->cv_key);
+    pthread_mutex_unlock(&e->mu);
+    return st;
+}
+
+/* Budget reclaimer, stage CZ_RECLAIM_KEYS: unload idle keys, least recently
+ * used first. */
+static size_t evict_keys(void *ctx, size_t need)
+{
+    cz_engine *e = ctx;
+    size_t freed = 0;
+    while (freed < need) {
+        pthread_mutex_lock(&e->mu);
+        cz_engine_key *victim = NULL;
+        for (cz_engine_key *k = e->keys; k; k = k->next)
+            if (k->loaded && !k->loading && k->refs == 0 && (!victim || k->last_use < victim->last_use)) victim = k;
+        if (!victim) {
+            pthread_mutex_unlock(&e->mu);
+            break;
+        }
+        cz_zkey zk = victim->zk;
+        victim->loaded = 0;
+        victim->loading = 1; /* nobody reloads it while it is being freed */
+        memset(&victim->zk, 0, sizeof victim->zk);
+        e->key_evictions++;
+        pthread_mutex_unlock(&e->mu);
+        cz_groth16_drop_resident(e->be, &zk);
+        size_t b = zk.bytes;
+        cz_zkey_free(&zk);
+        freed += b;
+        pthread_mutex_lock(&e->mu);
+        victim->loading = 0;
+        pthread_cond_broadcast(&e->cv_key);
+        pthread_mutex_unlock(&e->mu);
+    }
+    return freed;
+}
+
+cz_status cz_engine_key_add(cz_engine *e, const char *path, cz_engine_key **out, cz_error *err)
+{
+    *out = NULL;
+    cz_engine_key *k = calloc(1, sizeof *k);
+    char *p = strdup(path);
+    if (!k || !p) {
+        free(k);
+        free(p);
+        return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
+    }
+    k->e = e;
+    k->path = p;
+    double t = 0;
+    cz_status st = key_ensure(e, k, &t, err);
+    if (st != CZ_OK) {
+        free(p);
+        free(k);
+        return st;
+    }
+    k->info = k->zk;
+    k->info.ic = k->info.a = k->info.b1 = k->info.b2 = k->info.c = k->info.h = NULL;
+    memset(&k->info.A, 0, sizeof k->info.A);
+    memset(&k->info.B, 0, sizeof k->info.B);
+    pthread_mutex_lock(&e->mu);
+    k->last_use = ++e->tick;
+    k->next = e->keys;
+    e->keys = k;
+    pthread_mutex_unlock(&e->mu);
+    *out = k;
+    return CZ_OK;
+}
+
+size_t cz_engine_key_bytes(const cz_engine_key *k) { return k->bytes; }
+const cz_zkey *cz_engine_key_info(const cz_engine_key *k) { return &k->info; }
+
+void cz_engine_key_remove(cz_engine *e, cz_engine_key *k)
+{
+    if (!k) return;
+    pthread_mutex_lock(&e->mu);
+    while (k->loading) pthread_cond_wait(&e->cv_key, &e->mu);
+    for (cz_engine_key **pp = &e->keys; *pp; pp = &(*pp)->next)
+        if (*pp == k) {
+            *pp = k->next;
+            break;
+        }
+    int loaded = k->loaded;
+    k->loaded = 0;
+    pthread_mutex_unlock(&e->mu);
+    if (loaded) {
+        cz_groth16_drop_resident(e->be, &k->zk);
+        cz_zkey_free(&k->zk);
+    }
+    free(k->path);
+    free(k);
+}
+
+/* ---- the stages ---- */
+
+/* Under e->mu: the next partition to synthesize (priority, then age). */
+static cz_job *pick_job_locked(cz_engine *e)
+{
+    cz_job *best = NULL;
+    for (cz_job *j = e->waiting; j; j = j->next_waiting)
+        if (!best || j->priority > best->priority || (j->priority == best->priority && j->seq < best->seq)) best = j;
+    return best;
+}
+
+static void unlink_waiting_locked(cz_engine *e, cz_job *j)
+{
+    for (cz_job **pp = &e->waiting; *pp; pp = &(*pp)->next_waiting)
+        if (*pp == j) {
+            *pp = j->next_waiting;
+            j->next_waiting = NULL;
+            return;
+        }
+}
+
+/* Under e->mu: the best item of a queue (priority, then age), unlinked. */
+static item *pop_best_locked(item **q)
+{
+    item **best = NULL;
+    for (item **pp = q; *pp; pp = &(*pp)->next) {
+        const cz_job *j = (*pp)->job;
+        if (!best || j->priority > (*best)->job->priority ||
+            (j->priority == (*best)->job->priority && j->seq < (*best)->job->seq))
+            best = pp;
+    }
+    if (!best) return NULL;
+    item *it = *best;
+    *best = it->next;
+    it->next = NULL;
+    return it;
+}
+
+static void push_locked(item **q, item *it)
+{
+    it->next = *q;
+    *q = it;
+}
+
+/* Ends an item with a failure (or cancellation), its buffer back to the pool. */
+static void fail_item(cz_engine *e, item *it, cz_status st, const char *msg)
+{
+    if (it->abc) cz_bufpool_put(e->pool, it->abc);
+    it->abc = NULL;
+    pthread_mutex_lock(&e->mu);
+    set_result(&it->job->res[it->idx], st, "%s", msg);
+    part_done_locked(e, it->job, it->idx);
+    pthread_mutex_unlock(&e->mu);
+    free(it);
+}
+
+static void *synth_main(void *arg)
+{
+    cz_engine *e = arg;
+    for (;;) {
+        pthread_mutex_lock(&e->mu);
+        cz_job *j;
+        while (!(j = pick_job_locked(e)) && !e->stop) pthread_cond_wait(&e->cv_synth, &e->mu);
+        if (!j) {
+            pthread_mutex_unlock(&e->mu);
+            return NULL;
+        }
+        size_t idx = j->next_synth++;
+        if (j->next_synth == j->n) unlink_waiting_locked(e, j);
+        pthread_mutex_unlock(&e->mu);
+
+        item *it = calloc(1, sizeof *it);
+        cz_partition_result *r = &j->res[idx];
+        r->t.queue_s = cz_now() - j->t_submit;
+        if (!it) {
+            pthread_mutex_lock(&e->mu);
+            set_result(r, CZ_ERR_NO_MEMORY, "out of memory");
+            part_done_locked(e, j, idx);
+            pthread_mutex_unlock(&e->mu);
+            continue;
+        }
+        it->job = j;
+        it->idx = idx;
+        if (job_cancelled(j)) {
+            fail_item(e, it, CZ_ERR_CANCELLED, "cancelled");
+            continue;
+        }
+        cz_error err;
+        cz_error_clear(&err);
+        cz_status st = key_ensure(e, j->key, &r->t.key_load_s, &err);
+        if (st != CZ_OK) {
+            fail_item(e, it, st, cz_error_msg(&err));
+            continue;
+        }
+        const cz_zkey *zk = &j->key->zk;
+        size_t each = (size_t)zk->domain_size * 32;
+        /* the working set: waits here while the budget is full (this is
+         * what bounds how far synthesis runs ahead of the device) */
+        st = cz_bufpool_get(e->pool, 3 * each, &it->abc, &it->abc_got, -1, &j->cancel, &err);
+        if (st != CZ_OK) {
+            it->abc = NULL;
+            fail_item(e, it, st, cz_error_msg(&err));
+            continue;
+        }
+        timeline(e, j, idx, "synthesis start");
+        double t = cz_now();
+        uint8_t *abc = it->abc;
+        cz_groth16_abc(zk, j->w[idx], abc, abc + each, abc + 2 * each, NULL);
+        r->t.synth_s = cz_now() - t;
+        r->t.abc_bytes = 3 * each;
+        timeline(e, j, idx, "synthesis done");
+        pthread_mutex_lock(&e->mu);
+        it->t_ready = cz_now();
+        push_locked(&e->gpu_q, it);
+        pthread_cond_signal(&e->cv_gpu);
+        pthread_mutex_unlock(&e->mu);
+    }
+}
+
+static void *gpu_main(void *arg)
+{
+    cz_engine *e = arg;
+    for (;;) {
+        pthread_mutex_lock(&e->mu);
+        item *it;
+        while (!(it = pop_best_locked(&e->gpu_q)) && !e->stop) pthread_cond_wait(&e->cv_gpu, &e->mu);
+        pthread_mutex_unlock(&e->mu);
+        if (!it) return NULL;
+        cz_job *j = it->job;
+        cz_partition_result *r = &j->res[it->idx];
+        r->t.gpu_wait_s = cz_now() - it->t_ready;
+        if (job_cancelled(j)) {
+            fail_item(e, it, CZ_ERR_CANCELLED, "cancelled");
+            continue;
+        }
+        cz_prove_opts o;
+        memset(&o, 0, sizeof o);
+        o.backend = e->be;
+        o.keep_resident = 1; /* dropped when the key is evicted or removed */
+        cz_error err;
+        cz_error_clear(&err);
+        const cz_zkey *zk = &j->key->zk; /* held: the job's reference keeps it loaded */
+        size_t each = (size_t)zk->domain_size * 32;
+        uint8_t *abc = it->abc;
+        timeline(e, j, it->idx, "device start");
+        double t = cz_now();
+        cz_status st = cz_groth16_device(&it->part, zk, j->w[it->idx], abc, abc + each, abc + 2 * each, &o,
+                                         &r->t.stages, &err);
+        double dt = cz_now() - t;
+        r->t.device_s = dt;
+        timeline(e, j, it->idx, "device done");
+        cz_bufpool_put(e->pool, it->abc);
+        it->abc = NULL;
+        pthread_mutex_lock(&e->mu);
+        e->device_busy += dt;
+        pthread_mutex_unlock(&e->mu);
+        if (st != CZ_OK) {
+            fail_item(e, it, st, cz_error_msg(&err));
+            continue;
+        }
+        pthread_mutex_lock(&e->mu);
+        it->t_ready = cz_now();
+        push_locked(&e->fin_q, it);
+        pthread_cond_signal(&e->cv_fin);
+        pthread_mutex_unlock(&e->mu);
+    }
+}
+
+static void *fin_main(void *arg)
+{
+    cz_engine *e = arg;
+    for (;;) {
+        pthread_mutex_lock(&e->mu);
+        item *it;
+        while (!(it = pop_best_locked(&e->fin_q)) && !e->stop) pthread_cond_wait(&e->cv_fin, &e->mu);
+        pthread_mutex_unlock(&e->mu);
+        if (!it) return NULL;
+        cz_job *j = it->job;
+        cz_partition_result *r = &j->res[it->idx];
+        if (job_cancelled(j)) {
+            fail_item(e, it, CZ_ERR_CANCELLED, "cancelled");
+            continue;
+        }
+        cz_prove_opts o;
+        memset(&o, 0, sizeof o);
+        o.skip_verify = !e->cfg.verify;
+        cz_error err;
+        cz_error_clear(&err);
+        double t = cz_now();
+        cz_prove_timings ft;
+        memset(&ft, 0, sizeof ft);
+        /* the key is loaded: the job's reference keeps it from eviction */
+        cz_status st = cz_groth16_finalize(&r->proof, &j->key->zk, j->w[it->idx], &it->part, &o, &ft, &err);
+        r->t.finalize_s = cz_now() - t;
+        r->t.stages.finalize = ft.finalize;
+        r->t.stages.verify = ft.verify;
+        timeline(e, j, it->idx, st == CZ_OK ? "finalized" : "failed verification");
+        pthread_mutex_lock(&e->mu);
+        if (st == CZ_OK)
+            r->status = CZ_OK;
+        else
+            set_result(r, st, "%s", cz_error_msg(&err));
+        part_done_locked(e, j, it->idx);
+        pthread_mutex_unlock(&e->mu);
+        free(it);
+    }
+}
+
+/* ---- jobs ---- */
+
+cz_status cz_engine_submit(cz_engine *e, cz_engine_key *key, const cz_wtns *const *witnesses, size_t n, int priority,
+                           cz_job **out, cz_error *err)
+{
+    *out = NULL;
+    if (!e || !key || !witnesses || n == 0)
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_engine_submit: no key or no partitions");
+    for (size_t i = 0; i < n; i++) {
+        char name[48];
+        snprintf(name, sizeof name, "the witness of partition %zu", i);
+        cz_status st = cz_groth16_check_inputs(&key->info, witnesses[i], key->path, name, err);
+        if (st != CZ_OK) return st;
+    }
+    size_t abc = 3 * (size_t)key->info.domain_size * 32, need = key->bytes + abc, limit = cz_budget_limit(e->budget);
+    if (need > limit)
+        return cz_error_set(err, CZ_ERR_BUDGET,
+                            "the job needs %zu bytes (%zu MiB: key %zu MiB + working set %zu MiB) at least; the memory "
+                            "budget is %zu bytes (%zu MiB)",
+                            need, need >> 20, key->bytes >> 20, abc >> 20, limit, limit >> 20);
+    cz_job *j = calloc(1, sizeof *j);
+    const cz_wtns **w = calloc(n, sizeof *w);
+    cz_partition_result *res = calloc(n, sizeof *res);
+    if (!j || !w || !res) {
+        free(j);
+        free(w);
+        free(res);
+        return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
+    }
+    memcpy(w, witnesses, n * sizeof *w);
+    j->e = e;
+    j->key = key;
+    j->priority = priority;
+    j->n = j->remaining = n;
+    j->w = w;
+    j->res = res;
+    j->t_submit = cz_now();
+    pthread_mutex_lock(&e->mu);
+    j->seq = ++e->seq;
+    key->refs++;
+    key->last_use = ++e->tick;
+    j->next_waiting = e->waiting;
+    e->waiting = j;
+    pthread_cond_broadcast(&e->cv_synth);
+    pthread_mutex_unlock(&e->mu);
+    *out = j;
+    return CZ_OK;
+}
+
+cz_status cz_job_wait(cz_job *j, double timeout_s)
+{
+    cz_engine *e = j->e;
+    struct timespec dl;
+    if (timeout_s >= 0) {
+        clock_gettime(CLOCK_REALTIME, &dl);
+        double s = (double)dl.tv_sec + dl.tv_nsec * 1e-9 + timeout_s;
+        dl.tv_sec = (time_t)s;
+        dl.tv_nsec = (long)((s - (double)dl.tv_sec) * 1e9);
+    }
+    pthread_mutex_lock(&e->mu);
+    while (!j->done) {
+        if (timeout_s < 0) {
+            pthread_cond_wait(&e->cv_done, &e->mu);
+        } else if (pthread_cond_timedwait(&e->cv_done, &e->mu, &dl) != 0 && !j->done) {
+            pthread_mutex_unlock(&e->mu);
+            return CZ_ERR_TIMEOUT;
+        }
+    }
+    pthread_mutex_unlock(&e->mu);
+    return CZ_OK;
+}
+
+void cz_job_cancel(cz_job *j)
+{
+    cz_engine *e = j->e;
+    __atomic_store_n(&j->cancel, 1, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&e->mu);
+    /* partitions not yet taken by synthesis end now */
+    if (j->next_synth < j->n) {
+        unlink_waiting_locked(e, j);
+        while (j->next_synth < j->n) {
+            size_t idx = j->next_synth++;
+            set_result(&j->res[idx], CZ_ERR_CANCELLED, "cancelled");
+            part_done_locked(e, j, idx);
+        }
+    }
+    pthread_mutex_unlock(&e->mu);
+}
+
+const cz_partition_result *cz_job_results(const cz_job *j, size_t *n)
+{
+    if (n) *n = j->n;
+    return j->res;
+}
+
+cz_status cz_job_status(const cz_job *j)
+{
+    for (size_t i = 0; i < j->n; i++)
+        if (j->res[i].status != CZ_OK) return j->res[i].status;
+    return CZ_OK;
+}
+
+void cz_job_free(cz_job *j)
+{
+    if (!j) return;
+    cz_job_cancel(j);
+    (void)cz_job_wait(j, -1);
+    free(j->w);
+    free(j->res);
+    free(j);
+}
+
+/* ---- the engine ---- */
+
+void cz_engine_config_default(cz_engine_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->device = "auto";
+    c->synth_workers = 2;
+    c->verify = 1;
+    c->pin = 1;
+}
+
+static void pool_log(void *ctx, const char *line)
+{
+    (void)ctx;
+    fprintf(stderr, "cuzk-engine: %s\n", line);
+}
+
+cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_error *err)
+{
+    *out = NULL;
+    cz_engine *e = calloc(1, sizeof *e);
+    if (!e) return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
+    if (cfg)
+        e->cfg = *cfg;
+    else
+        cz_engine_config_default(&e->cfg);
+    if (e->cfg.synth_workers <= 0) e->cfg.synth_workers = 2;
+    if (e->cfg.synth_workers > MAX_SYNTH_WORKERS) e->cfg.synth_workers = MAX_SYNTH_WORKERS;
+    const char *tl = getenv("CZ_ENGINE_TIMELINE");
+    e->timeline = e->cfg.timeline || (tl && *tl == '1');
+    e->t0 = cz_now();
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_cond_init(&e->cv_synth, NULL);
+    pthread_cond_init(&e->cv_gpu, NULL);
+    pthread_cond_init(&e->cv_fin, NULL);
+    pthread_cond_init(&e->cv_done, NULL);
+    pthread_cond_init(&e->cv_key, NULL);
+    e->key_alloc.alloc = key_alloc;
+    e->key_alloc.free = key_free;
+    e->key_alloc.ctx = e;
+    cz_status st = cz_budget_create(&e->budget, e->cfg.budget_bytes, e->cfg.budget_margin, err);
+    if (st == CZ_OK) st = cz_backend_create(&e->be, e->cfg.device ? e->cfg.device : "auto", err);
+    if (st == CZ_OK) {
+        const cz_allocator *pa = e->cfg.pin && e->be->ops->host_allocator ? e->be->ops->host_allocator(e->be) : NULL;
+        st = cz_bufpool_create(&e->pool, e->budget, pa, pool_log, NULL, err);
+    }
+    if (st == CZ_OK) st = cz_budget_add_reclaimer(e->budget, CZ_RECLAIM_KEYS, evict_keys, e);
+    if (st == CZ_OK) {
+        for (int i = 0; i < e->cfg.synth_workers && st == CZ_OK; i++) {
+            if (pthread_create(&e->synth_th[i], NULL, synth_main, e) != 0)
+                st = cz_error_set(err, CZ_ERR_NO_MEMORY, "cannot start a synthesis thread");
+            else
+                e->nsynth++;
+        }
+        if (st == CZ_OK) {
+            if (pthread_create(&e->gpu_th, NULL, gpu_main, e) != 0)
+                st = cz_error_set(err, CZ_ERR_NO_MEMORY, "cannot start the device thread");
+            else
+                e->started_gpu = 1;
+        }
+        if (st == CZ_OK) {
+            if (pthread_create(&e->fin_th, NULL, fin_main, e) != 0)
+                st = cz_error_set(err, CZ_ERR_NO_MEMORY, "cannot start the finalizer thread");
+            else
+                e->started_fin = 1;
+        }
+    }
+    if (st != CZ_OK) {
+        cz_engine_free(e);
+        return st;
+    }
+    *out = e;
+    return CZ_OK;
+}
+
+const char *cz_engine_device_name(const cz_engine *e) { return e->be ? e->be->name : "none"; }
+
+void cz_engine_stats_get(cz_engine *e, cz_engine_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    cz_budget_stats_get(e->budget, &out->budget);
+    cz_bufpool_stats_get(e->pool, &out->pool);
+    pthread_mutex_lock(&e->mu);
+    out->device_busy_s = e->device_busy;
+    out->uptime_s = cz_now() - e->t0;
+    out->jobs_done = e->jobs_done;
+    out->partitions_done = e->parts_done;
+    out->partitions_failed = e->parts_failed;
+    out->key_loads = e->key_loads;
+    out->key_evictions = e->key_evictions;
+    pthread_mutex_unlock(&e->mu);
+}
+
+void cz_engine_free(cz_engine *e)
+{
+    if (!e) return;
+    pthread_mutex_lock(&e->mu);
+    e->stop = 1;
+    pthread_cond_broadcast(&e->cv_synth);
+    pthread_cond_broadcast(&e->cv_gpu);
+    pthread_cond_broadcast(&e->cv_fin);
+    pthread_mutex_unlock(&e->mu);
+    for (int i = 0; i < e->nsynth; i++) pthread_join(e->synth_th[i], NULL);
+    if (e->started_gpu) pthread_join(e->gpu_th, NULL);
+    if (e->started_fin) pthread_join(e->fin_th, NULL);
+    while (e->keys) cz_engine_key_remove(e, e->keys);
+    cz_bufpool_free(e->pool);
+    cz_backend_free(e->be);
+    cz_budget_free(e->budget);
+    pthread_mutex_destroy(&e->mu);
+    pthread_cond_destroy(&e->cv_synth);
+    pthread_cond_destroy(&e->cv_gpu);
+    pthread_cond_destroy(&e->cv_fin);
+    pthread_cond_destroy(&e->cv_done);
+    pthread_cond_destroy(&e->cv_key);
+    free(e);
+}

@@ -1,0 +1,432 @@
+/*
+ * test_engine: the proving engine (engine/engine.h) on the CPU backend.
+ *
+ * Circuits and keys are made here (cz_gen_circuit + cz_groth16_setup_dev)
+ * in a temporary folder; every proof the engine returns is checked again
+ * with cz_groth16_verify against the key's verifying key, and a tampered
+ * copy must fail. Covered: partitions of one job; a budget far below the
+ * demand (jobs queue and all complete, the budget never exceeded); a job
+ * larger than the budget failing at submit with the bytes it needs; idle
+ * pool buffers reclaimed before idle keys are evicted, and an evicted key
+ * reloaded; the pool serving every buffer after warm-up; cancelling queued
+ * and running jobs; priorities overtaking; many small jobs from 8 threads
+ * with the budget back at its idle level afterwards.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "groth16/gen_circuit.h"
+#include "groth16/setup.h"
+#include "io/r1cs.h"
+#include "test_util.h"
+
+typedef struct fixture {
+    char zkey[256], wtns[256], r1cs[256];
+    cz_zkey zk; /* loaded separately, for verification */
+    cz_vkey vk;
+    cz_wtns w;
+    size_t abc; /* working-set bytes of a partition */
+} fixture;
+
+static char g_dir[128];
+
+static int make_fixture(fixture *f, const char *name, cz_curve curve, cz_gen_profile prof, uint64_t n, uint64_t seed)
+{
+    cz_error err;
+    cz_error_clear(&err);
+    snprintf(f->r1cs, sizeof f->r1cs, "%s/%s.r1cs", g_dir, name);
+    snprintf(f->wtns, sizeof f->wtns, "%s/%s.wtns", g_dir, name);
+    snprintf(f->zkey, sizeof f->zkey, "%s/%s.zkey", g_dir, name);
+    cz_gen_opts go;
+    memset(&go, 0, sizeof go);
+    go.curve = curve;
+    go.profile = prof;
+    go.n_constraints = n;
+    go.n_public = CZ_GEN_PUBLIC_DEFAULT;
+    go.seed = seed;
+    cz_status st = cz_gen_circuit(&go, f->r1cs, f->wtns, NULL, &err);
+    CHECK_MSG(st == CZ_OK, "gen %s: %s", name, cz_error_msg(&err));
+    if (st != CZ_OK) return 0;
+    cz_r1cs r;
+    st = cz_r1cs_load(&r, f->r1cs, 0, NULL, &err);
+    CHECK_MSG(st == CZ_OK, "r1cs %s: %s", name, cz_error_msg(&err));
+    if (st != CZ_OK) return 0;
+    cz_setup_opts so;
+    memset(&so, 0, sizeof so);
+    so.use_seed = 1;
+    so.seed = seed;
+    st = cz_groth16_setup_dev(&r, f->zkey, &so, NULL, &err);
+    cz_r1cs_free(&r);
+    CHECK_MSG(st == CZ_OK, "setup %s: %s", name, cz_error_msg(&err));
+    if (st != CZ_OK) return 0;
+    st = cz_zkey_load(&f->zk, f->zkey, NULL, &err);
+    if (st == CZ_OK) st = cz_wtns_load(&f->w, f->wtns, NULL, &err);
+    if (st == CZ_OK) st = cz_vkey_from_zkey(&f->vk, &f->zk);
+    CHECK_MSG(st == CZ_OK, "load %s: %s", name, cz_error_msg(&err));
+    f->abc = 3 * (size_t)f->zk.domain_size * 32;
+    return st == CZ_OK;
+}
+
+static void free_fixture(fixture *f)
+{
+    cz_vkey_free(&f->vk);
+    cz_wtns_free(&f->w);
+    cz_zkey_free(&f->zk);
+    unlink(f->r1cs);
+    unlink(f->wtns);
+    unlink(f->zkey);
+}
+
+/* The proof verifies against the key (independently of the engine's own
+ * check) and a tampered copy does not. */
+static int proof_ok(const fixture *f, const cz_proof *p)
+{
+    cz_error err;
+    cz_error_clear(&err);
+    const uint8_t *pub = (const uint8_t *)f->w.values + 32;
+    if (cz_groth16_verify(&f->vk, pub, f->zk.n_public, p, &err) != CZ_OK) return 0;
+    cz_proof bad = *p;
+    cz_proof tmp = *p;
+    /* swap A and C: still curve points, no longer a proof */
+    memcpy(bad.a, tmp.c, sizeof bad.a);
+    memcpy(bad.c, tmp.a, sizeof bad.c);
+    return cz_groth16_verify(&f->vk, pub, f->zk.n_public, &bad, &err) != CZ_OK;
+}
+
+static cz_engine *engine(size_t budget, int synth_workers)
+{
+    cz_engine_config c;
+    cz_engine_config_default(&c);
+    c.device = "cpu";
+    c.budget_bytes = budget;
+    c.synth_workers = synth_workers;
+    cz_engine *e = NULL;
+    cz_error err;
+    cz_error_clear(&err);
+    cz_status st = cz_engine_create(&e, &c, &err);
+    CHECK_MSG(st == CZ_OK, "engine: %s", cz_error_msg(&err));
+    return e;
+}
+
+static int job_all_ok(const fixture *f, cz_job *j)
+{
+    size_t n;
+    const cz_partition_result *r = cz_job_results(j, &n);
+    int ok = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (r[i].status != CZ_OK) {
+            fprintf(stderr, "  partition %zu: %s (%s)\n", i, cz_status_str(r[i].status), r[i].error);
+            ok = 0;
+        } else if (!proof_ok(f, &r[i].proof)) {
+            fprintf(stderr, "  partition %zu: proof does not verify\n", i);
+            ok = 0;
+        }
+    }
+    return ok;
+}
+
+static void test_partitions(fixture *f)
+{
+    cz_engine *e = engine((size_t)1 << 30, 2);
+    if (!e) return;
+    cz_engine_key *k;
+    cz_error err;
+    cz_error_clear(&err);
+    CHECK(cz_engine_key_add(e, f->zkey, &k, &err) == CZ_OK);
+    CHECK(cz_engine_key_bytes(k) == f->zk.bytes);
+    const cz_wtns *ws[4] = {&f->w, &f->w, &f->w, &f->w};
+    cz_job *j;
+    CHECK(cz_engine_submit(e, k, ws, 4, 0, &j, &err) == CZ_OK);
+    CHECK(cz_job_wait(j, -1) == CZ_OK);
+    CHECK(cz_job_status(j) == CZ_OK);
+    CHECK(job_all_ok(f, j));
+    size_t n;
+    const cz_partition_result *r = cz_job_results(j, &n);
+    CHECK(n == 4);
+    for (size_t i = 0; i < n; i++) {
+        CHECK(r[i].t.synth_s >= 0 && r[i].t.device_s > 0 && r[i].t.total_s >= r[i].t.device_s);
+        CHECK(r[i].t.abc_bytes == f->abc);
+    }
+    /* two proofs of the same witness differ (fresh blinding) */
+    CHECK(memcmp(r[0].proof.a, r[1].proof.a, sizeof r[0].proof.a) != 0);
+    cz_job_free(j);
+    /* a witness of another size is refused at submit, naming the partition */
+    cz_wtns bad = f->w;
+    bad.n = f->w.n - 1;
+    const cz_wtns *wb[2] = {&f->w, &bad};
+    CHECK(cz_engine_submit(e, k, wb, 2, 0, &j, &err) == CZ_ERR_MISMATCH);
+    CHECK(strstr(cz_error_msg(&err), "partition 1") != NULL);
+    cz_engine_key_remove(e, k);
+    cz_engine_free(e);
+}
+
+/* a budget that holds the key and one working set and a half: jobs queue */
+static void test_small_budget(fixture *f)
+{
+    size_t budget = f->zk.bytes + f->abc + f->abc / 2;
+    cz_engine *e = engine(budget, 3);
+    if (!e) return;
+    cz_engine_key *k;
+    cz_error err;
+    cz_error_clear(&err);
+    CHECK(cz_engine_key_add(e, f->zkey, &k, &err) == CZ_OK);
+    const cz_wtns *ws[3] = {&f->w, &f->w, &f->w};
+    /* warm-up: the pool's one buffer (only one fits) */
+    cz_job *jobs[5];
+    CHECK(cz_engine_submit(e, k, ws, 3, 0, &jobs[0], &err) == CZ_OK);
+    CHECK(cz_job_wait(jobs[0], -1) == CZ_OK && job_all_ok(f, jobs[0]));
+    cz_job_free(jobs[0]);
+    cz_engine_stats s0;
+    cz_engine_stats_get(e, &s0);
+    CHECK(s0.pool.buffers == 1);
+    for (int i = 0; i < 5; i++) CHECK(cz_engine_submit(e, k, ws, 3, 0, &jobs[i], &err) == CZ_OK);
+    for (int i = 0; i < 5; i++) {
+        CHECK(cz_job_wait(jobs[i], -1) == CZ_OK);
+        CHECK(job_all_ok(f, jobs[i]));
+        cz_job_free(jobs[i]);
+    }
+    cz_engine_stats s;
+    cz_engine_stats_get(e, &s);
+    CHECK_MSG(s.budget.peak <= budget, "peak %zu > budget %zu", s.budget.peak, budget);
+    CHECK(s.partitions_done == 18 && s.partitions_failed == 0);
+    /* after warm-up every buffer comes from the pool */
+    CHECK_MSG(s.pool.misses == s0.pool.misses && s.pool.hits == s0.pool.hits + 15, "pool hits %llu misses %llu",
+              (unsigned long long)s.pool.hits, (unsigned long long)s.pool.misses);
+    CHECK(s.pool.in_use == 0);
+    CHECK(s.budget.used == f->zk.bytes + s.pool.held);
+    cz_engine_key_remove(e, k);
+    cz_engine_free(e);
+}
+
+static void test_too_big(fixture *f)
+{
+    size_t budget = f->zk.bytes + f->abc / 2;
+    cz_engine *e = engine(budget, 1);
+    if (!e) return;
+    cz_engine_key *k;
+    cz_error err;
+    cz_error_clear(&err);
+    CHECK(cz_engine_key_add(e, f->zkey, &k, &err) == CZ_OK);
+    const cz_wtns *ws[1] = {&f->w};
+    cz_job *j = NULL;
+    cz_status st = cz_engine_submit(e, k, ws, 1, 0, &j, &err);
+    CHECK(st == CZ_ERR_BUDGET && j == NULL);
+    char want[64];
+    snprintf(want, sizeof want, "needs %zu bytes", f->zk.bytes + f->abc);
+    CHECK_MSG(strstr(cz_error_msg(&err), want) != NULL, "message: %s", cz_error_msg(&err));
+    cz_engine_key_remove(e, k);
+    cz_engine_free(e);
+}
+
+/* idle pool buffers go first, then the least recently used idle key */
+static void test_eviction(fixture *f1, fixture *f2)
+{
+    /* f2's working set is the larger; both keys plus f2's working set do not fit */
+    size_t budget = f1->zk.bytes + f2->zk.bytes + f2->abc - 1;
+    cz_engine *e = engine(budget, 1);
+    if (!e) return;
+    cz_engine_key *k1, *k2;
+    cz_error err;
+    cz_error_clear(&err);
+    CHECK(cz_engine_key_add(e, f1->zkey, &k1, &err) == CZ_OK);
+    CHECK(cz_engine_key_add(e, f2->zkey, &k2, &err) == CZ_OK);
+    const cz_wtns *w1[1] = {&f1->w}, *w2[1] = {&f2->w};
+    cz_job *j;
+    CHECK(cz_engine_submit(e, k1, w1, 1, 0, &j, &err) == CZ_OK);
+    CHECK(cz_job_wait(j, -1) == CZ_OK && job_all_ok(f1, j));
+    cz_job_free(j);
+    cz_engine_stats s;
+    cz_engine_stats_get(e, &s);
+    CHECK(s.pool.idle > 0 && s.key_evictions == 0);
+    /* f2's job: the idle f1 buffer is given back, then key 1 is evicted */
+    CHECK(cz_engine_submit(e, k2, w2, 1, 0, &j, &err) == CZ_OK);
+    CHECK(cz_job_wait(j, -1) == CZ_OK && job_all_ok(f2, j));
+    cz_job_free(j);
+    cz_engine_stats_get(e, &s);
+    CHECK_MSG(s.pool.shrinks >= 1, "pool shrinks %llu", (unsigned long long)s.pool.shrinks);
+    CHECK_MSG(s.key_evictions == 1, "evictions %llu", (unsigned long long)s.key_evictions);
+    CHECK(s.budget.reclaims[CZ_RECLAIM_POOL] >= 1 && s.budget.reclaims[CZ_RECLAIM_KEYS] == 1);
+    CHECK(s.budget.peak <= budget);
+    /* key 1 again: reloaded from its file (evicting key 2 and the buffer) */
+    uint64_t loads = s.key_loads;
+    CHECK(cz_engine_submit(e, k1, w1, 1, 0, &j, &err) == CZ_OK);
+    CHECK(cz_job_wait(j, -1) == CZ_OK && job_all_ok(f1, j));
+    cz_job_free(j);
+    cz_engine_stats_get(e, &s);
+    CHECK(s.key_loads == loads + 1);
+    CHECK(s.budget.peak <= budget);
+    cz_engine_key_remove(e, k1);
+    cz_engine_key_remove(e, k2);
+    cz_engine_free(e);
+}
+
+static void test_cancel(fixture *f)
+{
+    cz_engine *e = engine((size_t)1 << 30, 1);
+    if (!e) return;
+    cz_engine_key *k;
+    cz_error err;
+    cz_error_clear(&err);
+    CHECK(cz_engine_key_add(e, f->zkey, &k, &err) == CZ_OK);
+    const cz_wtns *ws[8];
+    for (int i = 0; i < 8; i++) ws[i] = &f->w;
+    cz_job *run, *queued;
+    CHECK(cz_engine_submit(e, k, ws, 8, 0, &run, &err) == CZ_OK);
+    CHECK(cz_engine_submit(e, k, ws, 4, 0, &queued, &err) == CZ_OK);
+    /* the queued job (behind 8 partitions on one synthesis worker) */
+    cz_job_cancel(queued);
+    CHECK(cz_job_wait(queued, 30) == CZ_OK);
+    size_t n;
+    const cz_partition_result *r = cz_job_results(queued, &n);
+    int cancelled = 0;
+    for (size_t i = 0; i < n; i++) cancelled += r[i].status == CZ_ERR_CANCELLED;
+    CHECK_MSG(cancelled == 4, "queued job: %d of 4 cancelled", cancelled);
+    CHECK(cz_job_status(queued) == CZ_ERR_CANCELLED);
+    /* the running one, once its first partition is through */
+    while (cz_job_wait(run, 0.005) == CZ_ERR_TIMEOUT) {
+        cz_engine_stats s;
+        cz_engine_stats_get(e, &s);
+        if (s.partitions_done + s.partitions_failed >= 4 + 1) break;
+    }
+    cz_job_cancel(run);
+    CHECK(cz_job_wait(run, 60) == CZ_OK);
+    r = cz_job_results(run, &n);
+    int ok = 0;
+    cancelled = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (r[i].status == CZ_OK) {
+            ok++;
+            CHECK(proof_ok(f, &r[i].proof));
+        }
+        cancelled += r[i].status == CZ_ERR_CANCELLED;
+    }
+    CHECK_MSG(ok >= 1 && cancelled >= 1 && ok + cancelled == 8, "running job: %d done, %d cancelled", ok, cancelled);
+    cz_job_free(run);
+    cz_job_free(queued);
+    cz_engine_stats s;
+    cz_engine_stats_get(e, &s);
+    CHECK(s.pool.in_use == 0 && s.budget.by[CZ_MEM_WORKSET] == 0);
+    /* the engine still serves */
+    cz_job *j;
+    CHECK(cz_engine_submit(e, k, ws, 1, 0, &j, &err) == CZ_OK);
+    CHECK(cz_job_wait(j, -1) == CZ_OK && job_all_ok(f, j));
+    cz_job_free(j);
+    cz_engine_key_remove(e, k);
+    cz_engine_free(e);
+}
+
+static void test_priority(fixture *f)
+{
+    cz_engine *e = engine((size_t)1 << 30, 1);
+    if (!e) return;
+    cz_engine_key *k;
+    cz_error err;
+    cz_error_clear(&err);
+    CHECK(cz_engine_key_add(e, f->zkey, &k, &err) == CZ_OK);
+    const cz_wtns *ws[8];
+    for (int i = 0; i < 8; i++) ws[i] = &f->w;
+    cz_job *low, *high;
+    CHECK(cz_engine_submit(e, k, ws, 8, 0, &low, &err) == CZ_OK);
+    CHECK(cz_engine_submit(e, k, ws, 1, 10, &high, &err) == CZ_OK);
+    CHECK(cz_job_wait(high, -1) == CZ_OK && job_all_ok(f, high));
+    /* one synthesis worker: the high job went next, ahead of the low job's
+     * remaining partitions */
+    CHECK_MSG(cz_job_wait(low, 0) == CZ_ERR_TIMEOUT, "the low-priority job finished first");
+    CHECK(cz_job_wait(low, -1) == CZ_OK && job_all_ok(f, low));
+    cz_job_free(high);
+    cz_job_free(low);
+    cz_engine_key_remove(e, k);
+    cz_engine_free(e);
+}
+
+typedef struct {
+    cz_engine *e;
+    cz_engine_key *k;
+    fixture *f;
+    int jobs, failures;
+} stress_arg;
+
+static void *stress_thread(void *p)
+{
+    stress_arg *a = p;
+    const cz_wtns *ws[1] = {&a->f->w};
+    for (int i = 0; i < a->jobs; i++) {
+        cz_error err;
+        cz_error_clear(&err);
+        cz_job *j;
+        if (cz_engine_submit(a->e, a->k, ws, 1, i % 3, &j, &err) != CZ_OK) {
+            a->failures++;
+            continue;
+        }
+        if (cz_job_wait(j, -1) != CZ_OK || !job_all_ok(a->f, j)) a->failures++;
+        cz_job_free(j);
+    }
+    return NULL;
+}
+
+static void test_many(fixture *f)
+{
+    size_t budget = f->zk.bytes + 4 * f->abc;
+    cz_engine *e = engine(budget, 2);
+    if (!e) return;
+    cz_engine_key *k;
+    cz_error err;
+    cz_error_clear(&err);
+    CHECK(cz_engine_key_add(e, f->zkey, &k, &err) == CZ_OK);
+    int per = (int)cz_test_iters(25);
+    if (per < 2) per = 2;
+    pthread_t th[8];
+    stress_arg a[8];
+    for (int i = 0; i < 8; i++) {
+        a[i] = (stress_arg){e, k, f, per, 0};
+        pthread_create(&th[i], NULL, stress_thread, &a[i]);
+    }
+    int failures = 0;
+    for (int i = 0; i < 8; i++) {
+        pthread_join(th[i], NULL);
+        failures += a[i].failures;
+    }
+    CHECK_MSG(failures == 0, "%d of %d jobs failed", failures, 8 * per);
+    cz_engine_stats s;
+    cz_engine_stats_get(e, &s);
+    CHECK(s.jobs_done == (uint64_t)(8 * per));
+    CHECK(s.budget.peak <= budget);
+    /* back to the idle level: the key and the idle pool buffers */
+    CHECK(s.pool.in_use == 0);
+    CHECK_MSG(s.budget.used == f->zk.bytes + s.pool.held, "budget in use %zu, key %llu + pool %zu", s.budget.used,
+              (unsigned long long)f->zk.bytes, s.pool.held);
+    CHECK(s.pool.misses <= 4);
+    printf("  %d jobs from 8 threads: pool hits %llu misses %llu, budget peak %zu of %zu\n", 8 * per,
+           (unsigned long long)s.pool.hits, (unsigned long long)s.pool.misses, s.budget.peak, budget);
+    cz_engine_key_remove(e, k);
+    cz_engine_free(e);
+}
+
+int main(void)
+{
+    snprintf(g_dir, sizeof g_dir, "/tmp/cz_test_engine.XXXXXX");
+    if (!mkdtemp(g_dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    static fixture f1, f2;
+    if (make_fixture(&f1, "bn", CZ_CURVE_BN254, CZ_GEN_DENSE, 500, 1) &&
+        make_fixture(&f2, "bls", CZ_CURVE_BLS12_381, CZ_GEN_CHAIN, 1500, 2)) {
+        CHECK(f2.abc > f1.abc);
+        test_partitions(&f1);
+        test_small_budget(&f1);
+        test_too_big(&f1);
+        test_eviction(&f1, &f2);
+        test_cancel(&f1);
+        test_priority(&f1);
+        test_many(&f1);
+        free_fixture(&f1);
+        free_fixture(&f2);
+    }
+    rmdir(g_dir);
+    return cz_test_finish("test_engine");
+}
