@@ -24,22 +24,17 @@
 #include "backend/backend.h"
 #include "cuda/cuda.h"
 
-/* pinned buffers handed out by host_allocator */
-#define HOST_CACHE 64
-typedef struct {
-    void *p;
-    size_t bytes;
-    int used; /* (always 1: the table only tells pinned from ordinary memory) */
-    int pinned; /* 0: pageable fallback (cz_alloc) */
-} host_buf;
+/* pinned buffers handed out by host_allocator (to tell them from the
+ * ordinary memory of its fallback at free) */
+#define HOST_PINNED_MAX 64
 
 typedef struct {
     cz_cuda *gpu;
     cz_backend *cpu; /* fallback */
     pthread_mutex_t lock;
     int quiet_fallback; /* CZ_CUDA_QUIET_FALLBACK=1: no stderr line (tests) */
-    pthread_mutex_t hlock; /* the host buffer cache */
-    host_buf hb[HOST_CACHE];
+    pthread_mutex_t hlock; /* pinned[] */
+    void *pinned[HOST_PINNED_MAX];
     int pin_warned;
     cz_allocator halloc;
 } cuda_ctx;
@@ -123,15 +118,6 @@ static void cuda_drop_bases(cz_backend *be, const void *bases)
     pthread_mutex_unlock(&cx->lock);
 }
 
-static void hb_release(cuda_ctx *cx, host_buf *h)
-{
-    if (h->pinned)
-        cz_cuda_host_free(cx->gpu, h->p);
-    else
-        cz_free(NULL, h->p, h->bytes);
-    memset(h, 0, sizeof *h);
-}
-
 /*
  * host_allocator: page-locked memory, each allocation pinned anew (the
  * engine's pool, engine/bufpool.h, keeps and reuses the buffers, counted in
@@ -146,11 +132,10 @@ static void *host_alloc(void *c, size_t bytes)
     pthread_mutex_lock(&cx->hlock);
     if (p) {
         int slot = -1;
-        for (int i = 0; i < HOST_CACHE && slot < 0; i++)
-            if (!cx->hb[i].p) slot = i;
+        for (int i = 0; i < HOST_PINNED_MAX && slot < 0; i++)
+            if (!cx->pinned[i]) slot = i;
         if (slot >= 0) {
-            host_buf nb = {p, bytes, 1, 1};
-            cx->hb[slot] = nb;
+            cx->pinned[slot] = p;
         } else { /* table full: ordinary memory instead */
             cz_cuda_host_free(cx->gpu, p);
             p = NULL;
@@ -172,9 +157,10 @@ static void host_free(void *c, void *p, size_t bytes)
     cuda_ctx *cx = c;
     if (!p) return;
     pthread_mutex_lock(&cx->hlock);
-    for (int i = 0; i < HOST_CACHE; i++) {
-        if (cx->hb[i].p == p) {
-            hb_release(cx, &cx->hb[i]);
+    for (int i = 0; i < HOST_PINNED_MAX; i++) {
+        if (cx->pinned[i] == p) {
+            cz_cuda_host_free(cx->gpu, p);
+            cx->pinned[i] = NULL;
             pthread_mutex_unlock(&cx->hlock);
             return;
         }
@@ -192,8 +178,8 @@ static const cz_allocator *cuda_host_allocator(cz_backend *be)
 static void cuda_free(cz_backend *be)
 {
     cuda_ctx *cx = be->ctx;
-    for (int i = 0; i < HOST_CACHE; i++)
-        if (cx->hb[i].p) hb_release(cx, &cx->hb[i]);
+    for (int i = 0; i < HOST_PINNED_MAX; i++)
+        if (cx->pinned[i]) cz_cuda_host_free(cx->gpu, cx->pinned[i]);
     pthread_mutex_destroy(&cx->hlock);
     cz_cuda_close(cx->gpu);
     cz_backend_free(cx->cpu);

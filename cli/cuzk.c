@@ -207,6 +207,36 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* "123" or "2^K" */
+static int parse_count(const char *s, uint64_t *out)
+{
+    char *end;
+    if (!strncmp(s, "2^", 2)) {
+        unsigned long k = strtoul(s + 2, &end, 10);
+        if (end == s + 2 || *end || k > 63) return 0;
+        *out = (uint64_t)1 << k;
+        return 1;
+    }
+    if (*s < '0' || *s > '9') return 0;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno) return 0;
+    *out = v;
+    return 1;
+}
+
+/* -t/--threads N (1..4096) for every command: 0 after the message */
+static int set_threads_opt(const char *arg)
+{
+    uint64_t v;
+    if (!parse_count(arg, &v) || v < 1 || v > 4096) {
+        msg("--threads: '%s' is not a thread count (1..4096)", arg);
+        return 0;
+    }
+    cz_set_threads((int)v);
+    return 1;
+}
+
 /* ---- prove ---- */
 static int cmd_prove(int argc, char **argv)
 {
@@ -220,26 +250,18 @@ static int cmd_prove(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "d:t:c:b:r:qvh", opts, NULL)) != -1) {
         switch (c) {
         case 'r': {
-            char *end;
-            long n = strtol(optarg, &end, 10);
-            if (*end || n < 1 || n > 1000) {
+            uint64_t v;
+            if (!parse_count(optarg, &v) || v < 1 || v > 1000) {
                 msg("--repeat: '%s' is not a count (1..1000)", optarg);
                 return EXIT_USAGE;
             }
-            repeat = (int)n;
+            repeat = (int)v;
             break;
         }
         case 'd': device = optarg; break;
-        case 't': {
-            char *end;
-            long n = strtol(optarg, &end, 10);
-            if (*end || n < 1 || n > 4096) {
-                msg("--threads: '%s' is not a thread count (1..4096)", optarg);
-                return EXIT_USAGE;
-            }
-            cz_set_threads((int)n);
+        case 't':
+            if (!set_threads_opt(optarg)) return EXIT_USAGE;
             break;
-        }
         case 'c': check = optarg; break;
         case 'b': bin = optarg; break;
         case 'N': no_verify = 1; break;
@@ -682,24 +704,6 @@ static const char *USAGE_GEN =
     "  -q, --quiet           no progress and no summary\n"
     "  -h, --help            this text\n";
 
-/* "123" or "2^K" */
-static int parse_count(const char *s, uint64_t *out)
-{
-    char *end;
-    if (!strncmp(s, "2^", 2)) {
-        unsigned long k = strtoul(s + 2, &end, 10);
-        if (end == s + 2 || *end || k > 63) return 0;
-        *out = (uint64_t)1 << k;
-        return 1;
-    }
-    if (*s < '0' || *s > '9') return 0;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || errno) return 0;
-    *out = v;
-    return 1;
-}
-
 static void gen_progress(void *ctx, const char *phase, uint64_t done, uint64_t total)
 {
     double *last = ctx;
@@ -766,11 +770,7 @@ static int cmd_gen_circuit(int argc, char **argv)
             break;
         case 'o': name = optarg; break;
         case 't':
-            if (!parse_count(optarg, &v) || v < 1 || v > 4096) {
-                msg("--threads: '%s' is not a thread count (1..4096)", optarg);
-                return EXIT_USAGE;
-            }
-            cz_set_threads((int)v);
+            if (!set_threads_opt(optarg)) return EXIT_USAGE;
             break;
         case 'q': g_quiet = 1; break;
         case 'h': fputs(USAGE_GEN, stdout); return EXIT_OK;
@@ -898,16 +898,9 @@ static int cmd_setup(int argc, char **argv)
             so.seed = v;
             break;
         }
-        case 't': {
-            char *end;
-            long n = strtol(optarg, &end, 10);
-            if (*end || n < 1 || n > 4096) {
-                msg("--threads: '%s' is not a thread count (1..4096)", optarg);
-                return EXIT_USAGE;
-            }
-            cz_set_threads((int)n);
+        case 't':
+            if (!set_threads_opt(optarg)) return EXIT_USAGE;
             break;
-        }
         case 'q': g_quiet = 1; break;
         case 'v': g_verbose = 1; break;
         case 'h': fputs(USAGE_SETUP, stdout); return EXIT_OK;

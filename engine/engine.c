@@ -285,6 +285,16 @@ static item *pop_best_locked(item **q)
     return it;
 }
 
+/* Waits for the best item of q; NULL once the engine stops with q empty. */
+static item *next_item(cz_engine *e, item **q, pthread_cond_t *cv)
+{
+    pthread_mutex_lock(&e->mu);
+    item *it;
+    while (!(it = pop_best_locked(q)) && !e->stop) pthread_cond_wait(cv, &e->mu);
+    pthread_mutex_unlock(&e->mu);
+    return it;
+}
+
 static void push_locked(item **q, item *it)
 {
     it->next = *q;
@@ -370,10 +380,7 @@ static void *gpu_main(void *arg)
 {
     cz_engine *e = arg;
     for (;;) {
-        pthread_mutex_lock(&e->mu);
-        item *it;
-        while (!(it = pop_best_locked(&e->gpu_q)) && !e->stop) pthread_cond_wait(&e->cv_gpu, &e->mu);
-        pthread_mutex_unlock(&e->mu);
+        item *it = next_item(e, &e->gpu_q, &e->cv_gpu);
         if (!it) return NULL;
         cz_job *j = it->job;
         cz_partition_result *r = &j->res[it->idx];
@@ -419,10 +426,7 @@ static void *fin_main(void *arg)
 {
     cz_engine *e = arg;
     for (;;) {
-        pthread_mutex_lock(&e->mu);
-        item *it;
-        while (!(it = pop_best_locked(&e->fin_q)) && !e->stop) pthread_cond_wait(&e->cv_fin, &e->mu);
-        pthread_mutex_unlock(&e->mu);
+        item *it = next_item(e, &e->fin_q, &e->cv_fin);
         if (!it) return NULL;
         cz_job *j = it->job;
         cz_partition_result *r = &j->res[it->idx];

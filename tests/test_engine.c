@@ -112,6 +112,28 @@ static cz_engine *engine(size_t budget, int synth_workers)
     return e;
 }
 
+/* an engine with f's key registered (NULL, with the failure counted, if not) */
+static cz_engine *engine_with_key(size_t budget, int synth_workers, const fixture *f, cz_engine_key **k)
+{
+    cz_engine *e = engine(budget, synth_workers);
+    if (!e) return NULL;
+    cz_error err;
+    cz_error_clear(&err);
+    cz_status st = cz_engine_key_add(e, f->zkey, k, &err);
+    CHECK_MSG(st == CZ_OK, "key %s: %s", f->zkey, cz_error_msg(&err));
+    if (st != CZ_OK) {
+        cz_engine_free(e);
+        return NULL;
+    }
+    return e;
+}
+
+static void engine_done(cz_engine *e, cz_engine_key *k)
+{
+    cz_engine_key_remove(e, k);
+    cz_engine_free(e);
+}
+
 static int job_all_ok(const fixture *f, cz_job *j)
 {
     size_t n;
@@ -131,12 +153,11 @@ static int job_all_ok(const fixture *f, cz_job *j)
 
 static void test_partitions(fixture *f)
 {
-    cz_engine *e = engine((size_t)1 << 30, 2);
-    if (!e) return;
     cz_engine_key *k;
+    cz_engine *e = engine_with_key((size_t)1 << 30, 2, f, &k);
+    if (!e) return;
     cz_error err;
     cz_error_clear(&err);
-    CHECK(cz_engine_key_add(e, f->zkey, &k, &err) == CZ_OK);
     CHECK(cz_engine_key_bytes(k) == f->zk.bytes);
     const cz_wtns *ws[4] = {&f->w, &f->w, &f->w, &f->w};
     cz_job *j;
@@ -160,20 +181,18 @@ static void test_partitions(fixture *f)
     const cz_wtns *wb[2] = {&f->w, &bad};
     CHECK(cz_engine_submit(e, k, wb, 2, 0, &j, &err) == CZ_ERR_MISMATCH);
     CHECK(strstr(cz_error_msg(&err), "partition 1") != NULL);
-    cz_engine_key_remove(e, k);
-    cz_engine_free(e);
+    engine_done(e, k);
 }
 
 /* a budget that holds the key and one working set and a half: jobs queue */
 static void test_small_budget(fixture *f)
 {
     size_t budget = f->zk.bytes + f->abc + f->abc / 2;
-    cz_engine *e = engine(budget, 3);
-    if (!e) return;
     cz_engine_key *k;
+    cz_engine *e = engine_with_key(budget, 3, f, &k);
+    if (!e) return;
     cz_error err;
     cz_error_clear(&err);
-    CHECK(cz_engine_key_add(e, f->zkey, &k, &err) == CZ_OK);
     const cz_wtns *ws[3] = {&f->w, &f->w, &f->w};
     /* warm-up: the pool's one buffer (only one fits) */
     cz_job *jobs[5];
@@ -198,19 +217,17 @@ static void test_small_budget(fixture *f)
               (unsigned long long)s.pool.hits, (unsigned long long)s.pool.misses);
     CHECK(s.pool.in_use == 0);
     CHECK(s.budget.used == f->zk.bytes + s.pool.held);
-    cz_engine_key_remove(e, k);
-    cz_engine_free(e);
+    engine_done(e, k);
 }
 
 static void test_too_big(fixture *f)
 {
     size_t budget = f->zk.bytes + f->abc / 2;
-    cz_engine *e = engine(budget, 1);
-    if (!e) return;
     cz_engine_key *k;
+    cz_engine *e = engine_with_key(budget, 1, f, &k);
+    if (!e) return;
     cz_error err;
     cz_error_clear(&err);
-    CHECK(cz_engine_key_add(e, f->zkey, &k, &err) == CZ_OK);
     const cz_wtns *ws[1] = {&f->w};
     cz_job *j = NULL;
     cz_status st = cz_engine_submit(e, k, ws, 1, 0, &j, &err);
@@ -218,8 +235,7 @@ static void test_too_big(fixture *f)
     char want[64];
     snprintf(want, sizeof want, "needs %zu bytes", f->zk.bytes + f->abc);
     CHECK_MSG(strstr(cz_error_msg(&err), want) != NULL, "message: %s", cz_error_msg(&err));
-    cz_engine_key_remove(e, k);
-    cz_engine_free(e);
+    engine_done(e, k);
 }
 
 /* idle pool buffers go first, then the least recently used idle key */
@@ -266,12 +282,11 @@ static void test_eviction(fixture *f1, fixture *f2)
 
 static void test_cancel(fixture *f)
 {
-    cz_engine *e = engine((size_t)1 << 30, 1);
-    if (!e) return;
     cz_engine_key *k;
+    cz_engine *e = engine_with_key((size_t)1 << 30, 1, f, &k);
+    if (!e) return;
     cz_error err;
     cz_error_clear(&err);
-    CHECK(cz_engine_key_add(e, f->zkey, &k, &err) == CZ_OK);
     const cz_wtns *ws[8];
     for (int i = 0; i < 8; i++) ws[i] = &f->w;
     cz_job *run, *queued;
@@ -315,18 +330,16 @@ static void test_cancel(fixture *f)
     CHECK(cz_engine_submit(e, k, ws, 1, 0, &j, &err) == CZ_OK);
     CHECK(cz_job_wait(j, -1) == CZ_OK && job_all_ok(f, j));
     cz_job_free(j);
-    cz_engine_key_remove(e, k);
-    cz_engine_free(e);
+    engine_done(e, k);
 }
 
 static void test_priority(fixture *f)
 {
-    cz_engine *e = engine((size_t)1 << 30, 1);
-    if (!e) return;
     cz_engine_key *k;
+    cz_engine *e = engine_with_key((size_t)1 << 30, 1, f, &k);
+    if (!e) return;
     cz_error err;
     cz_error_clear(&err);
-    CHECK(cz_engine_key_add(e, f->zkey, &k, &err) == CZ_OK);
     const cz_wtns *ws[8];
     for (int i = 0; i < 8; i++) ws[i] = &f->w;
     cz_job *low, *high;
@@ -339,8 +352,7 @@ static void test_priority(fixture *f)
     CHECK(cz_job_wait(low, -1) == CZ_OK && job_all_ok(f, low));
     cz_job_free(high);
     cz_job_free(low);
-    cz_engine_key_remove(e, k);
-    cz_engine_free(e);
+    engine_done(e, k);
 }
 
 typedef struct {
@@ -371,12 +383,11 @@ static void *stress_thread(void *p)
 static void test_many(fixture *f)
 {
     size_t budget = f->zk.bytes + 4 * f->abc;
-    cz_engine *e = engine(budget, 2);
-    if (!e) return;
     cz_engine_key *k;
+    cz_engine *e = engine_with_key(budget, 2, f, &k);
+    if (!e) return;
     cz_error err;
     cz_error_clear(&err);
-    CHECK(cz_engine_key_add(e, f->zkey, &k, &err) == CZ_OK);
     int per = (int)cz_test_iters(25);
     if (per < 2) per = 2;
     pthread_t th[8];
@@ -402,8 +413,7 @@ static void test_many(fixture *f)
     CHECK(s.pool.misses <= 4);
     printf("  %d jobs from 8 threads: pool hits %llu misses %llu, budget peak %zu of %zu\n", 8 * per,
            (unsigned long long)s.pool.hits, (unsigned long long)s.pool.misses, s.budget.peak, budget);
-    cz_engine_key_remove(e, k);
-    cz_engine_free(e);
+    engine_done(e, k);
 }
 
 int main(void)
