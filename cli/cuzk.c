@@ -11,10 +11,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +24,7 @@
 #include "ec/ec.h"
 #include "ec/ec_serde.h"
 #include "engine/bufpool.h"
+#include "engine/engine.h"
 #include "groth16/gen_circuit.h"
 #include "groth16/groth16.h"
 #include "groth16/setup.h"
@@ -116,6 +119,9 @@ static const char *USAGE =
     "          Write an INSECURE development proving key (single-party setup).\n"
     "  gen-circuit --curve C --constraints N --profile chain|dense|filecoin -o NAME\n"
     "          Write a satisfiable synthetic circuit NAME.r1cs and witness NAME.wtns.\n"
+    "  bench-engine circuit.zkey witness.wtns\n"
+    "          Run a stream of jobs through the proving engine and report\n"
+    "          proofs per minute, device busy share and memory.\n"
     "  help [command], --help, --version\n"
     "\n"
     "Run `cuzk <command> --help` for the options of a command.\n"
@@ -235,6 +241,198 @@ static int set_threads_opt(const char *arg)
     }
     cz_set_threads((int)v);
     return 1;
+}
+
+/* ---- bench-engine ---- */
+static const char *USAGE_BENCH_ENGINE =
+    "usage: cuzk bench-engine [options] circuit.zkey witness.wtns\n"
+    "\n"
+    "Runs a stream of jobs through the proving engine (engine/engine.h): each job\n"
+    "has P partitions proved with the key, all with this witness (fresh blinding\n"
+    "each). Jobs are submitted all at once and awaited in order. Reports proofs\n"
+    "per minute over the whole run and after the first job (steady state), the\n"
+    "share of the wall time the device worker was busy, the a, b, c bytes handed\n"
+    "to the device per second of its H step, peak RSS against the memory budget\n"
+    "and against key + the working sets in flight, and the pool's hits and\n"
+    "misses. Every proof is verified by the engine; a failure ends with exit 4 or 6.\n"
+    "CZ_ENGINE_TIMELINE=1 prints the per-stage timeline on stderr.\n"
+    "\n"
+    "options:\n"
+    "  -j, --jobs N          jobs (default 20)\n"
+    "  -p, --partitions P    partitions per job (default 10)\n"
+    "  -d, --device DEV      auto (default), cpu, cuda or cuda:N\n"
+    "      --budget BYTES    memory budget (\"123\" or \"2^K\"; default: detected)\n"
+    "      --synth-workers N partitions in synthesis at once (default 2)\n"
+    "      --max-ready N     synthesized partitions waiting for the device at most\n"
+    "                        (default: the synthesis workers)\n"
+    "      --no-pin          ordinary memory for a, b, c (to measure what pinning buys)\n"
+    "  -t, --threads N       CPU threads (default: all cores)\n"
+    "  -q, --quiet           only the result lines\n"
+    "  -h, --help            this text\n";
+
+static size_t peak_rss_bytes(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+    return (size_t)ru.ru_maxrss * 1024;
+}
+
+static int cmd_bench_engine(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"jobs", required_argument, 0, 'j'},   {"partitions", required_argument, 0, 'p'},
+        {"device", required_argument, 0, 'd'}, {"budget", required_argument, 0, 'B'},
+        {"synth-workers", required_argument, 0, 'S'}, {"no-pin", no_argument, 0, 'P'},
+        {"max-ready", required_argument, 0, 'R'},
+        {"threads", required_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    cz_engine_config cfg;
+    cz_engine_config_default(&cfg);
+    uint64_t jobs = 20, parts = 10, v;
+    int c;
+    while ((c = getopt_long(argc, argv, "j:p:d:t:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            if (!parse_count(optarg, &jobs) || jobs < 1 || jobs > 100000) {
+                msg("--jobs: '%s' is not a count (1..100000)", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'p':
+            if (!parse_count(optarg, &parts) || parts < 1 || parts > 10000) {
+                msg("--partitions: '%s' is not a count (1..10000)", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'd': cfg.device = optarg; break;
+        case 'B':
+            if (!parse_count(optarg, &v) || v == 0) {
+                msg("--budget: '%s' is not a byte count (\"123\" or \"2^K\")", optarg);
+                return EXIT_USAGE;
+            }
+            cfg.budget_bytes = (size_t)v;
+            break;
+        case 'S':
+            if (!parse_count(optarg, &v) || v < 1 || v > 64) {
+                msg("--synth-workers: '%s' is not a count (1..64)", optarg);
+                return EXIT_USAGE;
+            }
+            cfg.synth_workers = (int)v;
+            break;
+        case 'R':
+            if (!parse_count(optarg, &v) || v < 1 || v > 1000) {
+                msg("--max-ready: '%s' is not a count (1..1000)", optarg);
+                return EXIT_USAGE;
+            }
+            cfg.max_ready = (int)v;
+            break;
+        case 'P': cfg.pin = 0; break;
+        case 't':
+            if (!set_threads_opt(optarg)) return EXIT_USAGE;
+            break;
+        case 'q': g_quiet = 1; break;
+        case 'h': fputs(USAGE_BENCH_ENGINE, stdout); return EXIT_OK;
+        default: fputs(USAGE_BENCH_ENGINE, stderr); return EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 2) {
+        msg("bench-engine needs 2 arguments: circuit.zkey witness.wtns (got %d)", argc - optind);
+        fputs(USAGE_BENCH_ENGINE, stderr);
+        return EXIT_USAGE;
+    }
+    const char *zkey_path = argv[optind], *wtns_path = argv[optind + 1];
+    g_progress = !g_quiet && isatty(2);
+    cz_error err;
+    cz_error_clear(&err);
+    cz_wtns w;
+    cz_status st = cz_wtns_load(&w, wtns_path, NULL, &err);
+    if (st != CZ_OK) return fail(st, &err);
+    cz_engine *e = NULL;
+    cz_engine_key *k = NULL;
+    cz_job **js = calloc(jobs, sizeof *js);
+    const cz_wtns **ws = calloc(parts, sizeof *ws);
+    if (!js || !ws) {
+        st = cz_error_set(&err, CZ_ERR_NO_MEMORY, "out of memory");
+        goto out;
+    }
+    for (uint64_t i = 0; i < parts; i++) ws[i] = &w;
+    if ((st = cz_engine_create(&e, &cfg, &err)) != CZ_OK) goto out;
+    stage("loading the proving key");
+    double t_key = cz_now();
+    if ((st = cz_engine_key_add(e, zkey_path, &k, &err)) != CZ_OK) goto out;
+    t_key = cz_now() - t_key;
+    stage_done();
+    const cz_zkey *info = cz_engine_key_info(k);
+    double t0 = cz_now(), t_first = 0;
+    for (uint64_t i = 0; i < jobs; i++)
+        if ((st = cz_engine_submit(e, k, ws, (size_t)parts, 0, &js[i], &err)) != CZ_OK) goto out;
+    cz_prove_timings sum;
+    memset(&sum, 0, sizeof sum);
+    size_t abc_bytes = 0;
+    double h_s = 0, first_busy = 0;
+    for (uint64_t i = 0; i < jobs; i++) {
+        (void)cz_job_wait(js[i], -1);
+        if (g_progress) fprintf(stderr, "\rcuzk: job %llu/%llu done", (unsigned long long)i + 1, (unsigned long long)jobs);
+        size_t n;
+        const cz_partition_result *r = cz_job_results(js[i], &n);
+        for (size_t q = 0; q < n; q++) {
+            if (r[q].status != CZ_OK) {
+                st = cz_error_set(&err, r[q].status, "job %llu partition %zu: %s", (unsigned long long)i, q,
+                                  r[q].error);
+                if (g_progress) fputc('\n', stderr);
+                goto out;
+            }
+            abc_bytes += r[q].t.abc_bytes;
+            h_s += r[q].t.stages.h;
+        }
+        if (i == 0) {
+            t_first = cz_now();
+            cz_engine_stats s0;
+            cz_engine_stats_get(e, &s0);
+            first_busy = s0.device_busy_s;
+        }
+    }
+    if (g_progress) fputc('\n', stderr);
+    double wall = cz_now() - t0;
+    cz_engine_stats s;
+    cz_engine_stats_get(e, &s);
+    size_t rss = peak_rss_bytes();
+    double proofs = (double)(jobs * parts);
+    printf("bench-engine: %s, %s 2^%u, %llu jobs x %llu partitions, device %s, pool %s\n", zkey_path,
+           cz_curve_name(info->curve), info->log_domain, (unsigned long long)jobs, (unsigned long long)parts,
+           cz_engine_device_name(e), s.pool_pinned ? "pinned" : "ordinary memory");
+    printf("key: %.2f GiB, loaded in %.2f s; working set per partition (a, b, c): %.1f MiB\n",
+           (double)cz_engine_key_bytes(k) / (1 << 30), t_key, (double)(3 * (size_t)info->domain_size * 32) / (1 << 20));
+    printf("throughput: %.1f proofs/min overall (%.2f s)", proofs * 60 / wall, wall);
+    if (jobs > 1) {
+        double steady = wall - (t_first - t0);
+        printf(", %.1f proofs/min after the first job", (proofs - (double)parts) * 60 / steady);
+        printf("\ndevice busy: %.1f%% overall, %.1f%% after the first job", 100 * s.device_busy_s / wall,
+               /* (a device step running across the first job's end counts whole
+                * after it: clamp) */
+               fmin(100.0, 100 * (s.device_busy_s - first_busy) / steady));
+    } else {
+        printf("\ndevice busy: %.1f%%", 100 * s.device_busy_s / wall);
+    }
+    printf("\na, b, c: %.2f GB handed to the device, %.1f GB/s of H step time (transfer + NTTs)\n", abc_bytes / 1e9,
+           h_s > 0 ? abc_bytes / 1e9 / h_s : 0.0);
+    printf("memory: peak RSS %.2f GiB; budget %.2f GiB, peak reserved %.2f GiB (key + working sets); RSS / reserved "
+           "peak = %.2f\n",
+           (double)rss / (1 << 30), (double)s.budget.limit / (1 << 30), (double)s.budget.peak / (1 << 30),
+           s.budget.peak ? (double)rss / (double)s.budget.peak : 0.0);
+    printf("pool: %llu hits, %llu misses, %llu fallbacks; key loads %llu, evictions %llu\n",
+           (unsigned long long)s.pool.hits, (unsigned long long)s.pool.misses, (unsigned long long)s.pool.fallbacks,
+           (unsigned long long)s.key_loads, (unsigned long long)s.key_evictions);
+out:
+    if (js)
+        for (uint64_t i = 0; i < jobs; i++) cz_job_free(js[i]);
+    free(js);
+    free(ws);
+    if (k) cz_engine_key_remove(e, k);
+    cz_engine_free(e);
+    cz_wtns_free(&w);
+    if (st != CZ_OK) return fail(st, &err);
+    return EXIT_OK;
 }
 
 /* ---- prove ---- */
@@ -1004,6 +1202,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "setup")) return cmd_setup(argc - 1, argv + 1);
     if (!strcmp(cmd, "gen-circuit")) return cmd_gen_circuit(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench-engine")) return cmd_bench_engine(argc - 1, argv + 1);
     msg("unknown command '%s'", cmd);
     fputs(USAGE, stderr);
     return EXIT_USAGE;

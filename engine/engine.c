@@ -60,6 +60,8 @@ struct cz_engine {
     pthread_cond_t cv_synth, cv_gpu, cv_fin, cv_done, cv_key;
     cz_job *waiting; /* jobs with partitions not yet in synthesis */
     item *gpu_q, *fin_q;
+    int gpu_ready; /* items in gpu_q */
+    int pool_pinned;
     cz_engine_key *keys;
     int stop;
     pthread_t synth_th[MAX_SYNTH_WORKERS], gpu_th, fin_th;
@@ -110,10 +112,14 @@ static int job_cancelled(const cz_job *j) { return __atomic_load_n(&j->cancel, _
 
 /* ---- keys: loaded with an allocator that reserves in the budget ---- */
 
+/* why the budget refused a key allocation on this thread (the loader only
+ * sees NULL and reports "out of memory") */
+static _Thread_local cz_error t_key_refusal;
+
 static void *key_alloc(void *ctx, size_t bytes)
 {
     cz_engine *e = ctx;
-    if (cz_budget_reserve(e->budget, CZ_MEM_KEY, bytes, -1, NULL, NULL) != CZ_OK) return NULL;
+    if (cz_budget_reserve(e->budget, CZ_MEM_KEY, bytes, -1, NULL, &t_key_refusal) != CZ_OK) return NULL;
     void *p = cz_alloc(NULL, bytes);
     if (!p) cz_budget_release(e->budget, CZ_MEM_KEY, bytes);
     return p;
@@ -143,7 +149,15 @@ static cz_status key_ensure(cz_engine *e, cz_engine_key *k, double *load_s, cz_e
     memset(&o, 0, sizeof o);
     o.alloc = &e->key_alloc;
     cz_zkey zk;
-    cz_status st = cz_zkey_load(&zk, k->path, &o, err);
+    cz_error_clear(&t_key_refusal);
+    cz_error lerr;
+    cz_error_clear(&lerr);
+    cz_status st = cz_zkey_load(&zk, k->path, &o, &lerr);
+    if (st != CZ_OK && t_key_refusal.status != CZ_OK)
+        st = cz_error_set(err, t_key_refusal.status, "%s: the key does not fit: %s", k->path,
+                          cz_error_msg(&t_key_refusal));
+    else if (st != CZ_OK)
+        cz_error_set(err, st, "%s", cz_error_msg(&lerr));
     *load_s += cz_now() - t;
     pthread_mutex_lock(&e->mu);
     k->loading = 0;
@@ -319,7 +333,9 @@ static void *synth_main(void *arg)
     for (;;) {
         pthread_mutex_lock(&e->mu);
         cz_job *j;
-        while (!(j = pick_job_locked(e)) && !e->stop) pthread_cond_wait(&e->cv_synth, &e->mu);
+        /* a partition to synthesize, unless enough wait for the device */
+        while ((!(j = pick_job_locked(e)) || e->gpu_ready >= e->cfg.max_ready) && !e->stop)
+            pthread_cond_wait(&e->cv_synth, &e->mu);
         if (!j) {
             pthread_mutex_unlock(&e->mu);
             return NULL;
@@ -371,6 +387,7 @@ static void *synth_main(void *arg)
         pthread_mutex_lock(&e->mu);
         it->t_ready = cz_now();
         push_locked(&e->gpu_q, it);
+        e->gpu_ready++;
         pthread_cond_signal(&e->cv_gpu);
         pthread_mutex_unlock(&e->mu);
     }
@@ -382,6 +399,10 @@ static void *gpu_main(void *arg)
     for (;;) {
         item *it = next_item(e, &e->gpu_q, &e->cv_gpu);
         if (!it) return NULL;
+        pthread_mutex_lock(&e->mu);
+        e->gpu_ready--;
+        pthread_cond_broadcast(&e->cv_synth); /* room for the next synthesis */
+        pthread_mutex_unlock(&e->mu);
         cz_job *j = it->job;
         cz_partition_result *r = &j->res[it->idx];
         r->t.gpu_wait_s = cz_now() - it->t_ready;
@@ -599,6 +620,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         cz_engine_config_default(&e->cfg);
     if (e->cfg.synth_workers <= 0) e->cfg.synth_workers = 2;
     if (e->cfg.synth_workers > MAX_SYNTH_WORKERS) e->cfg.synth_workers = MAX_SYNTH_WORKERS;
+    if (e->cfg.max_ready <= 0) e->cfg.max_ready = e->cfg.synth_workers;
     const char *tl = getenv("CZ_ENGINE_TIMELINE");
     e->timeline = e->cfg.timeline || (tl && *tl == '1');
     e->t0 = cz_now();
@@ -615,6 +637,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     if (st == CZ_OK) st = cz_backend_create(&e->be, e->cfg.device ? e->cfg.device : "auto", err);
     if (st == CZ_OK) {
         const cz_allocator *pa = e->cfg.pin && e->be->ops->host_allocator ? e->be->ops->host_allocator(e->be) : NULL;
+        e->pool_pinned = pa != NULL;
         st = cz_bufpool_create(&e->pool, e->budget, pa, pool_log, NULL, err);
     }
     if (st == CZ_OK) st = cz_budget_add_reclaimer(e->budget, CZ_RECLAIM_KEYS, evict_keys, e);
@@ -656,6 +679,7 @@ void cz_engine_stats_get(cz_engine *e, cz_engine_stats *out)
     pthread_mutex_lock(&e->mu);
     out->device_busy_s = e->device_busy;
     out->uptime_s = cz_now() - e->t0;
+    out->pool_pinned = e->pool_pinned;
     out->jobs_done = e->jobs_done;
     out->partitions_done = e->parts_done;
     out->partitions_failed = e->parts_failed;

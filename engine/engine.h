@@ -11,8 +11,8 @@
  *    buffer of the pinned pool (engine/bufpool.h): the device reads them
  *    from there, no staging copy. Partitions are taken by priority (higher
  *    first), then by age. How far synthesis runs ahead of the device is
- *    bounded by the budget (a worker waits for its pool buffer), not by a
- *    fixed count.
+ *    bounded by the budget (a worker waits for its pool buffer) and by
+ *    config.max_ready synthesized partitions waiting for the device.
  *  - device worker: the H step and the MSMs (cz_groth16_device) on the
  *    backend, holding the device only for that; the buffer goes back to the
  *    pool as soon as the device is done with it.
@@ -50,6 +50,11 @@ typedef struct cz_engine_config {
     size_t budget_margin; /* 0: the default margin (detected budgets only) */
     const char *device;   /* backend spec: "auto" (NULL), "cpu", "cuda", "cuda:N" */
     int synth_workers;    /* partitions in synthesis at once (0: 2) */
+    int max_ready;        /* synthesized partitions waiting for the device at most
+                           * (0: synth_workers); the budget may bound it lower.
+                           * Without it, synthesis would fill the whole budget
+                           * with pinned buffers (pinning runs at ~1.8 GB/s)
+                           * where a few keep the device busy. */
     int verify;           /* 0: skip the self-verification (default: verify, see cz_engine_config_default) */
     int pin;              /* 0: ordinary memory for the pool even on CUDA (to measure what pinning buys) */
     int timeline;         /* 1: per-stage timeline on stderr (also CZ_ENGINE_TIMELINE=1) */
@@ -66,6 +71,7 @@ typedef struct cz_engine_stats {
     cz_bufpool_stats pool;
     double device_busy_s; /* time the device worker spent in device work */
     double uptime_s;      /* since create */
+    int pool_pinned;      /* the pool's memory comes from the device (page-locked) */
     uint64_t jobs_done, partitions_done, partitions_failed;
     uint64_t key_loads, key_evictions;
 } cz_engine_stats;

@@ -26,6 +26,10 @@
 #                                       `cuzk prove --repeat 4 -v` on cuda (key
 #                                       resident, pinned a/b/c; medians of 2..4)
 #   scripts/gpu_check.sh trace          CZ_MSM_TRACE=1 MSM phases up to 2^24
+#   scripts/gpu_check.sh engine         cuzk bench-engine (issue 6): 20 jobs x 10
+#                                       partitions of 2^22 filecoin and of 2^24
+#                                       dense (BLS12-381), pinned and --no-pin,
+#                                       the timeline of the first jobs kept
 #
 # Stages can be combined: scripts/gpu_check.sh build test prove 16 20.
 # The GPU machine has no Debian packages: GMP (the tests' oracle) comes from
@@ -138,6 +142,24 @@ stage_warm() {
   done 2>&1 | tee -a "$out/warm.log"
 }
 
+stage_engine() {
+  local spec k prof base
+  for spec in 22:filecoin 24:dense; do
+    IFS=: read -r k prof <<<"$spec"
+    base=/tmp/e$k-$prof
+    ./$bld/cuzk gen-circuit --curve bls12-381 --constraints $(((1 << k) - 400)) --profile $prof --seed 3 -o $base -q &&
+      ./$bld/cuzk setup --insecure-dev $base.r1cs $base.zkey --seed 3 -q 2>/dev/null || {
+      echo "2^$k $prof: key generation failed"
+      continue
+    }
+    CZ_ENGINE_TIMELINE=1 ./$bld/cuzk bench-engine -q -d cuda -j 20 -p 10 $base.zkey $base.wtns \
+      >"$out/engine-$k-$prof.log" 2>"$out/engine-$k-$prof.timeline"
+    cat "$out/engine-$k-$prof.log"
+    ./$bld/cuzk bench-engine -q -d cuda -j 5 -p 10 --no-pin $base.zkey $base.wtns 2>&1 | tee "$out/engine-$k-$prof-nopin.log"
+    rm -f $base.zkey $base.r1cs $base.wtns
+  done 2>&1 | tee -a "$out/engine.log"
+}
+
 stage_trace() {
   CZ_MSM_TRACE=1 ./$bld/bench/bench_gpu_msm --max-log=24 --g2-log=20 --repeats=1 >"$out/trace.log" 2>&1
   grep -E "bls12_381_g1.*chunk 0\+16777216|bn254_g1.*chunk 0\+16777216" "$out/trace.log" | head -8
@@ -239,6 +261,7 @@ while [ $# -gt 0 ]; do
     stage_warm "${ws[@]}" || rc=1
     ;;
   trace) stage_trace || rc=1 ;;
+  engine) stage_engine || rc=1 ;;
   test) stage_test || rc=1 ;;
   testbig) stage_testbig || rc=1 ;;
   prove)

@@ -220,6 +220,36 @@ static void test_small_budget(fixture *f)
     engine_done(e, k);
 }
 
+/* a large budget: synthesis still runs only max_ready partitions ahead, so
+ * the pool holds few buffers (1 in synthesis + 1 ready + 1 on the device) */
+static void test_max_ready(fixture *f)
+{
+    cz_engine_config c;
+    cz_engine_config_default(&c);
+    c.device = "cpu";
+    c.budget_bytes = (size_t)1 << 30;
+    c.synth_workers = 1;
+    c.max_ready = 1;
+    cz_engine *e = NULL;
+    cz_error err;
+    cz_error_clear(&err);
+    CHECK(cz_engine_create(&e, &c, &err) == CZ_OK);
+    if (!e) return;
+    cz_engine_key *k;
+    CHECK(cz_engine_key_add(e, f->zkey, &k, &err) == CZ_OK);
+    const cz_wtns *ws[8];
+    for (int i = 0; i < 8; i++) ws[i] = &f->w;
+    cz_job *j;
+    CHECK(cz_engine_submit(e, k, ws, 8, 0, &j, &err) == CZ_OK);
+    CHECK(cz_job_wait(j, -1) == CZ_OK && job_all_ok(f, j));
+    cz_job_free(j);
+    cz_engine_stats s;
+    cz_engine_stats_get(e, &s);
+    CHECK_MSG(s.pool.buffers <= 3 && s.pool.hits + s.pool.misses == 8, "pool: %llu buffers, %llu hits, %llu misses",
+              (unsigned long long)s.pool.buffers, (unsigned long long)s.pool.hits, (unsigned long long)s.pool.misses);
+    engine_done(e, k);
+}
+
 static void test_too_big(fixture *f)
 {
     size_t budget = f->zk.bytes + f->abc / 2;
@@ -430,6 +460,7 @@ int main(void)
         test_partitions(&f1);
         test_small_budget(&f1);
         test_too_big(&f1);
+        test_max_ready(&f1);
         test_eviction(&f1, &f2);
         test_cancel(&f1);
         test_priority(&f1);
