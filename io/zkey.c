@@ -161,6 +161,46 @@ void cz_csr_free(cz_csr *m, const cz_allocator *a)
 
 enum { COEF_ENTRY = 12 + 32 };
 
+static int coef_in_range(cz_curve c, const uint64_t limbs[4])
+{
+    return c == CZ_CURVE_BN254 ? cz_bn254_fr_limbs_in_range(limbs) : cz_bls12_381_fr_limbs_in_range(limbs);
+}
+
+/* entries [0, n0) are A's values, the rest B's; each holds the file's
+ * 32 bytes (coef * R^2, little-endian) and becomes coef * R (Montgomery) */
+typedef struct {
+    void *val[2];
+    uint64_t n0;
+    cz_curve curve;
+    int bad; /* set when a value is >= r */
+} coef_ctx;
+
+static void coef_range(void *arg, size_t b, size_t e, int thread)
+{
+    coef_ctx *c = arg;
+    (void)thread;
+    for (size_t i = b; i < e; i++) {
+        uint64_t *v = i < c->n0 ? (uint64_t *)c->val[0] + 4 * i : (uint64_t *)c->val[1] + 4 * (i - c->n0);
+        uint64_t limbs[4];
+        for (int k = 0; k < 4; k++) limbs[k] = cz_load_u64((const uint8_t *)(v + k));
+        if (!coef_in_range(c->curve, limbs)) {
+            __atomic_store_n(&c->bad, 1, __ATOMIC_RELAXED);
+            memset(v, 0, 32);
+            continue;
+        }
+        /* one Montgomery reduction of coef * R^2 gives coef * R */
+        if (c->curve == CZ_CURVE_BN254) {
+            cz_bn254_fr t;
+            memcpy(t.l, limbs, 32);
+            cz_bn254_fr_to_canonical(v, &t);
+        } else {
+            cz_bls12_381_fr t;
+            memcpy(t.l, limbs, 32);
+            cz_bls12_381_fr_to_canonical(v, &t);
+        }
+    }
+}
+
 static cz_status load_coefficients(cz_zkey *z, const cz_binfile *f, cz_error *err)
 {
     cz_reader r;
@@ -218,38 +258,33 @@ static cz_status load_coefficients(cz_zkey *z, const cz_binfile *f, cz_error *er
         for (uint32_t i = 0; i < z->domain_size; i++) rows[m][i + 1] += rows[m][i];
         memcpy(mats[m]->row_ptr, rows[m], ((size_t)z->domain_size + 1) * sizeof(uint64_t));
     }
-    /* pass 2: fill (rows[m][row] is the next free slot of the row) */
+    /* pass 2: place the raw entries (sequential: rows[m][row] is the next
+     * free slot of the row); the values are converted in parallel after */
     for (uint64_t i = 0; i < ncoef; i++) {
         const uint8_t *e = base + i * COEF_ENTRY;
         uint32_t m = cz_load_u32(e), row = cz_load_u32(e + 4), sig = cz_load_u32(e + 8);
         uint64_t slot = rows[m][row]++;
-        uint64_t limbs[4];
-        for (int k = 0; k < 4; k++) limbs[k] = cz_load_u64(e + 12 + 8 * k);
-        int ok;
-        uint64_t *dst = (uint64_t *)mats[m]->val + 4 * slot;
-        /* file value = coef * R^2 (standard LE); one Montgomery reduction gives
-         * coef * R, the Montgomery form of coef */
-        if (z->curve == CZ_CURVE_BN254) {
-            ok = cz_bn254_fr_limbs_in_range(limbs);
-            cz_bn254_fr t;
-            memcpy(t.l, limbs, 32);
-            cz_bn254_fr_to_canonical(dst, &t);
-        } else {
-            ok = cz_bls12_381_fr_limbs_in_range(limbs);
-            cz_bls12_381_fr t;
-            memcpy(t.l, limbs, 32);
-            cz_bls12_381_fr_to_canonical(dst, &t);
-        }
-        if (!ok) {
-            free(rows[0]);
-            free(rows[1]);
-            return cz_error_set(err, CZ_ERR_RANGE, "%s: section 4, offset %" PRIu64 ": coefficient %" PRIu64 " value is >= r",
-                                f->path, base_off + i * COEF_ENTRY + 12, i);
-        }
+        memcpy((uint8_t *)mats[m]->val + 32 * slot, e + 12, 32);
         mats[m]->col[slot] = sig;
     }
     free(rows[0]);
     free(rows[1]);
+    /* pass 3 (parallel): range check, Montgomery form in place */
+    coef_ctx cc = {{mats[0]->val, mats[1]->val}, cnt[0], z->curve, 0};
+    cz_parallel_for(cz_pool_default(), (size_t)(cnt[0] + cnt[1]), 4096, coef_range, &cc);
+    if (cc.bad) {
+        /* the first bad one in file order, for the message */
+        for (uint64_t i = 0; i < ncoef; i++) {
+            uint64_t limbs[4];
+            for (int k = 0; k < 4; k++) limbs[k] = cz_load_u64(base + i * COEF_ENTRY + 12 + 8 * k);
+            if (!coef_in_range(z->curve, limbs))
+                return cz_error_set(err, CZ_ERR_RANGE,
+                                    "%s: section 4, offset %" PRIu64 ": coefficient %" PRIu64 " value is >= r", f->path,
+                                    base_off + i * COEF_ENTRY + 12, i);
+        }
+        return cz_error_set(err, CZ_ERR_INTERNAL, "%s: section 4: a coefficient out of range was not found again",
+                            f->path);
+    }
     cz_binfile_release(f, base_off, (uint64_t)ncoef * COEF_ENTRY);
     return CZ_OK;
 }

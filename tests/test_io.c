@@ -338,7 +338,11 @@ static void test_corruption(cz_rng *rng)
     memcpy(m, zk, zl);
     memset(m + s4 + 4 + 44 * 2 + 12, 0xff, 32);
     cz_error_clear(&err);
-    CHECK(load_zkey_bytes(m, zl, &err) == CZ_ERR_RANGE);
+    CHECK(load_zkey_bytes(m, zl, &err) == CZ_ERR_RANGE && strstr(err.msg, "coefficient 2 value is >= r"));
+    /* two bad ones: the message names the first in file order */
+    memset(m + s4 + 4 + 44 * 5 + 12, 0xff, 32);
+    cz_error_clear(&err);
+    CHECK(load_zkey_bytes(m, zl, &err) == CZ_ERR_RANGE && strstr(err.msg, "coefficient 2 value is >= r"));
     /* section size inflated beyond the file */
     memcpy(m, zk, zl);
     m[12 + 4 + 7] = 0x7f;
