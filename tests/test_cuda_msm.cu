@@ -33,6 +33,7 @@
 #include "ec/ec.h"
 #include "msm/msm.h"
 #include "test_util.h"
+#include "msm_test_groups.h"
 #pragma nv_diag_default 550
 
 using namespace cz_dev;
@@ -40,52 +41,23 @@ using namespace cz_dev::msm;
 
 /* ---- the four groups: device types and CPU functions ------------------------------- */
 
-#define GROUP(NAME, FIELD, FRP_, FR, BITS, MUL_PER_US, G1)                                                           \
-    struct NAME {                                                                                                    \
+#define GROUP(NAME, FIELD, FRP_, BITS, MUL_PER_US, G1)                                                               \
+    struct NAME : cpu_##NAME {                                                                                       \
         typedef FIELD F;                                                                                             \
         typedef FRP_ FRP;                                                                                            \
-        typedef cz_##NAME jac;                                                                                       \
         typedef cz_##NAME##_xyzz cxyzz;                                                                              \
-        typedef cz_##NAME##_affine caff;                                                                             \
-        typedef FR fr;                                                                                               \
         static constexpr int bits = BITS;                                                                            \
         static constexpr double mul_per_us = MUL_PER_US;                                                             \
         static constexpr bool g1 = G1;                                                                               \
-        static const char *name() { return #NAME; }                                                                  \
-        static void set_inf(jac *r) { cz_##NAME##_set_inf(r); }                                                      \
-        static int is_inf(const jac *p) { return cz_##NAME##_is_inf(p); }                                           \
         static void from_xyzz(jac *r, const cxyzz *p) { cz_##NAME##_from_xyzz(r, p); }                               \
-        static void from_affine(jac *r, const caff *a) { cz_##NAME##_from_affine(r, a); }                            \
-        static void add(jac *r, const jac *a, const jac *b) { cz_##NAME##_add(r, a, b); }                            \
-        static void neg(jac *r, const jac *a) { cz_##NAME##_neg(r, a); }                                             \
-        static int eq(const jac *a, const jac *b) { return cz_##NAME##_eq(a, b); }                                   \
-        static void mul(jac *r, const jac *p, const uint64_t *k, size_t nk) { cz_##NAME##_mul(r, p, k, nk); }        \
-        static void mul_fr(jac *r, const jac *p, const fr *k) { cz_##NAME##_mul_fr(r, p, k); }                       \
-        static void random(jac *r, cz_rng *rng) { cz_##NAME##_random(r, rng); }                                      \
-        static cz_status batch_to_affine(caff *r, const jac *p, size_t n)                                            \
-        {                                                                                                            \
-            return cz_##NAME##_batch_to_affine(r, p, n);                                                             \
-        }                                                                                                            \
-        static void affine_neg(caff *r, const caff *a) { cz_##NAME##_affine_neg(r, a); }                             \
-        static cz_status msm(jac *r, const caff *b, const uint8_t *s, size_t n, const cz_msm_opts *o)                \
-        {                                                                                                            \
-            return cz_##NAME##_msm(r, b, s, n, o);                                                                   \
-        }                                                                                                            \
-        static void fr_random(fr *a, cz_rng *rng) { FR##_random(a, rng); }                                          \
-        static void fr_add(fr *r, const fr *a, const fr *b) { FR##_add(r, a, b); }                                   \
-        static void fr_neg(fr *r, const fr *a) { FR##_neg(r, a); }                                                   \
-        static void fr_from_canonical(fr *r, const uint64_t *c) { FR##_from_canonical(r, c); }                       \
-        static void fr_to_canonical(uint64_t *c, const fr *a) { FR##_to_canonical(c, a); }                           \
-        static const uint64_t *fr_modulus() { return FR##_modulus; }                                                 \
     };
 
-GROUP(bls12_381_g1, bls12_381_fq, bls12_381_fr_p, cz_bls12_381_fr, CZ_BLS12_381_FR_BITS, 16800.0, true)
-GROUP(bls12_381_g2, bls12_381_fq2, bls12_381_fr_p, cz_bls12_381_fr, CZ_BLS12_381_FR_BITS, 5600.0, false)
-GROUP(bn254_g1, bn254_fq, bn254_fr_p, cz_bn254_fr, CZ_BN254_FR_BITS, 37500.0, true)
-GROUP(bn254_g2, bn254_fq2, bn254_fr_p, cz_bn254_fr, CZ_BN254_FR_BITS, 12500.0, false)
+GROUP(bls12_381_g1, bls12_381_fq, bls12_381_fr_p, CZ_BLS12_381_FR_BITS, 16800.0, true)
+GROUP(bls12_381_g2, bls12_381_fq2, bls12_381_fr_p, CZ_BLS12_381_FR_BITS, 5600.0, false)
+GROUP(bn254_g1, bn254_fq, bn254_fr_p, CZ_BN254_FR_BITS, 37500.0, true)
+GROUP(bn254_g2, bn254_fq2, bn254_fr_p, CZ_BN254_FR_BITS, 12500.0, false)
 #undef GROUP
 
-static cz_rng g_rng;
 static int g_big;   /* CZ_TEST_SCALE >= 0.5 */
 static int g_quick; /* CZ_TEST_SCALE < 0.2 (sanitizer builds): fewer sizes and windows */
 
@@ -305,77 +277,7 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
     return CZ_OK;
 }
 
-/* ---- instances --------------------------------------------------------------------------------------------- */
-
-template <class T> struct inst {
-    typedef typename T::fr fr;
-    size_t n;
-    std::vector<typename T::caff> bases;
-    std::vector<fr> s;           /* Montgomery */
-    std::vector<uint8_t> canon;  /* canonical bytes */
-
-    /* n bases by a random walk from a random point (steps: 16 random points) */
-    void init(size_t n_)
-    {
-        n = n_;
-        bases.resize(n ? n : 1);
-        s.resize(n ? n : 1);
-        canon.resize(32 * (n ? n : 1));
-        typename T::jac step[16], P;
-        for (int k = 0; k < 16; k++) T::random(&step[k], &g_rng);
-        T::random(&P, &g_rng);
-        std::vector<typename T::jac> jac(n ? n : 1);
-        for (size_t i = 0; i < n; i++) {
-            jac[i] = P;
-            T::add(&P, &P, &step[cz_rng_u64(&g_rng) & 15]);
-        }
-        if (n && T::batch_to_affine(bases.data(), jac.data(), n) != CZ_OK) {
-            fprintf(stderr, "batch_to_affine failed\n");
-            exit(2);
-        }
-        for (size_t i = 0; i < n; i++) T::fr_random(&s[i], &g_rng);
-        sync();
-    }
-    void sync()
-    {
-        for (size_t i = 0; i < n; i++) {
-            uint64_t c[4];
-            T::fr_to_canonical(c, &s[i]);
-            for (int b = 0; b < 32; b++) canon[32 * i + b] = (uint8_t)(c[b / 8] >> (8 * (b % 8)));
-        }
-    }
-    void set_u64(size_t i, uint64_t v)
-    {
-        uint64_t c[4] = {v, 0, 0, 0};
-        T::fr_from_canonical(&s[i], c);
-    }
-    const uint8_t *scalars(bool mont) const { return mont ? (const uint8_t *)s.data() : canon.data(); }
-};
-
-/* the CPU MSM */
-template <class T> static void oracle(const inst<T> &I, typename T::jac *r)
-{
-    cz_msm_opts o;
-    memset(&o, 0, sizeof o);
-    o.form = CZ_MSM_MONTGOMERY;
-    cz_status st = T::msm(r, I.bases.data(), (const uint8_t *)I.s.data(), I.n, &o);
-    if (st != CZ_OK) {
-        fprintf(stderr, "CPU msm failed: %s\n", cz_status_str(st));
-        exit(2);
-    }
-}
-
-/* sum mul_fr(P_i, s_i) */
-template <class T> static void oracle_naive(const inst<T> &I, typename T::jac *r)
-{
-    T::set_inf(r);
-    for (size_t i = 0; i < I.n; i++) {
-        typename T::jac P, Q;
-        T::from_affine(&P, &I.bases[i]);
-        T::mul_fr(&Q, &P, &I.s[i]);
-        T::add(r, r, &Q);
-    }
-}
+/* ---- checks (instances and oracles: tests/msm_test_groups.h) ----------------------------------------------- */
 
 /* emulate in both forms with knobs kn and compare with expect */
 template <class T>
