@@ -231,14 +231,23 @@ static int parse_count(const char *s, uint64_t *out)
     return 1;
 }
 
-/* -t/--threads N (1..4096) for every command: 0 after the message */
+/* A count option in [lo, hi]; 0 after the message when it is not one. */
+static int opt_count(const char *opt, const char *arg, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    uint64_t v;
+    if (!parse_count(arg, &v) || v < lo || v > hi) {
+        msg("%s: '%s' is not a count (%llu..%llu)", opt, arg, (unsigned long long)lo, (unsigned long long)hi);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+/* -t/--threads N (1..4096) for every command */
 static int set_threads_opt(const char *arg)
 {
     uint64_t v;
-    if (!parse_count(arg, &v) || v < 1 || v > 4096) {
-        msg("--threads: '%s' is not a thread count (1..4096)", arg);
-        return 0;
-    }
+    if (!opt_count("--threads", arg, 1, 4096, &v)) return 0;
     cz_set_threads((int)v);
     return 1;
 }
@@ -293,16 +302,10 @@ static int cmd_bench_engine(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "j:p:d:t:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'j':
-            if (!parse_count(optarg, &jobs) || jobs < 1 || jobs > 100000) {
-                msg("--jobs: '%s' is not a count (1..100000)", optarg);
-                return EXIT_USAGE;
-            }
+            if (!opt_count("--jobs", optarg, 1, 100000, &jobs)) return EXIT_USAGE;
             break;
         case 'p':
-            if (!parse_count(optarg, &parts) || parts < 1 || parts > 10000) {
-                msg("--partitions: '%s' is not a count (1..10000)", optarg);
-                return EXIT_USAGE;
-            }
+            if (!opt_count("--partitions", optarg, 1, 10000, &parts)) return EXIT_USAGE;
             break;
         case 'd': cfg.device = optarg; break;
         case 'B':
@@ -313,17 +316,11 @@ static int cmd_bench_engine(int argc, char **argv)
             cfg.budget_bytes = (size_t)v;
             break;
         case 'S':
-            if (!parse_count(optarg, &v) || v < 1 || v > 64) {
-                msg("--synth-workers: '%s' is not a count (1..64)", optarg);
-                return EXIT_USAGE;
-            }
+            if (!opt_count("--synth-workers", optarg, 1, 64, &v)) return EXIT_USAGE;
             cfg.synth_workers = (int)v;
             break;
         case 'R':
-            if (!parse_count(optarg, &v) || v < 1 || v > 1000) {
-                msg("--max-ready: '%s' is not a count (1..1000)", optarg);
-                return EXIT_USAGE;
-            }
+            if (!opt_count("--max-ready", optarg, 1, 1000, &v)) return EXIT_USAGE;
             cfg.max_ready = (int)v;
             break;
         case 'P': cfg.pin = 0; break;
@@ -449,10 +446,7 @@ static int cmd_prove(int argc, char **argv)
         switch (c) {
         case 'r': {
             uint64_t v;
-            if (!parse_count(optarg, &v) || v < 1 || v > 1000) {
-                msg("--repeat: '%s' is not a count (1..1000)", optarg);
-                return EXIT_USAGE;
-            }
+            if (!opt_count("--repeat", optarg, 1, 1000, &v)) return EXIT_USAGE;
             repeat = (int)v;
             break;
         }
