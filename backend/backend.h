@@ -65,6 +65,11 @@ struct cz_backend {
     const cz_backend_ops *ops;
     void *ctx;
     char name[96]; /* e.g. "cpu (16 threads)", "cuda:0 (NVIDIA H200)" */
+    /* Host-to-device traffic of the a, b, c arrays of compute_h, summed over
+     * the calls that ran on a device (timed with device events, not host
+     * clocks); stays 0 on the CPU. Read it around a call for that call's. */
+    uint64_t h2d_bytes;
+    double h2d_s;
 };
 
 /* The CPU backend over a thread pool (NULL: the default pool). */

@@ -65,6 +65,13 @@ static cz_status cuda_compute_h(cz_backend *be, cz_curve curve, unsigned log_n, 
     cz_error_clear(&ge);
     pthread_mutex_lock(&cx->lock);
     cz_status st = cz_cuda_compute_h(cx->gpu, curve, log_n, a, b, c, &ge);
+    if (st == CZ_OK) {
+        uint64_t bytes;
+        double s;
+        cz_cuda_last_upload(cx->gpu, &bytes, &s);
+        be->h2d_bytes += bytes;
+        be->h2d_s += s;
+    }
     pthread_mutex_unlock(&cx->lock);
     if (st == CZ_OK) return CZ_OK;
     if (!is_device_error(st)) return cz_error_set(err, st, "%s", cz_error_msg(&ge));

@@ -366,7 +366,8 @@ static int cmd_bench_engine(int argc, char **argv)
     cz_prove_timings sum;
     memset(&sum, 0, sizeof sum);
     size_t abc_bytes = 0;
-    double h_s = 0, first_busy = 0;
+    double h_s = 0, first_busy = 0, h2d_s = 0;
+    uint64_t h2d_bytes = 0;
     for (uint64_t i = 0; i < jobs; i++) {
         (void)cz_job_wait(js[i], -1);
         if (g_progress) fprintf(stderr, "\rcuzk: job %llu/%llu done", (unsigned long long)i + 1, (unsigned long long)jobs);
@@ -381,6 +382,8 @@ static int cmd_bench_engine(int argc, char **argv)
             }
             abc_bytes += r[q].t.abc_bytes;
             h_s += r[q].t.stages.h;
+            h2d_bytes += r[q].t.stages.h2d_bytes;
+            h2d_s += r[q].t.stages.h2d;
         }
         if (i == 0) {
             t_first = cz_now();
@@ -413,6 +416,11 @@ static int cmd_bench_engine(int argc, char **argv)
     }
     printf("\na, b, c: %.2f GB handed to the device, %.1f GB/s of H step time (transfer + NTTs)\n", abc_bytes / 1e9,
            h_s > 0 ? abc_bytes / 1e9 / h_s : 0.0);
+    if (h2d_bytes)
+        printf("a, b, c H2D: %.2f GB in %.3f s of copies (device events) = %.1f GB/s\n", h2d_bytes / 1e9, h2d_s,
+               h2d_s > 0 ? h2d_bytes / 1e9 / h2d_s : 0.0);
+    else
+        printf("a, b, c H2D: none (the H step ran on the CPU)\n");
     printf("memory: peak RSS %.2f GiB; budget %.2f GiB, peak reserved %.2f GiB (key + working sets); RSS / reserved "
            "peak = %.2f\n",
            (double)rss / (1 << 30), (double)s.budget.limit / (1 << 30), (double)s.budget.peak / (1 << 30),

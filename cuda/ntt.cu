@@ -123,6 +123,9 @@ typedef struct {
     uint64_t tick;
     cudaEvent_t ev_stage[2]; /* last use of each pinned staging buffer */
     cudaEvent_t ev_up[3];    /* upload of array i done (on ctx->h2d) */
+    cudaEvent_t ev_t[2];     /* timed: before the first and after the last a/b/c upload */
+    double last_up_s;        /* the last compute_h's a/b/c upload time (0: none timed) */
+    uint64_t last_up_bytes;
     unsigned max_tile;       /* largest tile log the shared memory allows */
 } ntt_state;
 
@@ -136,6 +139,8 @@ static void ntt_state_free(cz_cuda *ctx)
         if (s->ev_stage[i]) cudaEventDestroy(s->ev_stage[i]);
     for (int i = 0; i < 3; i++)
         if (s->ev_up[i]) cudaEventDestroy(s->ev_up[i]);
+    for (int i = 0; i < 2; i++)
+        if (s->ev_t[i]) cudaEventDestroy(s->ev_t[i]);
     free(s);
     ctx->ntt_state = NULL;
     ctx->ntt_state_free = NULL;
@@ -164,6 +169,8 @@ static cz_status get_state(cz_cuda *ctx, ntt_state **out, cz_error *err)
         e = cudaEventCreateWithFlags(&s->ev_stage[i], cudaEventDisableTiming);
     for (int i = 0; i < 3 && e == cudaSuccess; i++)
         e = cudaEventCreateWithFlags(&s->ev_up[i], cudaEventDisableTiming);
+    for (int i = 0; i < 2 && e == cudaSuccess; i++)
+        e = cudaEventCreate(&s->ev_t[i]);
     if (e != cudaSuccess) {
         ntt_state_free(ctx);
         return cz_cuda_fail(ctx, e, err, "cudaEventCreateWithFlags (NTT)");
@@ -546,15 +553,28 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
     nt::plan_t pl;
     nt::make_plan(&pl, k, cfg->tile, cfg->cols);
     gpu_exec<F> ex = {ctx, err};
+    s->last_up_s = 0;
+    s->last_up_bytes = 0;
+    if (host) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[0], ctx->h2d));
     for (int i = 0; i < 3; i++) {
         if (host) {
             if ((st = upload(ctx, s, x[i], host[i], bytes, s->ev_up[i], err)) != CZ_OK) return st;
+            if (i == 2) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[1], ctx->h2d));
             CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, s->ev_up[i], 0));
         }
         if (k > 0 && (st = nt::run_h_array(ex, x[i], tw_inv, tw_cos, cfg->simple ? NULL : &pl)) != CZ_OK) return st;
     }
     if ((st = pointwise_dev<F>(ctx, x[0], x[1], x[2], k, err)) != CZ_OK) return st;
-    if (host) return download(ctx, s, host[0], x[0], bytes, err);
+    if (!host) return CZ_OK;
+    if ((st = download(ctx, s, host[0], x[0], bytes, err)) != CZ_OK) return st;
+    /* the kernels waited for every upload, so both events have completed;
+     * with pinned arrays the three copies ran back to back on ctx->h2d while
+     * the first NTTs ran, so this is their wire time; pageable ones include
+     * the staging memcpy, which is what they cost */
+    float ms = 0;
+    CZ_CUDA_TRY(ctx, err, cudaEventElapsedTime(&ms, s->ev_t[0], s->ev_t[1]));
+    s->last_up_s = ms / 1e3;
+    s->last_up_bytes = 3 * (uint64_t)bytes;
     return CZ_OK;
 }
 
@@ -611,6 +631,13 @@ extern "C" cz_status cz_cuda_compute_h(cz_cuda *ctx, cz_curve curve, unsigned lo
         st = compute_h_t<bls12_381_fr>(ctx, s, &cfg, curve, log_n, x, host, err);
     }
     return drain_on_error(ctx, st);
+}
+
+void cz_cuda_last_upload(cz_cuda *ctx, uint64_t *bytes, double *seconds)
+{
+    const ntt_state *s = ctx ? (const ntt_state *)ctx->ntt_state : NULL;
+    *bytes = s ? s->last_up_bytes : 0;
+    *seconds = s ? s->last_up_s : 0;
 }
 
 static cz_status check_dev_ptr(const void *p, cz_error *err)

@@ -29,6 +29,8 @@
 typedef struct cz_prove_timings {
     double synth;   /* a, b, c */
     double h;       /* NTTs + pointwise */
+    double h2d;     /* of which: a, b, c to the device (device-timed; 0 on the CPU) */
+    uint64_t h2d_bytes;
     double msm_a, msm_b1, msm_b2, msm_c, msm_h;
     double finalize; /* blinding, assembly */
     double verify;

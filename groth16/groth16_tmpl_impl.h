@@ -99,9 +99,13 @@ static cz_status GN(device)(cz_groth16_partial *out, const cz_zkey *zk, const cz
     _Static_assert(sizeof(G1) <= sizeof out->a && sizeof(G2) <= sizeof out->b2, "cz_groth16_partial too small");
     cz_status st;
     double t0 = cz_now();
+    const uint64_t up0 = be->h2d_bytes;
+    const double ups0 = be->h2d_s;
     if ((st = be->ops->compute_h(be, CZ_G_CURVE, zk->log_domain, a, b, c, err)) != CZ_OK) return st;
     double t1 = cz_now();
     t->h = t1 - t0;
+    t->h2d_bytes = be->h2d_bytes - up0;
+    t->h2d = be->h2d_s - ups0;
 
     G1 pa, pb1, pc, ph;
     G2 pb2;

@@ -26,12 +26,14 @@
 #                                       `cuzk prove --repeat 4 -v` on cuda (key
 #                                       resident, pinned a/b/c; medians of 2..4)
 #   scripts/gpu_check.sh trace          CZ_MSM_TRACE=1 MSM phases up to 2^24
-#   scripts/gpu_check.sh engine         cuzk bench-engine (issue 6): 20 jobs x 10
-#                                       partitions of 2^22 filecoin and of 2^24
-#                                       dense (BLS12-381), pinned and --no-pin,
-#                                       the timeline of the first jobs kept
+#   scripts/gpu_check.sh engine [K:profile[:jobs[:nopin_jobs]]]..
+#                                       cuzk bench-engine (issue 6): jobs (20) x 10
+#                                       partitions (default: 2^22 filecoin and 2^24
+#                                       dense, BLS12-381), pinned, then nopin_jobs
+#                                       (5) x 10 with --no-pin; the timeline kept
 #
 # Stages can be combined: scripts/gpu_check.sh build test prove 16 20.
+# CZ_GPU_TARGETS overrides the build targets (e.g. just cuzk).
 # The GPU machine has no Debian packages: GMP (the tests' oracle) comes from
 # the .deb files in .debs/ (apt-get download libgmp-dev libgmp10), unpacked
 # under /tmp/gmp; carry .debs with the call.
@@ -47,7 +49,7 @@ trap 'tar czf "$final/gpu-check.tar.gz" -C "$out" . 2>/dev/null' EXIT
 trap 'echo "stopped by signal" >>"$out/stopped.txt"; exit 124' TERM INT
 bld=${CZ_GPU_BUILD:-build-gpu} # (another tree: for a dry run of the scripting)
 # only what the stages use (the host-side CUDA tests run in CI)
-targets="cuzk test_gpu_ff test_gpu_ntt test_gpu_msm bench_gpu_msm bench_gpu_ntt"
+targets=${CZ_GPU_TARGETS:-"cuzk test_gpu_ff test_gpu_ntt test_gpu_msm bench_gpu_msm bench_gpu_ntt"}
 jobs=$(nproc 2>/dev/null || echo 4)
 
 gmp() {
@@ -142,20 +144,25 @@ stage_warm() {
   done 2>&1 | tee -a "$out/warm.log"
 }
 
+# engine K:profile[:jobs[:nopin_jobs]] ..: bench-engine streams of `jobs`
+# jobs x 10 partitions (default 20, and 5 with --no-pin), BLS12-381
 stage_engine() {
-  local spec k prof base
-  for spec in 22:filecoin 24:dense; do
-    IFS=: read -r k prof <<<"$spec"
+  [ -x ./$bld/cuzk ] || stage_build || return 1
+  local spec k prof nj nn base
+  for spec in "$@"; do
+    IFS=: read -r k prof nj nn <<<"$spec"
+    nj=${nj:-20} nn=${nn:-5}
     base=/tmp/e$k-$prof
     ./$bld/cuzk gen-circuit --curve bls12-381 --constraints $(((1 << k) - 400)) --profile $prof --seed 3 -o $base -q &&
       ./$bld/cuzk setup --insecure-dev $base.r1cs $base.zkey --seed 3 -q 2>/dev/null || {
       echo "2^$k $prof: key generation failed"
       continue
     }
-    CZ_ENGINE_TIMELINE=1 ./$bld/cuzk bench-engine -q -d cuda -j 20 -p 10 $base.zkey $base.wtns \
+    CZ_ENGINE_TIMELINE=1 ./$bld/cuzk bench-engine -q -d cuda -j $nj -p 10 $base.zkey $base.wtns \
       >"$out/engine-$k-$prof.log" 2>"$out/engine-$k-$prof.timeline"
     cat "$out/engine-$k-$prof.log"
-    ./$bld/cuzk bench-engine -q -d cuda -j 5 -p 10 --no-pin $base.zkey $base.wtns 2>&1 | tee "$out/engine-$k-$prof-nopin.log"
+    [ "$nn" -gt 0 ] &&
+      ./$bld/cuzk bench-engine -q -d cuda -j $nn -p 10 --no-pin $base.zkey $base.wtns 2>&1 | tee "$out/engine-$k-$prof-nopin.log"
     rm -f $base.zkey $base.r1cs $base.wtns
   done 2>&1 | tee -a "$out/engine.log"
 }
@@ -261,7 +268,12 @@ while [ $# -gt 0 ]; do
     stage_warm "${ws[@]}" || rc=1
     ;;
   trace) stage_trace || rc=1 ;;
-  engine) stage_engine || rc=1 ;;
+  engine)
+    es=()
+    while [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+: ]]; do es+=("$1"); shift; done
+    [ ${#es[@]} -eq 0 ] && es=(22:filecoin 24:dense)
+    stage_engine "${es[@]}" || rc=1
+    ;;
   test) stage_test || rc=1 ;;
   testbig) stage_testbig || rc=1 ;;
   prove)
