@@ -5,8 +5,24 @@
 #include "backend/backend.h"
 
 #ifdef CZ_HAVE_CUDA
+#include "cuda/cuda.h"
 cz_status cz_backend_cuda_create(cz_backend **out, int device, cz_error *err);
 #endif
+
+int cz_backend_device_error(cz_status st)
+{
+    return st == CZ_ERR_CUDA || st == CZ_ERR_DEVICE_MEMORY || st == CZ_ERR_NO_DEVICE || st == CZ_ERR_INTERNAL;
+}
+
+int cz_backend_device_count(const char *spec)
+{
+    if (spec && strcmp(spec, "cpu") == 0) return 1;
+#ifdef CZ_HAVE_CUDA
+    return cz_cuda_device_count();
+#else
+    return 0;
+#endif
+}
 
 cz_status cz_backend_create(cz_backend **out, const char *spec, cz_error *err)
 {

@@ -70,7 +70,19 @@ struct cz_backend {
      * clocks); stays 0 on the CPU. Read it around a call for that call's. */
     uint64_t h2d_bytes;
     double h2d_s;
+    /* 1: a device error (CZ_ERR_CUDA, CZ_ERR_DEVICE_MEMORY, CZ_ERR_NO_DEVICE,
+     * CZ_ERR_INTERNAL) is returned instead of re-running the step on the
+     * CPU. The engine sets it when it has other devices to move the work to
+     * (cz_backend_device_error tells those statuses apart). */
+    int strict;
 };
+
+/* 1 for the statuses that mean the device failed rather than the input. */
+int cz_backend_device_error(cz_status st);
+
+/* The number of devices a spec can address: for "cuda"/"auto", the GPUs
+ * present (0 without a driver or CUDA build); 1 for "cpu". */
+int cz_backend_device_count(const char *spec);
 
 /* The CPU backend over a thread pool (NULL: the default pool). */
 cz_status cz_backend_cpu_create(cz_backend **out, cz_pool *pool);

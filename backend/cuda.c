@@ -6,7 +6,9 @@
  * device; the engine runs one worker per GPU anyway). Each operation runs on
  * the GPU; when the GPU fails with a device error (CZ_ERR_CUDA,
  * CZ_ERR_DEVICE_MEMORY, CZ_ERR_INTERNAL) the operation is re-run on the CPU backend from the
- * original inputs, with one line on stderr naming the step and the error.
+ * original inputs, with one line on stderr naming the step and the error;
+ * a strict backend (be->strict, set by an engine with other GPUs to turn
+ * to) returns the error instead.
  * compute_h clobbers its inputs, so the CUDA path copies a, b, c back into
  * place only on success: cz_cuda_compute_h leaves the host arrays untouched
  * until its final copy-out, which is the last thing it does.
@@ -45,10 +47,7 @@ cz_status cz_backend_cuda_create(cz_backend **out, int device, cz_error *err);
  * the device code (CZ_ERR_INTERNAL: a bug in cuda/, reported in the log
  * line, with the job still served). Input errors (a scalar >= r, say) are
  * the caller's and are returned. */
-static int is_device_error(cz_status st)
-{
-    return st == CZ_ERR_CUDA || st == CZ_ERR_DEVICE_MEMORY || st == CZ_ERR_NO_DEVICE || st == CZ_ERR_INTERNAL;
-}
+static int is_device_error(cz_status st) { return cz_backend_device_error(st); }
 
 static void log_fallback(cuda_ctx *cx, const char *step, const cz_error *e)
 {
@@ -74,7 +73,7 @@ static cz_status cuda_compute_h(cz_backend *be, cz_curve curve, unsigned log_n, 
     }
     pthread_mutex_unlock(&cx->lock);
     if (st == CZ_OK) return CZ_OK;
-    if (!is_device_error(st)) return cz_error_set(err, st, "%s", cz_error_msg(&ge));
+    if (!is_device_error(st) || be->strict) return cz_error_set(err, st, "%s", cz_error_msg(&ge));
     log_fallback(cx, "the H step (NTTs)", &ge);
     return cx->cpu->ops->compute_h(cx->cpu, curve, log_n, a, b, c, err);
 }
@@ -90,7 +89,7 @@ static cz_status cuda_msm(cz_backend *be, int group, cz_curve curve, void *out, 
                               : cz_cuda_msm_g2(cx->gpu, curve, out, bases, scalars, n, form, &ge);
     pthread_mutex_unlock(&cx->lock);
     if (st == CZ_OK) return CZ_OK;
-    if (!is_device_error(st)) return cz_error_set(err, st, "%s", cz_error_msg(&ge));
+    if (!is_device_error(st) || be->strict) return cz_error_set(err, st, "%s", cz_error_msg(&ge));
     log_fallback(cx, group == 1 ? "a G1 MSM" : "a G2 MSM", &ge);
     return group == 1 ? cx->cpu->ops->msm_g1(cx->cpu, curve, out, bases, scalars, n, form, err)
                       : cx->cpu->ops->msm_g2(cx->cpu, curve, out, bases, scalars, n, form, err);

@@ -281,7 +281,9 @@ extern "C" void *cz_cuda_host_alloc(cz_cuda *ctx, size_t bytes)
     cz_error err;
     if (cz_cuda_enter(ctx, &err) != CZ_OK) return NULL;
     void *p = NULL;
-    if (cudaHostAlloc(&p, bytes, cudaHostAllocDefault) != cudaSuccess) {
+    /* portable: page-locked for every GPU's context, not just ctx's (the
+     * engine's one pool feeds several GPUs) */
+    if (cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
         (void)cudaGetLastError(); /* not sticky: the caller takes pageable memory */
         return NULL;
     }
