@@ -263,15 +263,22 @@ static const char *USAGE_BENCH_ENGINE =
     "share of the wall time the device worker was busy, the a, b, c bytes handed\n"
     "to the device per second of its H step, peak RSS against the memory budget\n"
     "and against key + the working sets in flight, and the pool's hits and\n"
-    "misses. Every proof is verified by the engine; a failure ends with exit 4 or 6.\n"
-    "CZ_ENGINE_TIMELINE=1 prints the per-stage timeline on stderr.\n"
+    "misses; with several devices, each one's busy share, partitions and key\n"
+    "placements. Every proof is verified by the engine; a failure ends with exit\n"
+    "4 or 6. CZ_ENGINE_TIMELINE=1 prints the per-stage timeline on stderr;\n"
+    "CZ_ENGINE_FAIL_DEVICE=D:K makes device D fail at its K-th step (its work\n"
+    "moves to the other devices).\n"
     "\n"
     "options:\n"
     "  -j, --jobs N          jobs (default 20)\n"
     "  -p, --partitions P    partitions per job (default 10)\n"
-    "  -d, --device DEV      auto (default), cpu, cuda or cuda:N\n"
+    "  -d, --device DEV      auto (default: every GPU, else the CPU), cpu, cuda (every\n"
+    "                        GPU), cuda:N or a list cuda:N,M,...\n"
+    "  -g, --gpus N          use the first N of those devices (with cpu: N CPU\n"
+    "                        backends posing as devices)\n"
     "      --budget BYTES    memory budget (\"123\" or \"2^K\"; default: detected)\n"
-    "      --synth-workers N partitions in synthesis at once (default 2)\n"
+    "      --synth-workers N partitions in synthesis at once (default: devices + 1,\n"
+    "                        at least 2)\n"
     "      --max-ready N     synthesized partitions waiting for the device at most\n"
     "                        (default: the synthesis workers)\n"
     "      --no-pin          ordinary memory for a, b, c (to measure what pinning buys)\n"
@@ -291,6 +298,7 @@ static int cmd_bench_engine(int argc, char **argv)
     static const struct option opts[] = {
         {"jobs", required_argument, 0, 'j'},   {"partitions", required_argument, 0, 'p'},
         {"device", required_argument, 0, 'd'}, {"budget", required_argument, 0, 'B'},
+        {"gpus", required_argument, 0, 'g'},
         {"synth-workers", required_argument, 0, 'S'}, {"no-pin", no_argument, 0, 'P'},
         {"max-ready", required_argument, 0, 'R'},
         {"threads", required_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'},
@@ -299,7 +307,7 @@ static int cmd_bench_engine(int argc, char **argv)
     cz_engine_config_default(&cfg);
     uint64_t jobs = 20, parts = 10, v;
     int c;
-    while ((c = getopt_long(argc, argv, "j:p:d:t:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "j:p:d:g:t:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'j':
             if (!opt_count("--jobs", optarg, 1, 100000, &jobs)) return EXIT_USAGE;
@@ -308,6 +316,10 @@ static int cmd_bench_engine(int argc, char **argv)
             if (!opt_count("--partitions", optarg, 1, 10000, &parts)) return EXIT_USAGE;
             break;
         case 'd': cfg.device = optarg; break;
+        case 'g':
+            if (!opt_count("--gpus", optarg, 1, CZ_ENGINE_MAX_DEVICES, &v)) return EXIT_USAGE;
+            cfg.gpus = (int)v;
+            break;
         case 'B':
             if (!parse_count(optarg, &v) || v == 0) {
                 msg("--budget: '%s' is not a byte count (\"123\" or \"2^K\")", optarg);
@@ -398,6 +410,7 @@ static int cmd_bench_engine(int argc, char **argv)
     cz_engine_stats_get(e, &s);
     size_t rss = peak_rss_bytes();
     double proofs = (double)(jobs * parts);
+    const double nd = s.ndevices > 0 ? s.ndevices : 1, ndw = nd * wall;
     printf("bench-engine: %s, %s 2^%u, %llu jobs x %llu partitions, device %s, pool %s\n", zkey_path,
            cz_curve_name(info->curve), info->log_domain, (unsigned long long)jobs, (unsigned long long)parts,
            cz_engine_device_name(e), s.pool_pinned ? "pinned" : "ordinary memory");
@@ -407,12 +420,13 @@ static int cmd_bench_engine(int argc, char **argv)
     if (jobs > 1) {
         double steady = wall - (t_first - t0);
         printf(", %.1f proofs/min after the first job", (proofs - (double)parts) * 60 / steady);
-        printf("\ndevice busy: %.1f%% overall, %.1f%% after the first job", 100 * s.device_busy_s / wall,
+        printf("\ndevice busy: %.1f%% overall, %.1f%% after the first job%s", 100 * s.device_busy_s / ndw,
                /* (a device step running across the first job's end counts whole
                 * after it: clamp) */
-               fmin(100.0, 100 * (s.device_busy_s - first_busy) / steady));
+               fmin(100.0, 100 * (s.device_busy_s - first_busy) / (steady * nd)),
+               nd > 1 ? " (mean over the devices)" : "");
     } else {
-        printf("\ndevice busy: %.1f%%", 100 * s.device_busy_s / wall);
+        printf("\ndevice busy: %.1f%%%s", 100 * s.device_busy_s / ndw, nd > 1 ? " (mean over the devices)" : "");
     }
     printf("\na, b, c: %.2f GB handed to the device, %.1f GB/s of H step time (transfer + NTTs)\n", abc_bytes / 1e9,
            h_s > 0 ? abc_bytes / 1e9 / h_s : 0.0);
@@ -428,6 +442,16 @@ static int cmd_bench_engine(int argc, char **argv)
     printf("pool: %llu hits, %llu misses, %llu fallbacks; key loads %llu, evictions %llu\n",
            (unsigned long long)s.pool.hits, (unsigned long long)s.pool.misses, (unsigned long long)s.pool.fallbacks,
            (unsigned long long)s.key_loads, (unsigned long long)s.key_evictions);
+    if (s.ndevices > 1) {
+        printf("devices: %d, %d in service, %llu partitions moved after a device error\n", s.ndevices,
+               s.devices_in_service, (unsigned long long)s.retries);
+        for (int d = 0; d < s.ndevices; d++) {
+            printf("  %-28s busy %5.1f%% (%.2f s), %llu partitions, %llu key placements%s%s\n", s.dev[d].name,
+                   100 * s.dev[d].busy_s / wall, s.dev[d].busy_s, (unsigned long long)s.dev[d].partitions,
+                   (unsigned long long)s.dev[d].key_uploads, s.dev[d].in_service ? "" : "; OUT OF SERVICE: ",
+                   s.dev[d].in_service ? "" : s.dev[d].error);
+        }
+    }
 out:
     if (js)
         for (uint64_t i = 0; i < jobs; i++) cz_job_free(js[i]);

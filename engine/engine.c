@@ -21,6 +21,7 @@ typedef struct item {
     size_t abc_got;
     cz_groth16_partial part;
     double t_ready; /* entered its current queue */
+    int retries;    /* device errors it met (each took a device out) */
     struct item *next;
 } item;
 
@@ -31,6 +32,9 @@ struct cz_engine_key {
     cz_zkey info; /* header fields, valid while registered (no tables) */
     int loaded, loading;
     int refs; /* jobs holding it */
+    uint32_t resident; /* bit d: placed in device d's VRAM (a hint: the
+                        * backend may drop it under VRAM pressure and upload
+                        * it again) */
     uint64_t last_use;
     size_t bytes;
     cz_engine_key *next;
@@ -50,11 +54,28 @@ struct cz_job {
     cz_job *next_waiting; /* in the engine's list of jobs with partitions to synthesize */
 };
 
+/* a device and its worker */
+typedef struct device {
+    cz_engine *e;
+    int idx;
+    cz_backend *be;
+    pthread_t th;
+    int started;
+    int in_service;
+    int idle; /* waiting for work */
+    double busy;
+    uint64_t steps, parts, key_uploads;
+    uint64_t fail_at; /* CZ_ENGINE_FAIL_DEVICE: the step that fails (0: none) */
+    char error[256];
+} device;
+
 struct cz_engine {
     cz_engine_config cfg;
     cz_budget *budget;
     cz_bufpool *pool;
-    cz_backend *be;
+    device dev[CZ_ENGINE_MAX_DEVICES];
+    int ndev, in_service;
+    char dev_names[256];
     cz_allocator key_alloc;
     pthread_mutex_t mu;
     pthread_cond_t cv_synth, cv_gpu, cv_fin, cv_done, cv_key;
@@ -64,11 +85,12 @@ struct cz_engine {
     int pool_pinned;
     cz_engine_key *keys;
     int stop;
-    pthread_t synth_th[MAX_SYNTH_WORKERS], gpu_th, fin_th;
-    int nsynth, started_synth, started_gpu, started_fin;
+    pthread_t synth_th[MAX_SYNTH_WORKERS], fin_th;
+    int nsynth, started_fin;
     uint64_t seq, tick;
-    double device_busy, t0;
-    uint64_t jobs_done, parts_done, parts_failed, key_loads, key_evictions;
+    double t0;
+    uint64_t jobs_done, parts_done, parts_failed, key_loads, key_evictions, retries;
+    char last_device_error[384]; /* of the last device taken out of service */
     int timeline;
 };
 
@@ -172,6 +194,13 @@ static cz_status key_ensure(cz_engine *e, cz_engine_key *k, double *load_s, cz_e
     return st;
 }
 
+/* Frees the VRAM copies of a key on the devices of mask `resident`. */
+static void drop_resident(cz_engine *e, const cz_zkey *zk, uint32_t resident)
+{
+    for (int d = 0; d < e->ndev; d++)
+        if (resident & ((uint32_t)1 << d)) cz_groth16_drop_resident(e->dev[d].be, zk);
+}
+
 /* Budget reclaimer, stage CZ_RECLAIM_KEYS: unload idle keys, least recently
  * used first. */
 static size_t evict_keys(void *ctx, size_t need)
@@ -188,12 +217,14 @@ static size_t evict_keys(void *ctx, size_t need)
             break;
         }
         cz_zkey zk = victim->zk;
+        uint32_t resident = victim->resident;
         victim->loaded = 0;
         victim->loading = 1; /* nobody reloads it while it is being freed */
+        victim->resident = 0;
         memset(&victim->zk, 0, sizeof victim->zk);
         e->key_evictions++;
         pthread_mutex_unlock(&e->mu);
-        cz_groth16_drop_resident(e->be, &zk);
+        drop_resident(e, &zk, resident);
         size_t b = zk.bytes;
         cz_zkey_free(&zk);
         freed += b;
@@ -251,10 +282,12 @@ void cz_engine_key_remove(cz_engine *e, cz_engine_key *k)
             break;
         }
     int loaded = k->loaded;
+    uint32_t resident = k->resident;
     k->loaded = 0;
+    k->resident = 0;
     pthread_mutex_unlock(&e->mu);
     if (loaded) {
-        cz_groth16_drop_resident(e->be, &k->zk);
+        drop_resident(e, &k->zk, resident);
         cz_zkey_free(&k->zk);
     }
     free(k->path);
@@ -327,6 +360,73 @@ static void fail_item(cz_engine *e, item *it, cz_status st, const char *msg)
     free(it);
 }
 
+/* Under e->mu: the partition device d takes next (engine/sched.h), unlinked
+ * from the GPU queue, or NULL. */
+static item *pick_for_device_locked(cz_engine *e, const device *d)
+{
+    enum { SNAP = 256 }; /* the queue holds about max_ready items; past SNAP
+                          * the oldest SNAP are considered */
+    cz_sched_item snap[SNAP];
+    item **link[SNAP];
+    size_t n = 0;
+    uint32_t idle = 0;
+    for (int i = 0; i < e->ndev; i++)
+        if (e->dev[i].idle && e->dev[i].in_service) idle |= (uint32_t)1 << i;
+    for (item **pp = &e->gpu_q; *pp && n < SNAP; pp = &(*pp)->next) {
+        const cz_job *j = (*pp)->job;
+        snap[n].priority = j->priority;
+        snap[n].seq = j->seq;
+        snap[n].resident = j->key->resident;
+        link[n++] = pp;
+    }
+    int k = cz_sched_pick(snap, n, d->idx, idle);
+    if (k < 0) return NULL;
+    item *it = *link[k];
+    *link[k] = it->next;
+    it->next = NULL;
+    return it;
+}
+
+/* Under e->mu: the message for partitions that no device can take. */
+static void no_device_msg_locked(const cz_engine *e, char *buf, size_t size)
+{
+    snprintf(buf, size, "every device is out of service (the last: %s)", e->last_device_error);
+}
+
+/* Fails it when no device is in service (nothing could prove it); 1 then. */
+static int fail_if_no_device(cz_engine *e, item *it)
+{
+    char msg[sizeof e->last_device_error + 64];
+    pthread_mutex_lock(&e->mu);
+    int none = e->in_service == 0;
+    if (none) no_device_msg_locked(e, msg, sizeof msg);
+    pthread_mutex_unlock(&e->mu);
+    if (none) fail_item(e, it, CZ_ERR_NO_DEVICE, msg);
+    return none;
+}
+
+/* A synthesized partition into the GPU queue (at its tail: partitions of one
+ * job go in order), unless no device is left to take it. */
+static void to_gpu_queue(cz_engine *e, item *it)
+{
+    char msg[sizeof e->last_device_error + 64];
+    pthread_mutex_lock(&e->mu);
+    if (e->in_service == 0) { /* checked under the lock the last device's exit takes */
+        no_device_msg_locked(e, msg, sizeof msg);
+        pthread_mutex_unlock(&e->mu);
+        fail_item(e, it, CZ_ERR_NO_DEVICE, msg);
+        return;
+    }
+    it->t_ready = cz_now();
+    item **pp = &e->gpu_q;
+    while (*pp) pp = &(*pp)->next;
+    it->next = NULL;
+    *pp = it;
+    e->gpu_ready++;
+    pthread_cond_broadcast(&e->cv_gpu); /* every idle device may want it (engine/sched.h) */
+    pthread_mutex_unlock(&e->mu);
+}
+
 static void *synth_main(void *arg)
 {
     cz_engine *e = arg;
@@ -360,6 +460,7 @@ static void *synth_main(void *arg)
             fail_item(e, it, CZ_ERR_CANCELLED, "cancelled");
             continue;
         }
+        if (fail_if_no_device(e, it)) continue;
         cz_error err;
         cz_error_clear(&err);
         cz_status st = key_ensure(e, j->key, &r->t.key_load_s, &err);
@@ -384,24 +485,83 @@ static void *synth_main(void *arg)
         r->t.synth_s = cz_now() - t;
         r->t.abc_bytes = 3 * each;
         timeline(e, j, idx, "synthesis done");
-        pthread_mutex_lock(&e->mu);
-        it->t_ready = cz_now();
-        push_locked(&e->gpu_q, it);
-        e->gpu_ready++;
-        pthread_cond_signal(&e->cv_gpu);
-        pthread_mutex_unlock(&e->mu);
+        to_gpu_queue(e, it);
     }
+}
+
+/* Device d failed proving it: out of service, its partition synthesized
+ * again for another device; without one left, it and the queue fail. */
+static void device_failed(cz_engine *e, device *d, item *it, const cz_error *err)
+{
+    pthread_mutex_lock(&e->mu);
+    d->in_service = 0;
+    e->in_service--;
+    snprintf(d->error, sizeof d->error, "%s", cz_error_msg(err));
+    snprintf(e->last_device_error, sizeof e->last_device_error, "%s: %s", d->be->name, d->error);
+    int left = e->in_service;
+    item *orphans = NULL;
+    if (left == 0) { /* nothing will take the queue */
+        orphans = e->gpu_q;
+        e->gpu_q = NULL;
+        e->gpu_ready = 0;
+        pthread_cond_broadcast(&e->cv_synth);
+    }
+    pthread_mutex_unlock(&e->mu);
+    fprintf(stderr, "cuzk-engine: %s taken out of service after a device error (%s); %d device%s left%s\n",
+            d->be->name, d->error, left, left == 1 ? "" : "s", left ? ", its partition goes to another" : "");
+    it->retries++;
+    if (left == 0) {
+        if (it->abc) cz_bufpool_put(e->pool, it->abc);
+        it->abc = NULL;
+        it->next = orphans;
+        orphans = it;
+        char msg[sizeof e->last_device_error + 64];
+        pthread_mutex_lock(&e->mu);
+        no_device_msg_locked(e, msg, sizeof msg);
+        pthread_mutex_unlock(&e->mu);
+        while (orphans) {
+            item *next = orphans->next;
+            fail_item(e, orphans, CZ_ERR_NO_DEVICE, msg);
+            orphans = next;
+        }
+        return;
+    }
+    /* the failed step may have clobbered a, b, c (the H step works in place) */
+    const cz_zkey *zk = &it->job->key->zk; /* held: the job's reference keeps it loaded */
+    size_t each = (size_t)zk->domain_size * 32;
+    uint8_t *abc = it->abc;
+    double t = cz_now();
+    cz_groth16_abc(zk, it->job->w[it->idx], abc, abc + each, abc + 2 * each, NULL);
+    it->job->res[it->idx].t.synth_s += cz_now() - t;
+    pthread_mutex_lock(&e->mu);
+    e->retries++;
+    pthread_mutex_unlock(&e->mu);
+    timeline(e, it->job, it->idx, "synthesized again for another device");
+    to_gpu_queue(e, it);
 }
 
 static void *gpu_main(void *arg)
 {
-    cz_engine *e = arg;
+    device *d = arg;
+    cz_engine *e = d->e;
+    const uint32_t bit = (uint32_t)1 << d->idx;
     for (;;) {
-        item *it = next_item(e, &e->gpu_q, &e->cv_gpu);
-        if (!it) return NULL;
         pthread_mutex_lock(&e->mu);
+        item *it;
+        d->idle = 1;
+        while (!(it = pick_for_device_locked(e, d)) && !e->stop) pthread_cond_wait(&e->cv_gpu, &e->mu);
+        d->idle = 0;
+        if (!it) {
+            pthread_mutex_unlock(&e->mu);
+            return NULL;
+        }
         e->gpu_ready--;
         pthread_cond_broadcast(&e->cv_synth); /* room for the next synthesis */
+        pthread_cond_broadcast(&e->cv_gpu);   /* the idle set changed: what this device
+                                               * was deferred may be another's now */
+        cz_engine_key *key = it->job->key;
+        const int placed = (key->resident & bit) != 0;
+        const uint64_t step = ++d->steps;
         pthread_mutex_unlock(&e->mu);
         cz_job *j = it->job;
         cz_partition_result *r = &j->res[it->idx];
@@ -412,30 +572,45 @@ static void *gpu_main(void *arg)
         }
         cz_prove_opts o;
         memset(&o, 0, sizeof o);
-        o.backend = e->be;
+        o.backend = d->be;
         o.keep_resident = 1; /* dropped when the key is evicted or removed */
         cz_error err;
         cz_error_clear(&err);
-        const cz_zkey *zk = &j->key->zk; /* held: the job's reference keeps it loaded */
+        const cz_zkey *zk = &key->zk; /* held: the job's reference keeps it loaded */
         size_t each = (size_t)zk->domain_size * 32;
         uint8_t *abc = it->abc;
         timeline(e, j, it->idx, "device start");
         double t = cz_now();
-        cz_status st = cz_groth16_device(&it->part, zk, j->w[it->idx], abc, abc + each, abc + 2 * each, &o,
-                                         &r->t.stages, &err);
+        cz_status st;
+        if (d->fail_at && step == d->fail_at)
+            st = cz_error_set(&err, CZ_ERR_CUDA, "injected failure at device step %llu (CZ_ENGINE_FAIL_DEVICE)",
+                              (unsigned long long)step);
+        else
+            st = cz_groth16_device(&it->part, zk, j->w[it->idx], abc, abc + each, abc + 2 * each, &o,
+                                   &r->t.stages, &err);
         double dt = cz_now() - t;
-        r->t.device_s = dt;
-        timeline(e, j, it->idx, "device done");
+        timeline(e, j, it->idx, st == CZ_OK ? "device done" : "device failed");
+        pthread_mutex_lock(&e->mu);
+        d->busy += dt;
+        pthread_mutex_unlock(&e->mu);
+        if (st != CZ_OK && e->ndev > 1 && cz_backend_device_error(st)) {
+            device_failed(e, d, it, &err);
+            return NULL; /* this device is done */
+        }
         cz_bufpool_put(e->pool, it->abc);
         it->abc = NULL;
-        pthread_mutex_lock(&e->mu);
-        e->device_busy += dt;
-        pthread_mutex_unlock(&e->mu);
         if (st != CZ_OK) {
             fail_item(e, it, st, cz_error_msg(&err));
             continue;
         }
+        r->t.device_s = dt;
+        r->t.device = d->idx;
         pthread_mutex_lock(&e->mu);
+        d->parts++;
+        if (!placed && !(key->resident & bit)) {
+            key->resident |= bit;
+            d->key_uploads++;
+        }
         it->t_ready = cz_now();
         push_locked(&e->fin_q, it);
         pthread_cond_signal(&e->cv_fin);
@@ -495,6 +670,14 @@ cz_status cz_engine_submit(cz_engine *e, cz_engine_key *key, const cz_wtns *cons
         if (st != CZ_OK) return st;
     }
     size_t abc = 3 * (size_t)key->info.domain_size * 32, need = key->bytes + abc, limit = cz_budget_limit(e->budget);
+    pthread_mutex_lock(&e->mu);
+    if (e->in_service == 0) {
+        char msg[sizeof e->last_device_error + 64];
+        no_device_msg_locked(e, msg, sizeof msg);
+        pthread_mutex_unlock(&e->mu);
+        return cz_error_set(err, CZ_ERR_NO_DEVICE, "%s", msg);
+    }
+    pthread_mutex_unlock(&e->mu);
     if (need > limit)
         return cz_error_set(err, CZ_ERR_BUDGET,
                             "the job needs %zu bytes (%zu MiB: key %zu MiB + working set %zu MiB) at least; the memory "
@@ -598,7 +781,6 @@ void cz_engine_config_default(cz_engine_config *c)
 {
     memset(c, 0, sizeof *c);
     c->device = "auto";
-    c->synth_workers = 2;
     c->verify = 1;
     c->pin = 1;
 }
@@ -607,6 +789,107 @@ static void pool_log(void *ctx, const char *line)
 {
     (void)ctx;
     fprintf(stderr, "cuzk-engine: %s\n", line);
+}
+
+/* The backend specs of config device/gpus into specs[]; their count. */
+static cz_status device_specs(const cz_engine_config *c, char specs[][16], int *n, cz_error *err)
+{
+    const char *spec = c->device && *c->device ? c->device : "auto";
+    const int want = c->gpus, max = CZ_ENGINE_MAX_DEVICES;
+    *n = 0;
+    if (want < 0 || want > max)
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "gpus %d: expected 0 (every device) to %d", want, max);
+    if (strcmp(spec, "auto") == 0 || strcmp(spec, "cuda") == 0) {
+        int present = cz_backend_device_count("cuda");
+        if (present == 0) { /* "auto": the CPU; "cuda": let the backend say why not */
+            int k = strcmp(spec, "cuda") == 0 ? 1 : want > 0 ? want : 1;
+            for (int i = 0; i < k; i++) snprintf(specs[i], 16, "%s", strcmp(spec, "cuda") == 0 ? "cuda" : "cpu");
+            *n = k;
+            return CZ_OK;
+        }
+        if (present > max) present = max;
+        if (want > present)
+            return cz_error_set(err, CZ_ERR_NO_DEVICE, "%d GPUs asked for, %d present", want, present);
+        *n = want > 0 ? want : present;
+        for (int i = 0; i < *n; i++) snprintf(specs[i], 16, "cuda:%d", i);
+        return CZ_OK;
+    }
+    if (strcmp(spec, "cpu") == 0) {
+        *n = want > 0 ? want : 1;
+        for (int i = 0; i < *n; i++) snprintf(specs[i], 16, "cpu");
+        return CZ_OK;
+    }
+    if (strncmp(spec, "cuda:", 5) != 0)
+        return cz_error_set(err, CZ_ERR_INVALID_ARG,
+                            "device '%s': expected auto, cpu, cuda, cuda:N or a list cuda:N,M,...", spec);
+    const char *p = spec + 5;
+    int k = 0;
+    for (;;) {
+        char *end;
+        long d = strtol(p, &end, 10);
+        if (end == p || d < 0 || d > 1023 || (*end && *end != ','))
+            return cz_error_set(err, CZ_ERR_INVALID_ARG, "device '%s': expected GPU indices after cuda:, as in cuda:0,1",
+                                spec);
+        for (int i = 0; i < k; i++)
+            if (atoi(specs[i] + 5) == (int)d)
+                return cz_error_set(err, CZ_ERR_INVALID_ARG, "device '%s': GPU %ld is listed twice", spec, d);
+        if (k == max) return cz_error_set(err, CZ_ERR_INVALID_ARG, "device '%s': more than %d GPUs", spec, max);
+        snprintf(specs[k++], 16, "cuda:%ld", d);
+        if (!*end) break;
+        p = end + 1;
+    }
+    if (want > k) return cz_error_set(err, CZ_ERR_INVALID_ARG, "gpus %d: device '%s' lists %d", want, spec, k);
+    *n = want > 0 ? want : k;
+    return CZ_OK;
+}
+
+/* Opens the devices, with CZ_ENGINE_FAIL_DEVICE applied. */
+static cz_status open_devices(cz_engine *e, cz_error *err)
+{
+    const cz_engine_config *c = &e->cfg;
+    int n = 0;
+    cz_status st = CZ_OK;
+    if (c->make_backend) {
+        if (c->gpus <= 0 || c->gpus > CZ_ENGINE_MAX_DEVICES)
+            return cz_error_set(err, CZ_ERR_INVALID_ARG, "make_backend: gpus must be 1 to %d", CZ_ENGINE_MAX_DEVICES);
+        n = c->gpus;
+        for (int i = 0; i < n && st == CZ_OK; i++)
+            if ((st = c->make_backend(c->make_backend_ctx, i, &e->dev[i].be, err)) == CZ_OK) e->ndev++;
+    } else {
+        char specs[CZ_ENGINE_MAX_DEVICES][16];
+        if ((st = device_specs(c, specs, &n, err)) != CZ_OK) return st;
+        for (int i = 0; i < n && st == CZ_OK; i++) {
+            if ((st = cz_backend_create(&e->dev[i].be, specs[i], err)) != CZ_OK) break;
+            e->ndev++;
+            cz_backend *b = e->dev[i].be;
+            if (n > 1 && strncmp(b->name, "cpu", 3) == 0) { /* "cpu:1 (16 threads)": which one */
+                char tmp[sizeof b->name];
+                snprintf(tmp, sizeof tmp, "cpu:%d%s", i, b->name + 3);
+                memcpy(b->name, tmp, sizeof tmp);
+            }
+        }
+    }
+    if (st != CZ_OK) return st;
+    const char *fail = getenv("CZ_ENGINE_FAIL_DEVICE");
+    int fd = -1;
+    unsigned long long fk = 0;
+    if (fail && *fail && (sscanf(fail, "%d:%llu", &fd, &fk) != 2 || fd < 0 || fk == 0))
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "CZ_ENGINE_FAIL_DEVICE='%s': expected DEVICE:STEP, as in 1:5",
+                            fail);
+    size_t off = 0;
+    if (n > 1) off = (size_t)snprintf(e->dev_names, sizeof e->dev_names, "%d devices: ", n);
+    for (int i = 0; i < n; i++) {
+        device *d = &e->dev[i];
+        d->e = e;
+        d->idx = i;
+        d->in_service = 1;
+        d->be->strict = n > 1; /* a failing GPU's work goes to the others, not to the CPU */
+        if (i == fd) d->fail_at = fk;
+        if (off < sizeof e->dev_names)
+            off += (size_t)snprintf(e->dev_names + off, sizeof e->dev_names - off, "%s%s", i ? ", " : "", d->be->name);
+    }
+    e->in_service = n;
+    return CZ_OK;
 }
 
 cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_error *err)
@@ -618,9 +901,6 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         e->cfg = *cfg;
     else
         cz_engine_config_default(&e->cfg);
-    if (e->cfg.synth_workers <= 0) e->cfg.synth_workers = 2;
-    if (e->cfg.synth_workers > MAX_SYNTH_WORKERS) e->cfg.synth_workers = MAX_SYNTH_WORKERS;
-    if (e->cfg.max_ready <= 0) e->cfg.max_ready = e->cfg.synth_workers;
     const char *tl = getenv("CZ_ENGINE_TIMELINE");
     e->timeline = e->cfg.timeline || (tl && *tl == '1');
     e->t0 = cz_now();
@@ -634,9 +914,15 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     e->key_alloc.free = key_free;
     e->key_alloc.ctx = e;
     cz_status st = cz_budget_create(&e->budget, e->cfg.budget_bytes, e->cfg.budget_margin, err);
-    if (st == CZ_OK) st = cz_backend_create(&e->be, e->cfg.device ? e->cfg.device : "auto", err);
+    if (st == CZ_OK) st = open_devices(e, err);
     if (st == CZ_OK) {
-        const cz_allocator *pa = e->cfg.pin && e->be->ops->host_allocator ? e->be->ops->host_allocator(e->be) : NULL;
+        /* enough synthesis to feed every device, one partition ready for each */
+        if (e->cfg.synth_workers <= 0) e->cfg.synth_workers = e->ndev + 1 > 2 ? e->ndev + 1 : 2;
+        if (e->cfg.synth_workers > MAX_SYNTH_WORKERS) e->cfg.synth_workers = MAX_SYNTH_WORKERS;
+        if (e->cfg.max_ready <= 0) e->cfg.max_ready = e->cfg.synth_workers;
+        /* one pool for every device (its pinned memory is portable) */
+        cz_backend *b0 = e->dev[0].be;
+        const cz_allocator *pa = e->cfg.pin && b0->ops->host_allocator ? b0->ops->host_allocator(b0) : NULL;
         e->pool_pinned = pa != NULL;
         st = cz_bufpool_create(&e->pool, e->budget, pa, pool_log, NULL, err);
     }
@@ -648,11 +934,11 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
             else
                 e->nsynth++;
         }
-        if (st == CZ_OK) {
-            if (pthread_create(&e->gpu_th, NULL, gpu_main, e) != 0)
-                st = cz_error_set(err, CZ_ERR_NO_MEMORY, "cannot start the device thread");
+        for (int i = 0; i < e->ndev && st == CZ_OK; i++) {
+            if (pthread_create(&e->dev[i].th, NULL, gpu_main, &e->dev[i]) != 0)
+                st = cz_error_set(err, CZ_ERR_NO_MEMORY, "cannot start the worker of device %d", i);
             else
-                e->started_gpu = 1;
+                e->dev[i].started = 1;
         }
         if (st == CZ_OK) {
             if (pthread_create(&e->fin_th, NULL, fin_main, e) != 0)
@@ -669,7 +955,13 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     return CZ_OK;
 }
 
-const char *cz_engine_device_name(const cz_engine *e) { return e->be ? e->be->name : "none"; }
+const char *cz_engine_device_name(const cz_engine *e)
+{
+    if (!e || e->ndev == 0) return "none";
+    return e->ndev == 1 ? e->dev[0].be->name : e->dev_names;
+}
+
+int cz_engine_device_count(const cz_engine *e) { return e ? e->ndev : 0; }
 
 void cz_engine_stats_get(cz_engine *e, cz_engine_stats *out)
 {
@@ -677,7 +969,20 @@ void cz_engine_stats_get(cz_engine *e, cz_engine_stats *out)
     cz_budget_stats_get(e->budget, &out->budget);
     cz_bufpool_stats_get(e->pool, &out->pool);
     pthread_mutex_lock(&e->mu);
-    out->device_busy_s = e->device_busy;
+    out->ndevices = e->ndev;
+    out->devices_in_service = e->in_service;
+    out->retries = e->retries;
+    for (int i = 0; i < e->ndev; i++) {
+        const device *d = &e->dev[i];
+        cz_engine_device_stats *o = &out->dev[i];
+        snprintf(o->name, sizeof o->name, "%s", d->be->name);
+        snprintf(o->error, sizeof o->error, "%s", d->error);
+        o->in_service = d->in_service;
+        o->busy_s = d->busy;
+        o->partitions = d->parts;
+        o->key_uploads = d->key_uploads;
+        out->device_busy_s += d->busy;
+    }
     out->uptime_s = cz_now() - e->t0;
     out->pool_pinned = e->pool_pinned;
     out->jobs_done = e->jobs_done;
@@ -698,11 +1003,13 @@ void cz_engine_free(cz_engine *e)
     pthread_cond_broadcast(&e->cv_fin);
     pthread_mutex_unlock(&e->mu);
     for (int i = 0; i < e->nsynth; i++) pthread_join(e->synth_th[i], NULL);
-    if (e->started_gpu) pthread_join(e->gpu_th, NULL);
+    for (int i = 0; i < e->ndev; i++)
+        if (e->dev[i].started) pthread_join(e->dev[i].th, NULL);
     if (e->started_fin) pthread_join(e->fin_th, NULL);
     while (e->keys) cz_engine_key_remove(e, e->keys);
-    cz_bufpool_free(e->pool);
-    cz_backend_free(e->be);
+    cz_bufpool_free(e->pool); /* before the backend whose allocator it used */
+    for (int i = 0; i < CZ_ENGINE_MAX_DEVICES; i++)
+        if (e->dev[i].be) cz_backend_free(e->dev[i].be);
     cz_budget_free(e->budget);
     pthread_mutex_destroy(&e->mu);
     pthread_cond_destroy(&e->cv_synth);

@@ -5,7 +5,7 @@
  *
  * DESIGN (../shared/DESIGN.md, "The engine"):
  *
- *   submit -> [synthesis workers] -> GPU queue -> [device worker] -> [finalizer] -> result
+ *   submit -> [synthesis workers] -> GPU queue -> [device worker per GPU] -> [finalizer] -> result
  *
  *  - synthesis (CPU): a, b, c of a partition are written straight into a
  *    buffer of the pinned pool (engine/bufpool.h): the device reads them
@@ -13,9 +13,17 @@
  *    first), then by age. How far synthesis runs ahead of the device is
  *    bounded by the budget (a worker waits for its pool buffer) and by
  *    config.max_ready synthesized partitions waiting for the device.
- *  - device worker: the H step and the MSMs (cz_groth16_device) on the
- *    backend, holding the device only for that; the buffer goes back to the
- *    pool as soon as the device is done with it.
+ *  - device workers, one per device (every GPU, or the configured subset):
+ *    the H step and the MSMs (cz_groth16_device) on that device's backend,
+ *    holding the device only for that; the buffer goes back to the pool as
+ *    soon as the device is done with it. A key's point sections are placed
+ *    in the VRAM of each device that proves with it (on first use there)
+ *    and stay; which queued partition an idle device takes follows
+ *    engine/sched.h (priority, then a key already resident there, then
+ *    age), so a job's partitions spread over the devices. With several
+ *    devices a device error takes that device out of service (one log
+ *    line) and its partition is synthesized again and proved on another;
+ *    with one, the CUDA backend re-runs the failed step on the CPU.
  *  - finalizer (CPU): blinding, assembly, self-verification
  *    (cz_groth16_finalize); when the last partition is done the job is.
  *  - memory: keys are loaded with an allocator that reserves in the budget
@@ -39,8 +47,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend/backend.h"
 #include "engine/budget.h"
 #include "engine/bufpool.h"
+#include "engine/sched.h"
 #include "groth16/groth16.h"
 #include "io/proof.h"
 #include "io/wtns.h"
@@ -48,8 +58,17 @@
 typedef struct cz_engine_config {
     size_t budget_bytes;  /* 0: detected (engine/budget.h) */
     size_t budget_margin; /* 0: the default margin (detected budgets only) */
-    const char *device;   /* backend spec: "auto" (NULL), "cpu", "cuda", "cuda:N" */
-    int synth_workers;    /* partitions in synthesis at once (0: 2) */
+    /* devices: "auto" (NULL: every GPU, else the CPU), "cpu", "cuda" (every
+     * GPU), "cuda:N" (one), "cuda:N,M,..." (a list) */
+    const char *device;
+    int gpus;             /* 0: every device the spec names; N: the first N of them.
+                           * With "cpu", N CPU backends pose as N devices (to
+                           * exercise the scheduling without GPUs) */
+    /* tests: the devices come from this factory instead (gpus of them,
+     * index 0..gpus-1); the engine frees them */
+    cz_status (*make_backend)(void *ctx, int index, cz_backend **out, cz_error *err);
+    void *make_backend_ctx;
+    int synth_workers;    /* partitions in synthesis at once (0: devices + 1, at least 2) */
     int max_ready;        /* synthesized partitions waiting for the device at most
                            * (0: synth_workers); the budget may bound it lower.
                            * Without it, synthesis would fill the whole budget
@@ -66,14 +85,28 @@ typedef struct cz_engine cz_engine;
 typedef struct cz_engine_key cz_engine_key;
 typedef struct cz_job cz_job;
 
+#define CZ_ENGINE_MAX_DEVICES CZ_SCHED_MAX_DEVICES
+
+typedef struct cz_engine_device_stats {
+    char name[96];
+    int in_service;       /* 0 after a device error took it out */
+    double busy_s;        /* time its worker spent in device work */
+    uint64_t partitions;  /* device steps it completed */
+    uint64_t key_uploads; /* keys placed in its VRAM (first use of a key there) */
+    char error[256];      /* why it was taken out of service */
+} cz_engine_device_stats;
+
 typedef struct cz_engine_stats {
     cz_budget_stats budget;
     cz_bufpool_stats pool;
-    double device_busy_s; /* time the device worker spent in device work */
+    double device_busy_s; /* time the device workers spent in device work (summed) */
     double uptime_s;      /* since create */
     int pool_pinned;      /* the pool's memory comes from the device (page-locked) */
     uint64_t jobs_done, partitions_done, partitions_failed;
     uint64_t key_loads, key_evictions;
+    int ndevices, devices_in_service;
+    uint64_t retries; /* partitions moved to another device after a device error */
+    cz_engine_device_stats dev[CZ_ENGINE_MAX_DEVICES];
 } cz_engine_stats;
 
 typedef struct cz_partition_timings {
@@ -81,7 +114,8 @@ typedef struct cz_partition_timings {
     double key_load_s; /* (re)loading the key for this partition, if it had to */
     double synth_s;    /* a, b, c */
     double gpu_wait_s; /* synthesis done -> device start */
-    double device_s;   /* H step + MSMs */
+    double device_s;   /* H step + MSMs (on the device that completed it) */
+    int device;        /* which device (index into cz_engine_stats.dev) */
     double finalize_s; /* assembly + verification */
     double total_s;    /* submit -> done */
     cz_prove_timings stages; /* the backend's split (h, msm_*) */
@@ -95,11 +129,16 @@ typedef struct cz_partition_result {
     cz_partition_timings t;
 } cz_partition_result;
 
+/* Fault injection for tests and benchmarks: CZ_ENGINE_FAIL_DEVICE=D:K makes
+ * the K-th device step (1-based) of device D fail with CZ_ERR_CUDA, as a
+ * GPU that dies would. */
 cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_error *err);
 /* Cancels what is queued, waits for the workers, frees everything. Jobs and
  * keys must have been freed/released first (their handles die with it). */
 void cz_engine_free(cz_engine *e);
+/* "cuda:0 NVIDIA H200", or the list "2 devices: cuda:0 ..., cuda:1 ..." */
 const char *cz_engine_device_name(const cz_engine *e);
+int cz_engine_device_count(const cz_engine *e);
 void cz_engine_stats_get(cz_engine *e, cz_engine_stats *out);
 
 /* Registers the key in path and loads it (its memory reserved in the

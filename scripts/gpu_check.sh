@@ -31,6 +31,10 @@
 #                                       partitions (default: 2^22 filecoin and 2^24
 #                                       dense, BLS12-381), pinned, then nopin_jobs
 #                                       (5) x 10 with --no-pin; the timeline kept
+#   scripts/gpu_check.sh multi [K:profile[:jobs]]..
+#                                       issue 7: bench-engine on 1 GPU and on every
+#                                       GPU (default 2^22 filecoin, 20 x 10), then
+#                                       with GPU 1 failing (CZ_ENGINE_FAIL_DEVICE)
 #
 # Stages can be combined: scripts/gpu_check.sh build test prove 16 20.
 # CZ_GPU_TARGETS overrides the build targets (e.g. just cuzk).
@@ -167,6 +171,35 @@ stage_engine() {
   done 2>&1 | tee -a "$out/engine.log"
 }
 
+# multi K:profile[:jobs] ..: issue 7: bench-engine with jobs (20) x 10
+# partitions on 1 GPU, then on every GPU, then on every GPU with GPU 1
+# failing at its 5th device step (2 jobs); BLS12-381
+stage_multi() {
+  [ -x ./$bld/cuzk ] || stage_build || return 1
+  local ng spec k prof nj base g
+  ng=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+  for spec in "$@"; do
+    IFS=: read -r k prof nj <<<"$spec"
+    nj=${nj:-20}
+    base=/tmp/m$k-$prof
+    ./$bld/cuzk gen-circuit --curve bls12-381 --constraints $(((1 << k) - 400)) --profile $prof --seed 3 -o $base -q &&
+      ./$bld/cuzk setup --insecure-dev $base.r1cs $base.zkey --seed 3 -q 2>/dev/null || {
+      echo "2^$k $prof: key generation failed"
+      continue
+    }
+    for g in 1 $ng; do
+      CZ_ENGINE_TIMELINE=1 ./$bld/cuzk bench-engine -q -d cuda -g $g -j $nj -p 10 $base.zkey $base.wtns \
+        >"$out/multi-$k-$prof-g$g.log" 2>"$out/multi-$k-$prof-g$g.timeline"
+      echo "== 2^$k $prof, $g GPU(s), rc $?"
+      cat "$out/multi-$k-$prof-g$g.log"
+    done
+    echo "== 2^$k $prof, $ng GPUs, GPU 1 failing at its 5th step"
+    CZ_ENGINE_FAIL_DEVICE=1:5 ./$bld/cuzk bench-engine -q -d cuda -j 2 -p 10 $base.zkey $base.wtns 2>&1 |
+      tee "$out/multi-$k-$prof-fail.log"
+    rm -f $base.zkey $base.r1cs $base.wtns
+  done 2>&1 | tee -a "$out/multi.log"
+}
+
 stage_trace() {
   CZ_MSM_TRACE=1 ./$bld/bench/bench_gpu_msm --max-log=24 --g2-log=20 --repeats=1 >"$out/trace.log" 2>&1
   grep -E "bls12_381_g1.*chunk 0\+16777216|bn254_g1.*chunk 0\+16777216" "$out/trace.log" | head -8
@@ -266,6 +299,12 @@ while [ $# -gt 0 ]; do
     while [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+(:|$) ]]; do ws+=("$1"); shift; done
     [ ${#ws[@]} -eq 0 ] && ws=(20 22)
     stage_warm "${ws[@]}" || rc=1
+    ;;
+  multi)
+    ms=()
+    while [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+: ]]; do ms+=("$1"); shift; done
+    [ ${#ms[@]} -eq 0 ] && ms=(22:filecoin)
+    stage_multi "${ms[@]}" || rc=1
     ;;
   trace) stage_trace || rc=1 ;;
   engine)

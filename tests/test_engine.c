@@ -10,7 +10,12 @@
  * pool buffers reclaimed before idle keys are evicted, and an evicted key
  * reloaded; the pool serving every buffer after warm-up; cancelling queued
  * and running jobs; priorities overtaking; many small jobs from 8 threads
- * with the budget back at its idle level afterwards.
+ * with the budget back at its idle level afterwards. Several devices (CPU
+ * backends posing as GPUs, some slowed or failing on purpose): partitions
+ * spread over them, one key placement per device, a failing device taken
+ * out of service with its partition proved elsewhere, every device failing
+ * (the job fails with the cause, the engine keeps serving errors, the
+ * budget returns), CZ_ENGINE_FAIL_DEVICE, and bad device specs.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -446,6 +451,329 @@ static void test_many(fixture *f)
     engine_done(e, k);
 }
 
+/* ---- several devices: CPU backends posing as GPUs ---- */
+
+/* A fake device: the CPU backend behind a table that counts calls, can make
+ * each MSM slow (so that partitions overlap on the devices) and can fail
+ * every MSM from its fail_from-th on with CZ_ERR_CUDA (a GPU that died). */
+typedef struct fake_farm {
+    int fail_dev[4], fail_from[4]; /* device fail_dev[i] fails from call fail_from[i] (0: unused) */
+    int sleep_ms;
+    int calls[CZ_ENGINE_MAX_DEVICES]; /* MSM calls per device (atomic) */
+} fake_farm;
+
+typedef struct fake_dev {
+    cz_backend *cpu;
+    fake_farm *farm;
+    int idx;
+} fake_dev;
+
+static int fake_fails(fake_dev *d, int call)
+{
+    for (int i = 0; i < 4; i++)
+        if (d->farm->fail_from[i] && d->farm->fail_dev[i] == d->idx && call >= d->farm->fail_from[i]) return 1;
+    return 0;
+}
+
+static cz_status fake_msm(cz_backend *be, int g2, cz_curve curve, void *out, const void *bases, const void *scalars,
+                          size_t n, cz_msm_scalar_form form, cz_error *err)
+{
+    fake_dev *d = be->ctx;
+    int call = __atomic_add_fetch(&d->farm->calls[d->idx], 1, __ATOMIC_RELAXED);
+    if (fake_fails(d, call)) return cz_error_set(err, CZ_ERR_CUDA, "fake device %d: an illegal address", d->idx);
+    if (d->farm->sleep_ms) usleep((useconds_t)d->farm->sleep_ms * 1000);
+    return g2 ? d->cpu->ops->msm_g2(d->cpu, curve, out, bases, scalars, n, form, err)
+              : d->cpu->ops->msm_g1(d->cpu, curve, out, bases, scalars, n, form, err);
+}
+static cz_status fake_msm_g1(cz_backend *be, cz_curve curve, void *out, const void *bases, const void *scalars,
+                             size_t n, cz_msm_scalar_form form, cz_error *err)
+{
+    return fake_msm(be, 0, curve, out, bases, scalars, n, form, err);
+}
+static cz_status fake_msm_g2(cz_backend *be, cz_curve curve, void *out, const void *bases, const void *scalars,
+                             size_t n, cz_msm_scalar_form form, cz_error *err)
+{
+    return fake_msm(be, 1, curve, out, bases, scalars, n, form, err);
+}
+static cz_status fake_compute_h(cz_backend *be, cz_curve curve, unsigned log_n, void *a, void *b, void *c,
+                                cz_error *err)
+{
+    fake_dev *d = be->ctx;
+    return d->cpu->ops->compute_h(d->cpu, curve, log_n, a, b, c, err);
+}
+static void fake_free(cz_backend *be)
+{
+    fake_dev *d = be->ctx;
+    cz_backend_free(d->cpu);
+    free(d);
+    free(be);
+}
+static const cz_backend_ops fake_ops = {fake_compute_h, fake_msm_g1, fake_msm_g2, NULL, NULL, NULL, fake_free};
+
+static cz_status fake_make(void *ctx, int index, cz_backend **out, cz_error *err)
+{
+    cz_backend *be = calloc(1, sizeof *be);
+    fake_dev *d = calloc(1, sizeof *d);
+    if (!be || !d || cz_backend_cpu_create(&d->cpu, NULL) != CZ_OK) {
+        free(be);
+        free(d);
+        return cz_error_set(err, CZ_ERR_NO_MEMORY, "fake device %d", index);
+    }
+    d->farm = ctx;
+    d->idx = index;
+    be->ops = &fake_ops;
+    be->ctx = d;
+    snprintf(be->name, sizeof be->name, "fake:%d", index);
+    *out = be;
+    return CZ_OK;
+}
+
+static cz_engine *farm_engine(fake_farm *farm, int ndev, const fixture *f, cz_engine_key **k)
+{
+    cz_engine_config c;
+    cz_engine_config_default(&c);
+    c.budget_bytes = (size_t)1 << 30;
+    c.gpus = ndev;
+    c.make_backend = fake_make;
+    c.make_backend_ctx = farm;
+    cz_engine *e = NULL;
+    cz_error err;
+    cz_error_clear(&err);
+    cz_status st = cz_engine_create(&e, &c, &err);
+    CHECK_MSG(st == CZ_OK, "engine: %s", cz_error_msg(&err));
+    if (st != CZ_OK) return NULL;
+    st = cz_engine_key_add(e, f->zkey, k, &err);
+    CHECK_MSG(st == CZ_OK, "key: %s", cz_error_msg(&err));
+    if (st != CZ_OK) {
+        cz_engine_free(e);
+        return NULL;
+    }
+    return e;
+}
+
+/* n partitions of f as one job; CZ_OK and every proof valid */
+static int run_job(cz_engine *e, cz_engine_key *k, const fixture *f, size_t n, cz_status *status, char *msg,
+                   size_t msg_size)
+{
+    const cz_wtns *ws[16];
+    for (size_t i = 0; i < n; i++) ws[i] = &f->w;
+    cz_error err;
+    cz_error_clear(&err);
+    cz_job *j;
+    cz_status st = cz_engine_submit(e, k, ws, n, 0, &j, &err);
+    if (st != CZ_OK) {
+        if (status) *status = st;
+        if (msg) snprintf(msg, msg_size, "%s", cz_error_msg(&err));
+        return 0;
+    }
+    (void)cz_job_wait(j, -1);
+    int ok = cz_job_status(j) == CZ_OK && job_all_ok(f, j);
+    if (status) *status = cz_job_status(j);
+    if (msg) {
+        size_t m;
+        const cz_partition_result *r = cz_job_results(j, &m);
+        snprintf(msg, msg_size, "%s", r[m - 1].error);
+    }
+    cz_job_free(j);
+    return ok;
+}
+
+/* "cpu" x 3: every partition proved, on the devices the stats name */
+static void test_devices_cpu(fixture *f)
+{
+    cz_engine_config c;
+    cz_engine_config_default(&c);
+    c.device = "cpu";
+    c.gpus = 3;
+    c.budget_bytes = (size_t)1 << 30;
+    cz_engine *e = NULL;
+    cz_error err;
+    cz_error_clear(&err);
+    CHECK(cz_engine_create(&e, &c, &err) == CZ_OK);
+    if (!e) return;
+    CHECK(cz_engine_device_count(e) == 3);
+    CHECK(strstr(cz_engine_device_name(e), "3 devices: cpu:0 (") != NULL);
+    cz_engine_key *k;
+    CHECK(cz_engine_key_add(e, f->zkey, &k, &err) == CZ_OK);
+    CHECK(run_job(e, k, f, 6, NULL, NULL, 0));
+    CHECK(run_job(e, k, f, 6, NULL, NULL, 0));
+    cz_engine_stats s;
+    cz_engine_stats_get(e, &s);
+    CHECK(s.ndevices == 3 && s.devices_in_service == 3 && s.retries == 0);
+    uint64_t parts = 0, used = 0, uploads = 0;
+    double busy = 0;
+    for (int i = 0; i < 3; i++) {
+        parts += s.dev[i].partitions;
+        used += s.dev[i].partitions > 0;
+        uploads += s.dev[i].key_uploads;
+        busy += s.dev[i].busy_s;
+        char want[16];
+        snprintf(want, sizeof want, "cpu:%d (", i);
+        CHECK(s.dev[i].in_service && s.dev[i].key_uploads <= 1 && strncmp(s.dev[i].name, want, strlen(want)) == 0);
+    }
+    CHECK(parts == 12);
+    CHECK(uploads == used); /* one placement of the key per device that proved with it */
+    CHECK(busy == s.device_busy_s);
+    engine_done(e, k);
+}
+
+/* slow devices: one job's partitions spread over both */
+static void test_devices_spread(fixture *f)
+{
+    fake_farm farm;
+    memset(&farm, 0, sizeof farm);
+    farm.sleep_ms = 40;
+    cz_engine_key *k;
+    cz_engine *e = farm_engine(&farm, 2, f, &k);
+    if (!e) return;
+    CHECK(run_job(e, k, f, 8, NULL, NULL, 0));
+    cz_engine_stats s;
+    cz_engine_stats_get(e, &s);
+    CHECK(s.dev[0].partitions + s.dev[1].partitions == 8);
+    CHECK_MSG(s.dev[0].partitions >= 2 && s.dev[1].partitions >= 2, "partitions per device: %llu, %llu",
+              (unsigned long long)s.dev[0].partitions, (unsigned long long)s.dev[1].partitions);
+    CHECK(s.dev[0].key_uploads == 1 && s.dev[1].key_uploads == 1);
+    printf("  2 devices, one job of 8: %llu + %llu partitions\n", (unsigned long long)s.dev[0].partitions,
+           (unsigned long long)s.dev[1].partitions);
+    engine_done(e, k);
+}
+
+/* a device that fails is taken out of service; its work is done elsewhere */
+static void test_device_failure(fixture *f)
+{
+    fake_farm farm;
+    memset(&farm, 0, sizeof farm);
+    farm.sleep_ms = 10;
+    farm.fail_dev[0] = 1;
+    farm.fail_from[0] = 8; /* in its second partition (5 MSMs each) */
+    cz_engine_key *k;
+    cz_engine *e = farm_engine(&farm, 3, f, &k);
+    if (!e) return;
+    CHECK(run_job(e, k, f, 8, NULL, NULL, 0));
+    CHECK(run_job(e, k, f, 8, NULL, NULL, 0));
+    cz_engine_stats s;
+    cz_engine_stats_get(e, &s);
+    CHECK(s.partitions_done == 16 && s.partitions_failed == 0);
+    CHECK(s.dev[0].partitions + s.dev[1].partitions + s.dev[2].partitions == 16);
+    if (farm.calls[1] >= 8) { /* device 1 got to its second partition */
+        CHECK(s.devices_in_service == 2 && !s.dev[1].in_service && s.dev[0].in_service && s.dev[2].in_service);
+        CHECK(strstr(s.dev[1].error, "fake device 1") != NULL);
+        CHECK(s.retries == 1 && s.dev[1].partitions == 1);
+    } else {
+        CHECK(s.devices_in_service == 3);
+    }
+    printf("  3 devices, device 1 dying at MSM 8: %llu + %llu + %llu partitions, %llu moved\n",
+           (unsigned long long)s.dev[0].partitions, (unsigned long long)s.dev[1].partitions,
+           (unsigned long long)s.dev[2].partitions, (unsigned long long)s.retries);
+    engine_done(e, k);
+
+    /* every device fails: the job fails naming the cause, later submits fail
+     * at once, the budget is back to the key alone and the engine frees */
+    memset(&farm, 0, sizeof farm);
+    farm.fail_dev[0] = 0;
+    farm.fail_from[0] = 1;
+    farm.fail_dev[1] = 1;
+    farm.fail_from[1] = 1;
+    e = farm_engine(&farm, 2, f, &k);
+    if (!e) return;
+    cz_status st = CZ_OK;
+    char msg[512] = "";
+    CHECK(!run_job(e, k, f, 5, &st, msg, sizeof msg));
+    CHECK_MSG(st == CZ_ERR_NO_DEVICE, "status %s", cz_status_str(st));
+    CHECK_MSG(strstr(msg, "every device is out of service") && strstr(msg, "fake device"), "message '%s'", msg);
+    CHECK(!run_job(e, k, f, 1, &st, msg, sizeof msg));
+    CHECK(st == CZ_ERR_NO_DEVICE && strstr(msg, "every device is out of service"));
+    cz_engine_stats_get(e, &s);
+    CHECK(s.devices_in_service == 0 && s.partitions_done == 0 && s.partitions_failed == 5);
+    CHECK(s.pool.in_use == 0 && s.budget.used == f->zk.bytes + s.pool.held);
+    engine_done(e, k);
+
+    /* the same from CZ_ENGINE_FAIL_DEVICE on the "cpu" devices */
+    setenv("CZ_ENGINE_FAIL_DEVICE", "1:2", 1);
+    cz_engine_config c;
+    cz_engine_config_default(&c);
+    c.device = "cpu";
+    c.gpus = 2;
+    c.budget_bytes = (size_t)1 << 30;
+    cz_error err;
+    cz_error_clear(&err);
+    e = NULL;
+    CHECK(cz_engine_create(&e, &c, &err) == CZ_OK);
+    if (e) {
+        CHECK(cz_engine_key_add(e, f->zkey, &k, &err) == CZ_OK);
+        for (int i = 0; i < 4; i++) CHECK(run_job(e, k, f, 3, NULL, NULL, 0));
+        cz_engine_stats_get(e, &s);
+        CHECK(s.partitions_done == 12);
+        if (s.dev[1].partitions + s.retries >= 2) { /* device 1 reached its second step */
+            CHECK(!s.dev[1].in_service && strstr(s.dev[1].error, "CZ_ENGINE_FAIL_DEVICE") && s.retries == 1);
+        }
+        engine_done(e, k);
+    }
+    setenv("CZ_ENGINE_FAIL_DEVICE", "1", 1);
+    CHECK(cz_engine_create(&e, &c, &err) == CZ_ERR_INVALID_ARG);
+    CHECK(strstr(cz_error_msg(&err), "CZ_ENGINE_FAIL_DEVICE") != NULL);
+    unsetenv("CZ_ENGINE_FAIL_DEVICE");
+}
+
+/* two keys on two devices: each device places each key at most once */
+static void test_devices_keys(fixture *f1, fixture *f2)
+{
+    fake_farm farm;
+    memset(&farm, 0, sizeof farm);
+    farm.sleep_ms = 5;
+    cz_engine_key *k1, *k2;
+    cz_engine *e = farm_engine(&farm, 2, f1, &k1);
+    if (!e) return;
+    cz_error err;
+    cz_error_clear(&err);
+    CHECK(cz_engine_key_add(e, f2->zkey, &k2, &err) == CZ_OK);
+    const cz_wtns *w1[2] = {&f1->w, &f1->w}, *w2[2] = {&f2->w, &f2->w};
+    cz_job *j[10];
+    for (int i = 0; i < 10; i++)
+        CHECK(cz_engine_submit(e, i % 2 ? k2 : k1, i % 2 ? w2 : w1, 2, 0, &j[i], &err) == CZ_OK);
+    for (int i = 0; i < 10; i++) {
+        CHECK(cz_job_wait(j[i], -1) == CZ_OK && job_all_ok(i % 2 ? f2 : f1, j[i]));
+        cz_job_free(j[i]);
+    }
+    cz_engine_stats s;
+    cz_engine_stats_get(e, &s);
+    CHECK(s.dev[0].partitions + s.dev[1].partitions == 20);
+    CHECK(s.dev[0].key_uploads <= 2 && s.dev[1].key_uploads <= 2);
+    printf("  2 keys, 2 devices, 10 jobs: partitions %llu + %llu, key placements %llu + %llu\n",
+           (unsigned long long)s.dev[0].partitions, (unsigned long long)s.dev[1].partitions,
+           (unsigned long long)s.dev[0].key_uploads, (unsigned long long)s.dev[1].key_uploads);
+    cz_engine_key_remove(e, k2);
+    engine_done(e, k1);
+}
+
+/* device specs that cannot be served are refused at create */
+static void test_device_specs(void)
+{
+    const char *bad[] = {"cuda:0,0", "cuda:", "cuda:x", "cuda:1,", "gpu", "cuda:-1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cz_engine_config c;
+        cz_engine_config_default(&c);
+        c.device = bad[i];
+        cz_engine *e = NULL;
+        cz_error err;
+        cz_error_clear(&err);
+        cz_status st = cz_engine_create(&e, &c, &err);
+        CHECK_MSG(st == CZ_ERR_INVALID_ARG && e == NULL && strstr(cz_error_msg(&err), bad[i]),
+                  "'%s': %s (%s)", bad[i], cz_status_str(st), cz_error_msg(&err));
+    }
+    cz_engine_config c;
+    cz_engine_config_default(&c);
+    c.device = "cpu";
+    c.gpus = CZ_ENGINE_MAX_DEVICES + 1;
+    cz_engine *e = NULL;
+    cz_error err;
+    cz_error_clear(&err);
+    CHECK(cz_engine_create(&e, &c, &err) == CZ_ERR_INVALID_ARG && e == NULL);
+    c.gpus = 0;
+    c.make_backend = fake_make;
+    CHECK(cz_engine_create(&e, &c, &err) == CZ_ERR_INVALID_ARG && e == NULL);
+}
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "/tmp/cz_test_engine.XXXXXX");
@@ -465,6 +793,11 @@ int main(void)
         test_cancel(&f1);
         test_priority(&f1);
         test_many(&f1);
+        test_devices_cpu(&f1);
+        test_devices_spread(&f1);
+        test_device_failure(&f1);
+        test_devices_keys(&f1, &f2);
+        test_device_specs();
         free_fixture(&f1);
         free_fixture(&f2);
     }
