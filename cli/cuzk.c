@@ -282,6 +282,8 @@ static const char *USAGE_BENCH_ENGINE =
     "      --max-ready N     synthesized partitions waiting for the device at most\n"
     "                        (default: the synthesis workers)\n"
     "      --no-pin          ordinary memory for a, b, c (to measure what pinning buys)\n"
+    "      --pin-keys        keys in page-locked memory too (faster placement in each\n"
+    "                        GPU's VRAM, slower key loading)\n"
     "  -t, --threads N       CPU threads (default: all cores)\n"
     "  -q, --quiet           only the result lines\n"
     "  -h, --help            this text\n";
@@ -298,7 +300,7 @@ static int cmd_bench_engine(int argc, char **argv)
     static const struct option opts[] = {
         {"jobs", required_argument, 0, 'j'},   {"partitions", required_argument, 0, 'p'},
         {"device", required_argument, 0, 'd'}, {"budget", required_argument, 0, 'B'},
-        {"gpus", required_argument, 0, 'g'},
+        {"gpus", required_argument, 0, 'g'}, {"pin-keys", no_argument, 0, 'K'},
         {"synth-workers", required_argument, 0, 'S'}, {"no-pin", no_argument, 0, 'P'},
         {"max-ready", required_argument, 0, 'R'},
         {"threads", required_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'},
@@ -336,6 +338,7 @@ static int cmd_bench_engine(int argc, char **argv)
             cfg.max_ready = (int)v;
             break;
         case 'P': cfg.pin = 0; break;
+        case 'K': cfg.pin_keys = 1; break;
         case 't':
             if (!set_threads_opt(optarg)) return EXIT_USAGE;
             break;

@@ -77,6 +77,7 @@ struct cz_engine {
     int ndev, in_service;
     char dev_names[256];
     cz_allocator key_alloc;
+    const cz_allocator *key_host; /* where key memory comes from (pinned with pin_keys), NULL: ordinary */
     pthread_mutex_t mu;
     pthread_cond_t cv_synth, cv_gpu, cv_fin, cv_done, cv_key;
     cz_job *waiting; /* jobs with partitions not yet in synthesis */
@@ -142,7 +143,7 @@ static void *key_alloc(void *ctx, size_t bytes)
 {
     cz_engine *e = ctx;
     if (cz_budget_reserve(e->budget, CZ_MEM_KEY, bytes, -1, NULL, &t_key_refusal) != CZ_OK) return NULL;
-    void *p = cz_alloc(NULL, bytes);
+    void *p = e->key_host ? e->key_host->alloc(e->key_host->ctx, bytes) : cz_alloc(NULL, bytes);
     if (!p) cz_budget_release(e->budget, CZ_MEM_KEY, bytes);
     return p;
 }
@@ -151,7 +152,10 @@ static void key_free(void *ctx, void *p, size_t bytes)
 {
     cz_engine *e = ctx;
     if (!p) return;
-    cz_free(NULL, p, bytes);
+    if (e->key_host)
+        e->key_host->free(e->key_host->ctx, p, bytes);
+    else
+        cz_free(NULL, p, bytes);
     cz_budget_release(e->budget, CZ_MEM_KEY, bytes);
 }
 
@@ -924,6 +928,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         cz_backend *b0 = e->dev[0].be;
         const cz_allocator *pa = e->cfg.pin && b0->ops->host_allocator ? b0->ops->host_allocator(b0) : NULL;
         e->pool_pinned = pa != NULL;
+        if (e->cfg.pin_keys && b0->ops->host_allocator) e->key_host = b0->ops->host_allocator(b0);
         st = cz_bufpool_create(&e->pool, e->budget, pa, pool_log, NULL, err);
     }
     if (st == CZ_OK) st = cz_budget_add_reclaimer(e->budget, CZ_RECLAIM_KEYS, evict_keys, e);
