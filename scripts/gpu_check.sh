@@ -37,7 +37,8 @@
 #                                       with GPU 1 failing (CZ_ENGINE_FAIL_DEVICE)
 #
 # Stages can be combined: scripts/gpu_check.sh build test prove 16 20.
-# CZ_GPU_TARGETS overrides the build targets (e.g. just cuzk).
+# CZ_GPU_TARGETS overrides the build targets (e.g. just cuzk); CZ_GPU_PIN_KEYS=1
+# adds a --pin-keys run (1 job) to the engine stage.
 # The GPU machine has no Debian packages: GMP (the tests' oracle) comes from
 # the .deb files in .debs/ (apt-get download libgmp-dev libgmp10), unpacked
 # under /tmp/gmp; carry .debs with the call.
@@ -167,6 +168,9 @@ stage_engine() {
     cat "$out/engine-$k-$prof.log"
     [ "$nn" -gt 0 ] &&
       ./$bld/cuzk bench-engine -q -d cuda -j $nn -p 10 --no-pin $base.zkey $base.wtns 2>&1 | tee "$out/engine-$k-$prof-nopin.log"
+    [ -n "${CZ_GPU_PIN_KEYS:-}" ] && # keys pinned too: load time and first placement
+      CZ_ENGINE_TIMELINE=1 ./$bld/cuzk bench-engine -q -d cuda -j 1 -p 10 --pin-keys $base.zkey $base.wtns \
+        2>"$out/engine-$k-$prof-pinkeys.timeline" | tee "$out/engine-$k-$prof-pinkeys.log"
     rm -f $base.zkey $base.r1cs $base.wtns
   done 2>&1 | tee -a "$out/engine.log"
 }
