@@ -102,25 +102,21 @@ static int proof_ok(const fixture *f, const cz_proof *p)
     return cz_groth16_verify(&f->vk, pub, f->zk.n_public, &bad, &err) != CZ_OK;
 }
 
-static cz_engine *engine(size_t budget, int synth_workers)
+/* an engine from c (NULL, with the failure counted, if it cannot be made) */
+static cz_engine *engine_cfg(const cz_engine_config *c)
 {
-    cz_engine_config c;
-    cz_engine_config_default(&c);
-    c.device = "cpu";
-    c.budget_bytes = budget;
-    c.synth_workers = synth_workers;
     cz_engine *e = NULL;
     cz_error err;
     cz_error_clear(&err);
-    cz_status st = cz_engine_create(&e, &c, &err);
+    cz_status st = cz_engine_create(&e, c, &err);
     CHECK_MSG(st == CZ_OK, "engine: %s", cz_error_msg(&err));
     return e;
 }
 
-/* an engine with f's key registered (NULL, with the failure counted, if not) */
-static cz_engine *engine_with_key(size_t budget, int synth_workers, const fixture *f, cz_engine_key **k)
+/* ... with f's key registered */
+static cz_engine *engine_cfg_with_key(const cz_engine_config *c, const fixture *f, cz_engine_key **k)
 {
-    cz_engine *e = engine(budget, synth_workers);
+    cz_engine *e = engine_cfg(c);
     if (!e) return NULL;
     cz_error err;
     cz_error_clear(&err);
@@ -131,6 +127,28 @@ static cz_engine *engine_with_key(size_t budget, int synth_workers, const fixtur
         return NULL;
     }
     return e;
+}
+
+static void cpu_config(cz_engine_config *c, size_t budget, int synth_workers)
+{
+    cz_engine_config_default(c);
+    c->device = "cpu";
+    c->budget_bytes = budget;
+    c->synth_workers = synth_workers;
+}
+
+static cz_engine *engine(size_t budget, int synth_workers)
+{
+    cz_engine_config c;
+    cpu_config(&c, budget, synth_workers);
+    return engine_cfg(&c);
+}
+
+static cz_engine *engine_with_key(size_t budget, int synth_workers, const fixture *f, cz_engine_key **k)
+{
+    cz_engine_config c;
+    cpu_config(&c, budget, synth_workers);
+    return engine_cfg_with_key(&c, f, k);
 }
 
 static void engine_done(cz_engine *e, cz_engine_key *k)
@@ -536,19 +554,7 @@ static cz_engine *farm_engine(fake_farm *farm, int ndev, const fixture *f, cz_en
     c.gpus = ndev;
     c.make_backend = fake_make;
     c.make_backend_ctx = farm;
-    cz_engine *e = NULL;
-    cz_error err;
-    cz_error_clear(&err);
-    cz_status st = cz_engine_create(&e, &c, &err);
-    CHECK_MSG(st == CZ_OK, "engine: %s", cz_error_msg(&err));
-    if (st != CZ_OK) return NULL;
-    st = cz_engine_key_add(e, f->zkey, k, &err);
-    CHECK_MSG(st == CZ_OK, "key: %s", cz_error_msg(&err));
-    if (st != CZ_OK) {
-        cz_engine_free(e);
-        return NULL;
-    }
-    return e;
+    return engine_cfg_with_key(&c, f, k);
 }
 
 /* n partitions of f as one job; CZ_OK and every proof valid */
@@ -582,19 +588,13 @@ static int run_job(cz_engine *e, cz_engine_key *k, const fixture *f, size_t n, c
 static void test_devices_cpu(fixture *f)
 {
     cz_engine_config c;
-    cz_engine_config_default(&c);
-    c.device = "cpu";
+    cpu_config(&c, (size_t)1 << 30, 0);
     c.gpus = 3;
-    c.budget_bytes = (size_t)1 << 30;
-    cz_engine *e = NULL;
-    cz_error err;
-    cz_error_clear(&err);
-    CHECK(cz_engine_create(&e, &c, &err) == CZ_OK);
+    cz_engine_key *k;
+    cz_engine *e = engine_cfg_with_key(&c, f, &k);
     if (!e) return;
     CHECK(cz_engine_device_count(e) == 3);
     CHECK(strstr(cz_engine_device_name(e), "3 devices: cpu:0 (") != NULL);
-    cz_engine_key *k;
-    CHECK(cz_engine_key_add(e, f->zkey, &k, &err) == CZ_OK);
     CHECK(run_job(e, k, f, 6, NULL, NULL, 0));
     CHECK(run_job(e, k, f, 6, NULL, NULL, 0));
     cz_engine_stats s;
@@ -691,16 +691,10 @@ static void test_device_failure(fixture *f)
     /* the same from CZ_ENGINE_FAIL_DEVICE on the "cpu" devices */
     setenv("CZ_ENGINE_FAIL_DEVICE", "1:2", 1);
     cz_engine_config c;
-    cz_engine_config_default(&c);
-    c.device = "cpu";
+    cpu_config(&c, (size_t)1 << 30, 0);
     c.gpus = 2;
-    c.budget_bytes = (size_t)1 << 30;
-    cz_error err;
-    cz_error_clear(&err);
-    e = NULL;
-    CHECK(cz_engine_create(&e, &c, &err) == CZ_OK);
+    e = engine_cfg_with_key(&c, f, &k);
     if (e) {
-        CHECK(cz_engine_key_add(e, f->zkey, &k, &err) == CZ_OK);
         for (int i = 0; i < 4; i++) CHECK(run_job(e, k, f, 3, NULL, NULL, 0));
         cz_engine_stats_get(e, &s);
         CHECK(s.partitions_done == 12);
@@ -710,6 +704,8 @@ static void test_device_failure(fixture *f)
         engine_done(e, k);
     }
     setenv("CZ_ENGINE_FAIL_DEVICE", "1", 1);
+    cz_error err;
+    cz_error_clear(&err);
     CHECK(cz_engine_create(&e, &c, &err) == CZ_ERR_INVALID_ARG);
     CHECK(strstr(cz_error_msg(&err), "CZ_ENGINE_FAIL_DEVICE") != NULL);
     unsetenv("CZ_ENGINE_FAIL_DEVICE");
