@@ -21,7 +21,6 @@ typedef struct item {
     size_t abc_got;
     cz_groth16_partial part;
     double t_ready; /* entered its current queue */
-    int retries;    /* device errors it met (each took a device out) */
     struct item *next;
 } item;
 
@@ -513,7 +512,7 @@ static void device_failed(cz_engine *e, device *d, item *it, const cz_error *err
     pthread_mutex_unlock(&e->mu);
     fprintf(stderr, "cuzk-engine: %s taken out of service after a device error (%s); %d device%s left%s\n",
             d->be->name, d->error, left, left == 1 ? "" : "s", left ? ", its partition goes to another" : "");
-    it->retries++;
+    it->job->res[it->idx].t.retries++;
     if (left == 0) {
         if (it->abc) cz_bufpool_put(e->pool, it->abc);
         it->abc = NULL;

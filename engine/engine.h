@@ -120,6 +120,7 @@ typedef struct cz_partition_timings {
     double gpu_wait_s; /* synthesis done -> device start */
     double device_s;   /* H step + MSMs (on the device that completed it) */
     int device;        /* which device (index into cz_engine_stats.dev) */
+    int retries;       /* device errors it met first (each took a device out of service) */
     double finalize_s; /* assembly + verification */
     double total_s;    /* submit -> done */
     cz_prove_timings stages; /* the backend's split (h, msm_*) */

@@ -649,11 +649,26 @@ static void test_device_failure(fixture *f)
     cz_engine_key *k;
     cz_engine *e = farm_engine(&farm, 3, f, &k);
     if (!e) return;
-    CHECK(run_job(e, k, f, 8, NULL, NULL, 0));
-    CHECK(run_job(e, k, f, 8, NULL, NULL, 0));
+    const cz_wtns *ws[8] = {&f->w, &f->w, &f->w, &f->w, &f->w, &f->w, &f->w, &f->w};
+    cz_job *j[2];
+    cz_error err;
+    cz_error_clear(&err);
+    int retried = 0;
+    for (int i = 0; i < 2; i++) CHECK(cz_engine_submit(e, k, ws, 8, 0, &j[i], &err) == CZ_OK);
+    for (int i = 0; i < 2; i++) {
+        CHECK(cz_job_wait(j[i], -1) == CZ_OK && job_all_ok(f, j[i]));
+        size_t n;
+        const cz_partition_result *r = cz_job_results(j[i], &n);
+        for (size_t q = 0; q < n; q++) {
+            retried += r[q].t.retries;
+            CHECK(r[q].t.retries == 0 || r[q].t.device != 1); /* proved elsewhere */
+        }
+        cz_job_free(j[i]);
+    }
     cz_engine_stats s;
     cz_engine_stats_get(e, &s);
     CHECK(s.partitions_done == 16 && s.partitions_failed == 0);
+    CHECK((uint64_t)retried == s.retries);
     CHECK(s.dev[0].partitions + s.dev[1].partitions + s.dev[2].partitions == 16);
     if (farm.calls[1] >= 8) { /* device 1 got to its second partition */
         CHECK(s.devices_in_service == 2 && !s.dev[1].in_service && s.dev[0].in_service && s.dev[2].in_service);
@@ -704,7 +719,6 @@ static void test_device_failure(fixture *f)
         engine_done(e, k);
     }
     setenv("CZ_ENGINE_FAIL_DEVICE", "1", 1);
-    cz_error err;
     cz_error_clear(&err);
     CHECK(cz_engine_create(&e, &c, &err) == CZ_ERR_INVALID_ARG);
     CHECK(strstr(cz_error_msg(&err), "CZ_ENGINE_FAIL_DEVICE") != NULL);
