@@ -27,6 +27,9 @@ typedef struct item {
 struct cz_engine_key {
     cz_engine *e;
     char *path;
+    char *canon; /* realpath: registrations of one file share the key */
+    int regs;    /* registrations (cz_engine_key_add calls not yet removed) */
+    int info_set;
     cz_zkey zk;   /* the loaded key (when loaded) */
     cz_zkey info; /* header fields, valid while registered (no tables) */
     int loaded, loading;
@@ -189,6 +192,13 @@ static cz_status key_ensure(cz_engine *e, cz_engine_key *k, double *load_s, cz_e
     if (st == CZ_OK) {
         k->zk = zk;
         k->loaded = 1;
+        if (!k->info_set) { /* the header facts, kept across unloads */
+            k->info = zk;
+            k->info.ic = k->info.a = k->info.b1 = k->info.b2 = k->info.c = k->info.h = NULL;
+            memset(&k->info.A, 0, sizeof k->info.A);
+            memset(&k->info.B, 0, sizeof k->info.B);
+            k->info_set = 1;
+        }
         k->bytes = zk.bytes;
         e->key_loads++;
     }
@@ -242,30 +252,43 @@ static size_t evict_keys(void *ctx, size_t need)
 cz_status cz_engine_key_add(cz_engine *e, const char *path, cz_engine_key **out, cz_error *err)
 {
     *out = NULL;
-    cz_engine_key *k = calloc(1, sizeof *k);
-    char *p = strdup(path);
-    if (!k || !p) {
-        free(k);
-        free(p);
-        return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
+    if (!e || !path) return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_engine_key_add: NULL argument");
+    char *canon = realpath(path, NULL); /* NULL when missing: the load says why */
+    if (!canon) canon = strdup(path);
+    if (!canon) return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
+    pthread_mutex_lock(&e->mu);
+    cz_engine_key *k = e->keys;
+    while (k && strcmp(k->canon, canon) != 0) k = k->next;
+    if (k) { /* registered already: one copy in memory for both */
+        k->regs++;
+        free(canon);
+    } else {
+        k = calloc(1, sizeof *k);
+        char *p = strdup(path);
+        if (!k || !p) {
+            pthread_mutex_unlock(&e->mu);
+            free(k);
+            free(p);
+            free(canon);
+            return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
+        }
+        k->e = e;
+        k->path = p;
+        k->canon = canon;
+        k->regs = 1;
+        k->next = e->keys;
+        e->keys = k;
     }
-    k->e = e;
-    k->path = p;
+    pthread_mutex_unlock(&e->mu);
+    /* loads it, or waits for a load in progress by the first registration */
     double t = 0;
     cz_status st = key_ensure(e, k, &t, err);
     if (st != CZ_OK) {
-        free(p);
-        free(k);
+        cz_engine_key_remove(e, k);
         return st;
     }
-    k->info = k->zk;
-    k->info.ic = k->info.a = k->info.b1 = k->info.b2 = k->info.c = k->info.h = NULL;
-    memset(&k->info.A, 0, sizeof k->info.A);
-    memset(&k->info.B, 0, sizeof k->info.B);
     pthread_mutex_lock(&e->mu);
     k->last_use = ++e->tick;
-    k->next = e->keys;
-    e->keys = k;
     pthread_mutex_unlock(&e->mu);
     *out = k;
     return CZ_OK;
@@ -278,6 +301,10 @@ void cz_engine_key_remove(cz_engine *e, cz_engine_key *k)
 {
     if (!k) return;
     pthread_mutex_lock(&e->mu);
+    if (--k->regs > 0) { /* another registration holds it */
+        pthread_mutex_unlock(&e->mu);
+        return;
+    }
     while (k->loading) pthread_cond_wait(&e->cv_key, &e->mu);
     for (cz_engine_key **pp = &e->keys; *pp; pp = &(*pp)->next)
         if (*pp == k) {
@@ -294,6 +321,7 @@ void cz_engine_key_remove(cz_engine *e, cz_engine_key *k)
         cz_zkey_free(&k->zk);
     }
     free(k->path);
+    free(k->canon);
     free(k);
 }
 

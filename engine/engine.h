@@ -147,13 +147,15 @@ int cz_engine_device_count(const cz_engine *e);
 void cz_engine_stats_get(cz_engine *e, cz_engine_stats *out);
 
 /* Registers the key in path and loads it (its memory reserved in the
- * budget; this may evict idle keys or wait). */
+ * budget; this may evict idle keys or wait). The same file registered again
+ * (by any spelling of its path) gives the same key, one copy in memory;
+ * it is unregistered when every registration has been removed. */
 cz_status cz_engine_key_add(cz_engine *e, const char *path, cz_engine_key **out, cz_error *err);
 /* Bytes of host memory the key holds when loaded. */
 size_t cz_engine_key_bytes(const cz_engine_key *k);
 /* Header facts of the key (curve, sizes), valid while registered. */
 const cz_zkey *cz_engine_key_info(const cz_engine_key *k);
-/* Unregisters (after every job using it has ended). */
+/* Removes one registration (after every job using it has ended). */
 void cz_engine_key_remove(cz_engine *e, cz_engine_key *k);
 
 /* A job: n partitions proved with key, witness i for partition i (the caller

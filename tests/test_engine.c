@@ -195,6 +195,24 @@ static void test_partitions(fixture *f)
         CHECK(r[i].t.synth_s >= 0 && r[i].t.device_s > 0 && r[i].t.total_s >= r[i].t.device_s);
         CHECK(r[i].t.abc_bytes == f->abc);
     }
+    /* the same file registered again (by another spelling of its path):
+     * the same key, not a second copy; it stays until both are removed */
+    char again[300];
+    const char *slash = strrchr(f->zkey, '/');
+    snprintf(again, sizeof again, "%.*s/./%s", (int)(slash - f->zkey), f->zkey, slash + 1);
+    cz_engine_key *k2 = NULL;
+    cz_engine_stats s0, s1;
+    cz_engine_stats_get(e, &s0);
+    CHECK(cz_engine_key_add(e, again, &k2, &err) == CZ_OK && k2 == k);
+    cz_engine_stats_get(e, &s1);
+    CHECK(s1.key_loads == s0.key_loads && s1.budget.by[CZ_MEM_KEY] == s0.budget.by[CZ_MEM_KEY]);
+    cz_engine_key_remove(e, k2);
+    CHECK(cz_engine_key_info(k)->domain_size == f->zk.domain_size);
+    /* a missing file: the load's error, nothing registered */
+    cz_engine_key *k3 = NULL;
+    CHECK(cz_engine_key_add(e, "/nonexistent/x.zkey", &k3, &err) != CZ_OK && k3 == NULL);
+    CHECK(strstr(cz_error_msg(&err), "/nonexistent/x.zkey") != NULL);
+    cz_error_clear(&err);
     /* two proofs of the same witness differ (fresh blinding) */
     CHECK(memcmp(r[0].proof.a, r[1].proof.a, sizeof r[0].proof.a) != 0);
     cz_job_free(j);
