@@ -125,6 +125,20 @@ check grep -q "^pool: " "$tmp/be.out"
 expect_fail 2 "--jobs: '0'" bench-engine -j 0 "$F/circuit.zkey" "$F/witness.wtns"
 expect_fail 2 "2 arguments" bench-engine "$F/circuit.zkey"
 expect_fail 6 "memory budget" bench-engine -d cpu --budget 4096 "$F/circuit.zkey" "$F/witness.wtns"
+# two CPU backends posing as devices, the second failing at its 2nd step:
+# every proof still made, the device reported out of service
+CZ_ENGINE_FAIL_DEVICE=1:2 "$cuzk" bench-engine -q -d cpu -g 2 -j 3 -p 2 "$F/circuit.zkey" "$F/witness.wtns" \
+  >"$tmp/be2.out" 2>"$tmp/be2.err"
+check test "$?" = 0
+check grep -q "device 2 devices: cpu:0" "$tmp/be2.out"
+check grep -q "^  cpu:0 " "$tmp/be2.out"
+check grep -q "mean over the devices" "$tmp/be2.out"
+if grep -q "OUT OF SERVICE" "$tmp/be2.out"; then # (device 1 got a 2nd step)
+  check grep -q "devices: 2, 1 in service, 1 partitions moved" "$tmp/be2.out"
+  check grep -q "taken out of service" "$tmp/be2.err"
+fi
+expect_fail 2 "--gpus: '0'" bench-engine -g 0 "$F/circuit.zkey" "$F/witness.wtns"
+expect_fail 3 "listed twice" bench-engine -d cuda:0,0 "$F/circuit.zkey" "$F/witness.wtns"
 head -c 5000 "$F/circuit.zkey" >"$tmp/trunc.zkey"
 expect_fail 3 "trunc.zkey" prove "$tmp/trunc.zkey" "$F/witness.wtns" "${P[@]}"
 head -c 100 "$F/witness.wtns" >"$tmp/trunc.wtns"
