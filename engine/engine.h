@@ -34,9 +34,11 @@
  *    fails at submit with CZ_ERR_BUDGET, saying how much it needs.
  *  - cancel: queued partitions of a cancelled job are dropped; one in a
  *    stage finishes that stage and is dropped after it; budget waits end.
- *  - timings: per partition (queue wait, synthesis, device, finalize, and
- *    the backend's own H/MSM split) and engine counters (device busy time,
- *    pool hits/misses, budget per consumer, evictions). CZ_ENGINE_TIMELINE=1
+ *  - timings: per partition (queue wait, synthesis, device and which one,
+ *    finalize, and the backend's own split: H step with its a/b/c H2D bytes
+ *    and device-timed copy time, each MSM) and engine counters (device busy
+ *    time per device, pool hits/misses, budget per consumer, evictions,
+ *    key placements, partitions moved off failed devices). CZ_ENGINE_TIMELINE=1
  *    (or config.timeline) prints one line per stage event on stderr.
  *
  * Thread-safe: any thread may submit, wait, cancel.
@@ -79,7 +81,9 @@ typedef struct cz_engine_config {
     int pin_keys;         /* 1: keys in page-locked memory too (CUDA): each placement
                            * in a GPU's VRAM then copies at ~55 GB/s instead of ~8,
                            * for ~1.8 GB/s of pinning at load (default 0: keys stay
-                           * resident in VRAM, so pinning them rarely pays) */
+                           * resident in VRAM, so pinning them rarely pays; H200:
+                           * a 2.76 GiB key loads in 2.04 s instead of 1.02, and
+                           * its first step is 1.26 s instead of 1.30) */
     int timeline;         /* 1: per-stage timeline on stderr (also CZ_ENGINE_TIMELINE=1) */
 } cz_engine_config;
 
