@@ -201,6 +201,92 @@ static void coef_range(void *arg, size_t b, size_t e, int thread)
     }
 }
 
+/*
+ * The coefficient section in parallel, placing the entries exactly where the
+ * one-pass sequential placement would (file order within each row):
+ *
+ *  1. per chunk of entries (a contiguous range of the file), in parallel:
+ *     validate, count entries per row (relaxed atomics: sums do not depend
+ *     on order) and per (matrix, block of rows) for this chunk;
+ *  2. the CSR row pointers (prefix sums), and per chunk the offset of its
+ *     entries of each (matrix, block) in a temporary list grouped by
+ *     (matrix, block), chunks in file order;
+ *  3. per chunk, in parallel: its entry indices into that list;
+ *  4. per (matrix, block), in parallel: its entries in list order (= file
+ *     order) into their rows' next free slots; no other task touches these
+ *     rows;
+ *  5. per entry, in parallel: range check and Montgomery form in place.
+ */
+typedef struct {
+    const uint8_t *base;
+    uint64_t ncoef, chunk; /* entries per chunk (the last may be short) */
+    uint32_t domain, nvars;
+    unsigned blk_shift;    /* block of a row: row >> blk_shift */
+    uint32_t nblk;
+    uint64_t *rows[2];     /* pass 1: counts at row + 1; pass 4: next free slot */
+    uint32_t *cnt;         /* [chunk][m][blk]; pass 2 turns it into list offsets */
+    uint32_t *list;        /* entry indices grouped by (m, blk) */
+    uint64_t *blk_start;   /* [m * nblk + blk]: start of the group in list (+ 1 entry at the end) */
+    cz_csr *mats[2];
+    uint64_t first_bad;    /* smallest invalid entry index (ncoef: none) */
+} coef_par;
+
+static void coef_count_chunk(void *arg, size_t c, size_t c_end, int thread)
+{
+    coef_par *p = arg;
+    (void)thread;
+    for (; c < c_end; c++) {
+        uint64_t b = c * p->chunk, e = b + p->chunk < p->ncoef ? b + p->chunk : p->ncoef;
+        uint32_t *cnt = p->cnt + (size_t)c * 2 * p->nblk;
+        for (uint64_t i = b; i < e; i++) {
+            const uint8_t *en = p->base + i * COEF_ENTRY;
+            uint32_t m = cz_load_u32(en), row = cz_load_u32(en + 4), sig = cz_load_u32(en + 8);
+            if (m > 1 || row >= p->domain || sig >= p->nvars) {
+                uint64_t cur = __atomic_load_n(&p->first_bad, __ATOMIC_RELAXED);
+                while (i < cur && !__atomic_compare_exchange_n(&p->first_bad, &cur, i, 1, __ATOMIC_RELAXED,
+                                                               __ATOMIC_RELAXED)) {
+                }
+                break; /* the rest of this chunk does not matter */
+            }
+            __atomic_fetch_add(&p->rows[m][row + 1], 1, __ATOMIC_RELAXED);
+            cnt[m * p->nblk + (row >> p->blk_shift)]++;
+        }
+    }
+}
+
+static void coef_list_chunk(void *arg, size_t c, size_t c_end, int thread)
+{
+    coef_par *p = arg;
+    (void)thread;
+    for (; c < c_end; c++) {
+        uint64_t b = c * p->chunk, e = b + p->chunk < p->ncoef ? b + p->chunk : p->ncoef;
+        uint32_t *off = p->cnt + (size_t)c * 2 * p->nblk;
+        for (uint64_t i = b; i < e; i++) {
+            const uint8_t *en = p->base + i * COEF_ENTRY;
+            uint32_t m = cz_load_u32(en), row = cz_load_u32(en + 4);
+            p->list[off[m * p->nblk + (row >> p->blk_shift)]++] = (uint32_t)i;
+        }
+    }
+}
+
+static void coef_place_block(void *arg, size_t g, size_t g_end, int thread)
+{
+    coef_par *p = arg;
+    (void)thread;
+    for (; g < g_end; g++) {
+        const int m = g >= p->nblk;
+        cz_csr *mat = p->mats[m];
+        uint64_t *next = p->rows[m];
+        for (uint64_t k = p->blk_start[g]; k < p->blk_start[g + 1]; k++) {
+            const uint8_t *en = p->base + (uint64_t)p->list[k] * COEF_ENTRY;
+            uint32_t row = cz_load_u32(en + 4), sig = cz_load_u32(en + 8);
+            uint64_t slot = next[row]++;
+            memcpy((uint8_t *)mat->val + 32 * slot, en + 12, 32);
+            mat->col[slot] = sig;
+        }
+    }
+}
+
 static cz_status load_coefficients(cz_zkey *z, const cz_binfile *f, cz_error *err)
 {
     cz_reader r;
@@ -213,80 +299,104 @@ static cz_status load_coefficients(cz_zkey *z, const cz_binfile *f, cz_error *er
                             "%s: section 4 (coefficients): %" PRIu64 " bytes follow the count, expected %u x %d = %" PRIu64,
                             f->path, r.end - r.pos, ncoef, COEF_ENTRY, (uint64_t)ncoef * COEF_ENTRY);
     z->n_coef = ncoef;
-    const uint8_t *base = r.p;
-    uint64_t base_off = r.pos;
-    uint64_t cnt[2] = {0, 0};
-    /* pass 1: validate indices and count per row */
-    uint64_t *rows[2];
-    rows[0] = calloc((size_t)z->domain_size + 1, sizeof(uint64_t));
-    rows[1] = calloc((size_t)z->domain_size + 1, sizeof(uint64_t));
-    if (!rows[0] || !rows[1]) {
-        free(rows[0]);
-        free(rows[1]);
-        return cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory for row counts", f->path);
+    const uint64_t base_off = r.pos;
+    cz_pool *pool = cz_pool_default();
+    coef_par p;
+    memset(&p, 0, sizeof p);
+    p.base = r.p;
+    p.ncoef = ncoef;
+    p.domain = z->domain_size;
+    p.nvars = z->n_vars;
+    p.first_bad = ncoef;
+    p.mats[0] = &z->A;
+    p.mats[1] = &z->B;
+    /* a few chunks per thread; blocks of rows: about 16 per thread, at least 1024 rows each */
+    const uint64_t threads = (uint64_t)cz_pool_threads(pool), nchunks0 = 4 * threads;
+    p.chunk = ncoef ? (ncoef + nchunks0 - 1) / nchunks0 : 1;
+    if (p.chunk < 4096) p.chunk = 4096;
+    const uint64_t nchunks = ncoef ? (ncoef + p.chunk - 1) / p.chunk : 0;
+    p.blk_shift = 10;
+    while (((uint64_t)p.domain >> p.blk_shift) > 16 * threads) p.blk_shift++;
+    p.nblk = (uint32_t)(((uint64_t)p.domain + ((uint64_t)1 << p.blk_shift) - 1) >> p.blk_shift);
+    p.rows[0] = calloc((size_t)p.domain + 1, sizeof(uint64_t));
+    p.rows[1] = calloc((size_t)p.domain + 1, sizeof(uint64_t));
+    p.cnt = calloc((size_t)(nchunks ? nchunks : 1) * 2 * p.nblk, sizeof(uint32_t));
+    p.blk_start = calloc((size_t)2 * p.nblk + 1, sizeof(uint64_t));
+    p.list = malloc((size_t)(ncoef ? ncoef : 1) * sizeof(uint32_t));
+    if (!p.rows[0] || !p.rows[1] || !p.cnt || !p.blk_start || !p.list) {
+        st = cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory for the coefficient index (%u entries)", f->path,
+                          ncoef);
+        goto out;
     }
-    for (uint64_t i = 0; i < ncoef; i++) {
-        const uint8_t *e = base + i * COEF_ENTRY;
+    /* 1: validate and count */
+    cz_parallel_for(pool, (size_t)nchunks, 1, coef_count_chunk, &p);
+    if (p.first_bad < ncoef) {
+        const uint64_t i = p.first_bad;
+        const uint8_t *e = p.base + i * COEF_ENTRY;
         uint32_t m = cz_load_u32(e), row = cz_load_u32(e + 4), sig = cz_load_u32(e + 8);
-        const char *what = NULL;
-        if (m > 1)
-            what = "matrix id is not 0 (A) or 1 (B)";
-        else if (row >= z->domain_size)
-            what = "constraint index >= domain size";
-        else if (sig >= z->n_vars)
-            what = "signal index >= nVars";
-        if (what) {
-            free(rows[0]);
-            free(rows[1]);
-            return cz_error_set(err, CZ_ERR_FORMAT,
-                                "%s: section 4, offset %" PRIu64 ": coefficient %" PRIu64
-                                ": %s (matrix %u, constraint %u, signal %u; domain %u, nVars %u)",
-                                f->path, base_off + i * COEF_ENTRY, i, what, m, row, sig, z->domain_size, z->n_vars);
-        }
-        rows[m][row + 1]++;
-        cnt[m]++;
+        const char *what = m > 1 ? "matrix id is not 0 (A) or 1 (B)"
+                           : row >= z->domain_size ? "constraint index >= domain size"
+                                                   : "signal index >= nVars";
+        st = cz_error_set(err, CZ_ERR_FORMAT,
+                          "%s: section 4, offset %" PRIu64 ": coefficient %" PRIu64
+                          ": %s (matrix %u, constraint %u, signal %u; domain %u, nVars %u)",
+                          f->path, base_off + i * COEF_ENTRY, i, what, m, row, sig, z->domain_size, z->n_vars);
+        goto out;
     }
-    cz_csr *mats[2] = {&z->A, &z->B};
+    /* 2: row pointers; list offsets per (chunk, m, blk): groups by (m, blk), chunks in order */
+    uint64_t cnt[2] = {0, 0}, pos = 0;
+    for (uint32_t g = 0; g < 2 * p.nblk; g++) {
+        p.blk_start[g] = pos;
+        for (uint64_t c = 0; c < nchunks; c++) {
+            uint32_t *slot = &p.cnt[(size_t)c * 2 * p.nblk + g];
+            uint32_t k = *slot;
+            *slot = (uint32_t)pos;
+            pos += k;
+        }
+        cnt[g >= p.nblk] = pos - (g >= p.nblk ? cnt[0] : 0);
+    }
+    p.blk_start[2 * p.nblk] = pos;
     for (int m = 0; m < 2; m++) {
-        if (cz_csr_alloc(mats[m], z->domain_size, z->n_vars, cnt[m], z->alloc) != CZ_OK) {
-            free(rows[0]);
-            free(rows[1]);
-            return cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory for the %c matrix (%" PRIu64 " entries)",
-                                f->path, m ? 'B' : 'A', cnt[m]);
+        cz_csr *mat = p.mats[m];
+        if (cz_csr_alloc(mat, z->domain_size, z->n_vars, cnt[m], z->alloc) != CZ_OK) {
+            st = cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory for the %c matrix (%" PRIu64 " entries)",
+                              f->path, m ? 'B' : 'A', cnt[m]);
+            goto out;
         }
         z->bytes += ((uint64_t)z->domain_size + 1) * 8 + cnt[m] * 36;
-        for (uint32_t i = 0; i < z->domain_size; i++) rows[m][i + 1] += rows[m][i];
-        memcpy(mats[m]->row_ptr, rows[m], ((size_t)z->domain_size + 1) * sizeof(uint64_t));
+        for (uint32_t i = 0; i < z->domain_size; i++) p.rows[m][i + 1] += p.rows[m][i];
+        memcpy(mat->row_ptr, p.rows[m], ((size_t)z->domain_size + 1) * sizeof(uint64_t));
     }
-    /* pass 2: place the raw entries (sequential: rows[m][row] is the next
-     * free slot of the row); the values are converted in parallel after */
-    for (uint64_t i = 0; i < ncoef; i++) {
-        const uint8_t *e = base + i * COEF_ENTRY;
-        uint32_t m = cz_load_u32(e), row = cz_load_u32(e + 4), sig = cz_load_u32(e + 8);
-        uint64_t slot = rows[m][row]++;
-        memcpy((uint8_t *)mats[m]->val + 32 * slot, e + 12, 32);
-        mats[m]->col[slot] = sig;
-    }
-    free(rows[0]);
-    free(rows[1]);
-    /* pass 3 (parallel): range check, Montgomery form in place */
-    coef_ctx cc = {{mats[0]->val, mats[1]->val}, cnt[0], z->curve, 0};
-    cz_parallel_for(cz_pool_default(), (size_t)(cnt[0] + cnt[1]), 4096, coef_range, &cc);
+    /* 3, 4: group the entries, then place them */
+    cz_parallel_for(pool, (size_t)nchunks, 1, coef_list_chunk, &p);
+    cz_parallel_for(pool, (size_t)2 * p.nblk, 1, coef_place_block, &p);
+    /* 5: range check, Montgomery form in place */
+    coef_ctx cc = {{z->A.val, z->B.val}, cnt[0], z->curve, 0};
+    cz_parallel_for(pool, (size_t)(cnt[0] + cnt[1]), 4096, coef_range, &cc);
     if (cc.bad) {
         /* the first bad one in file order, for the message */
         for (uint64_t i = 0; i < ncoef; i++) {
             uint64_t limbs[4];
-            for (int k = 0; k < 4; k++) limbs[k] = cz_load_u64(base + i * COEF_ENTRY + 12 + 8 * k);
-            if (!coef_in_range(z->curve, limbs))
-                return cz_error_set(err, CZ_ERR_RANGE,
-                                    "%s: section 4, offset %" PRIu64 ": coefficient %" PRIu64 " value is >= r", f->path,
-                                    base_off + i * COEF_ENTRY + 12, i);
+            for (int k = 0; k < 4; k++) limbs[k] = cz_load_u64(p.base + i * COEF_ENTRY + 12 + 8 * k);
+            if (!coef_in_range(z->curve, limbs)) {
+                st = cz_error_set(err, CZ_ERR_RANGE,
+                                  "%s: section 4, offset %" PRIu64 ": coefficient %" PRIu64 " value is >= r", f->path,
+                                  base_off + i * COEF_ENTRY + 12, i);
+                goto out;
+            }
         }
-        return cz_error_set(err, CZ_ERR_INTERNAL, "%s: section 4: a coefficient out of range was not found again",
-                            f->path);
+        st = cz_error_set(err, CZ_ERR_INTERNAL, "%s: section 4: a coefficient out of range was not found again",
+                          f->path);
+        goto out;
     }
     cz_binfile_release(f, base_off, (uint64_t)ncoef * COEF_ENTRY);
-    return CZ_OK;
+out:
+    free(p.rows[0]);
+    free(p.rows[1]);
+    free(p.cnt);
+    free(p.blk_start);
+    free(p.list);
+    return st;
 }
 
 static cz_status zkey_read(cz_zkey *z, const cz_binfile *f, const cz_zkey_opts *o, cz_error *err)
