@@ -318,22 +318,16 @@ static cz_status load_coefficients(cz_zkey *z, const cz_binfile *f, cz_error *er
     p.blk_shift = 10;
     while (((uint64_t)p.domain >> p.blk_shift) > 16 * threads) p.blk_shift++;
     p.nblk = (uint32_t)(((uint64_t)p.domain + ((uint64_t)1 << p.blk_shift) - 1) >> p.blk_shift);
-    /* the two large temporaries (row counts, the entry list) come from the
-     * key's allocator, so that a budgeted loader counts them while they live */
-    const size_t rows_bytes = ((size_t)p.domain + 1) * sizeof(uint64_t);
-    const size_t list_bytes = (size_t)(ncoef ? ncoef : 1) * sizeof(uint32_t);
-    p.rows[0] = cz_alloc(z->alloc, rows_bytes);
-    p.rows[1] = cz_alloc(z->alloc, rows_bytes);
-    p.list = cz_alloc(z->alloc, list_bytes);
+    p.rows[0] = calloc((size_t)p.domain + 1, sizeof(uint64_t));
+    p.rows[1] = calloc((size_t)p.domain + 1, sizeof(uint64_t));
     p.cnt = calloc((size_t)(nchunks ? nchunks : 1) * 2 * p.nblk, sizeof(uint32_t));
     p.blk_start = calloc((size_t)2 * p.nblk + 1, sizeof(uint64_t));
+    p.list = malloc((size_t)(ncoef ? ncoef : 1) * sizeof(uint32_t));
     if (!p.rows[0] || !p.rows[1] || !p.cnt || !p.blk_start || !p.list) {
         st = cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory for the coefficient index (%u entries)", f->path,
                           ncoef);
         goto out;
     }
-    memset(p.rows[0], 0, rows_bytes);
-    memset(p.rows[1], 0, rows_bytes);
     /* 1: validate and count */
     cz_parallel_for(pool, (size_t)nchunks, 1, coef_count_chunk, &p);
     if (p.first_bad < ncoef) {
@@ -397,11 +391,11 @@ static cz_status load_coefficients(cz_zkey *z, const cz_binfile *f, cz_error *er
     }
     cz_binfile_release(f, base_off, (uint64_t)ncoef * COEF_ENTRY);
 out:
-    cz_free(z->alloc, p.rows[0], rows_bytes);
-    cz_free(z->alloc, p.rows[1], rows_bytes);
-    cz_free(z->alloc, p.list, list_bytes);
+    free(p.rows[0]);
+    free(p.rows[1]);
     free(p.cnt);
     free(p.blk_start);
+    free(p.list);
     return st;
 }
 
