@@ -140,13 +140,35 @@ static int job_cancelled(const cz_job *j) { return __atomic_load_n(&j->cancel, _
 /* why the budget refused a key allocation on this thread (the loader only
  * sees NULL and reports "out of memory") */
 static _Thread_local cz_error t_key_refusal;
+/* while this thread loads a key: the bytes that load holds so far */
+static _Thread_local int t_key_loading;
+static _Thread_local size_t t_key_held;
 
+/*
+ * A key is loaded in pieces, each reserved as it is allocated. A piece that
+ * does not fit after reclaiming waits for other consumers to release (a
+ * working set in flight, say), unless the pieces this load already holds
+ * plus this one exceed the whole budget: then nothing anyone else frees
+ * can make room, and waiting would hang; the load fails at once instead.
+ */
 static void *key_alloc(void *ctx, size_t bytes)
 {
     cz_engine *e = ctx;
-    if (cz_budget_reserve(e->budget, CZ_MEM_KEY, bytes, -1, NULL, &t_key_refusal) != CZ_OK) return NULL;
+    const size_t limit = cz_budget_limit(e->budget), held = t_key_loading ? t_key_held : 0;
+    cz_status st;
+    if (held + bytes > limit || held + bytes < held)
+        st = cz_error_set(&t_key_refusal, CZ_ERR_BUDGET,
+                          "memory budget: the key needs more than %zu bytes (%zu MiB) and the budget is %zu bytes "
+                          "(%zu MiB)",
+                          held + bytes, (held + bytes) >> 20, limit, limit >> 20);
+    else
+        st = cz_budget_reserve(e->budget, CZ_MEM_KEY, bytes, -1, NULL, &t_key_refusal);
+    if (st != CZ_OK) return NULL;
     void *p = e->key_host ? e->key_host->alloc(e->key_host->ctx, bytes) : cz_alloc(NULL, bytes);
-    if (!p) cz_budget_release(e->budget, CZ_MEM_KEY, bytes);
+    if (!p)
+        cz_budget_release(e->budget, CZ_MEM_KEY, bytes);
+    else if (t_key_loading)
+        t_key_held += bytes;
     return p;
 }
 
@@ -159,6 +181,7 @@ static void key_free(void *ctx, void *p, size_t bytes)
     else
         cz_free(NULL, p, bytes);
     cz_budget_release(e->budget, CZ_MEM_KEY, bytes);
+    if (t_key_loading) t_key_held = t_key_held > bytes ? t_key_held - bytes : 0;
 }
 
 /* Loads k unless loaded (waits for a load in progress). CZ_OK when loaded. */
@@ -180,7 +203,10 @@ static cz_status key_ensure(cz_engine *e, cz_engine_key *k, double *load_s, cz_e
     cz_error_clear(&t_key_refusal);
     cz_error lerr;
     cz_error_clear(&lerr);
+    t_key_loading = 1;
+    t_key_held = 0;
     cz_status st = cz_zkey_load(&zk, k->path, &o, &lerr);
+    t_key_loading = 0;
     if (st != CZ_OK && t_key_refusal.status != CZ_OK)
         st = cz_error_set(err, t_key_refusal.status, "%s: the key does not fit: %s", k->path,
                           cz_error_msg(&t_key_refusal));

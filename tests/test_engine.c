@@ -307,6 +307,19 @@ static void test_too_big(fixture *f)
     snprintf(want, sizeof want, "needs %zu bytes", f->zk.bytes + f->abc);
     CHECK_MSG(strstr(cz_error_msg(&err), want) != NULL, "message: %s", cz_error_msg(&err));
     engine_done(e, k);
+
+    /* a key larger than the budget whose pieces each fit: the load fails at
+     * once (it used to wait forever for its own pieces to be released) */
+    e = engine(f->zk.bytes * 9 / 10, 1);
+    if (!e) return;
+    cz_error_clear(&err);
+    k = NULL;
+    CHECK(cz_engine_key_add(e, f->zkey, &k, &err) == CZ_ERR_BUDGET && k == NULL);
+    CHECK_MSG(strstr(cz_error_msg(&err), "the key does not fit") != NULL, "message: %s", cz_error_msg(&err));
+    cz_engine_stats s;
+    cz_engine_stats_get(e, &s);
+    CHECK(s.budget.used == 0);
+    cz_engine_free(e);
 }
 
 /* idle pool buffers go first, then the least recently used idle key */
