@@ -77,7 +77,10 @@ struct cz_backend {
     int strict;
 };
 
-/* 1 for the statuses that mean the device failed rather than the input. */
+/* 1 for the statuses that mean the device failed rather than the input:
+ * the device's own errors, and a broken invariant of the device code
+ * (CZ_ERR_INTERNAL: a bug in cuda/). These the CPU (or another GPU) can make
+ * good; input errors (a scalar >= r, say) are the caller's. */
 int cz_backend_device_error(cz_status st);
 
 /* The number of devices a spec can address: for "cuda"/"auto", the GPUs

@@ -43,12 +43,6 @@ typedef struct {
 
 cz_status cz_backend_cuda_create(cz_backend **out, int device, cz_error *err);
 
-/* Failures the CPU can make good: the device's, and a broken invariant of
- * the device code (CZ_ERR_INTERNAL: a bug in cuda/, reported in the log
- * line, with the job still served). Input errors (a scalar >= r, say) are
- * the caller's and are returned. */
-static int is_device_error(cz_status st) { return cz_backend_device_error(st); }
-
 static void log_fallback(cuda_ctx *cx, const char *step, const cz_error *e)
 {
     if (!cx->quiet_fallback)
@@ -73,7 +67,7 @@ static cz_status cuda_compute_h(cz_backend *be, cz_curve curve, unsigned log_n, 
     }
     pthread_mutex_unlock(&cx->lock);
     if (st == CZ_OK) return CZ_OK;
-    if (!is_device_error(st) || be->strict) return cz_error_set(err, st, "%s", cz_error_msg(&ge));
+    if (!cz_backend_device_error(st) || be->strict) return cz_error_set(err, st, "%s", cz_error_msg(&ge));
     log_fallback(cx, "the H step (NTTs)", &ge);
     return cx->cpu->ops->compute_h(cx->cpu, curve, log_n, a, b, c, err);
 }
@@ -89,7 +83,7 @@ static cz_status cuda_msm(cz_backend *be, int group, cz_curve curve, void *out, 
                               : cz_cuda_msm_g2(cx->gpu, curve, out, bases, scalars, n, form, &ge);
     pthread_mutex_unlock(&cx->lock);
     if (st == CZ_OK) return CZ_OK;
-    if (!is_device_error(st) || be->strict) return cz_error_set(err, st, "%s", cz_error_msg(&ge));
+    if (!cz_backend_device_error(st) || be->strict) return cz_error_set(err, st, "%s", cz_error_msg(&ge));
     log_fallback(cx, group == 1 ? "a G1 MSM" : "a G2 MSM", &ge);
     return group == 1 ? cx->cpu->ops->msm_g1(cx->cpu, curve, out, bases, scalars, n, form, err)
                       : cx->cpu->ops->msm_g2(cx->cpu, curve, out, bases, scalars, n, form, err);

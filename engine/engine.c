@@ -444,21 +444,27 @@ static item *pick_for_device_locked(cz_engine *e, const device *d)
     return it;
 }
 
-/* Under e->mu: the message for partitions that no device can take. */
-static void no_device_msg_locked(const cz_engine *e, char *buf, size_t size)
+/* the message for partitions that no device can take */
+typedef struct {
+    char s[sizeof ((cz_engine *)0)->last_device_error + 64];
+} no_device_msg;
+
+/* Under e->mu: 1 (with the message) when no device is in service. */
+static int no_device_locked(const cz_engine *e, no_device_msg *m)
 {
-    snprintf(buf, size, "every device is out of service (the last: %s)", e->last_device_error);
+    if (e->in_service > 0) return 0;
+    snprintf(m->s, sizeof m->s, "every device is out of service (the last: %s)", e->last_device_error);
+    return 1;
 }
 
 /* Fails it when no device is in service (nothing could prove it); 1 then. */
 static int fail_if_no_device(cz_engine *e, item *it)
 {
-    char msg[sizeof e->last_device_error + 64];
+    no_device_msg m;
     pthread_mutex_lock(&e->mu);
-    int none = e->in_service == 0;
-    if (none) no_device_msg_locked(e, msg, sizeof msg);
+    int none = no_device_locked(e, &m);
     pthread_mutex_unlock(&e->mu);
-    if (none) fail_item(e, it, CZ_ERR_NO_DEVICE, msg);
+    if (none) fail_item(e, it, CZ_ERR_NO_DEVICE, m.s);
     return none;
 }
 
@@ -466,12 +472,11 @@ static int fail_if_no_device(cz_engine *e, item *it)
  * job go in order), unless no device is left to take it. */
 static void to_gpu_queue(cz_engine *e, item *it)
 {
-    char msg[sizeof e->last_device_error + 64];
+    no_device_msg m;
     pthread_mutex_lock(&e->mu);
-    if (e->in_service == 0) { /* checked under the lock the last device's exit takes */
-        no_device_msg_locked(e, msg, sizeof msg);
+    if (no_device_locked(e, &m)) { /* checked under the lock the last device's exit takes */
         pthread_mutex_unlock(&e->mu);
-        fail_item(e, it, CZ_ERR_NO_DEVICE, msg);
+        fail_item(e, it, CZ_ERR_NO_DEVICE, m.s);
         return;
     }
     it->t_ready = cz_now();
@@ -557,7 +562,8 @@ static void device_failed(cz_engine *e, device *d, item *it, const cz_error *err
     snprintf(e->last_device_error, sizeof e->last_device_error, "%s: %s", d->be->name, d->error);
     int left = e->in_service;
     item *orphans = NULL;
-    if (left == 0) { /* nothing will take the queue */
+    no_device_msg m;
+    if (no_device_locked(e, &m)) { /* nothing will take the queue */
         orphans = e->gpu_q;
         e->gpu_q = NULL;
         e->gpu_ready = 0;
@@ -572,13 +578,9 @@ static void device_failed(cz_engine *e, device *d, item *it, const cz_error *err
         it->abc = NULL;
         it->next = orphans;
         orphans = it;
-        char msg[sizeof e->last_device_error + 64];
-        pthread_mutex_lock(&e->mu);
-        no_device_msg_locked(e, msg, sizeof msg);
-        pthread_mutex_unlock(&e->mu);
         while (orphans) {
             item *next = orphans->next;
-            fail_item(e, orphans, CZ_ERR_NO_DEVICE, msg);
+            fail_item(e, orphans, CZ_ERR_NO_DEVICE, m.s);
             orphans = next;
         }
         return;
@@ -727,14 +729,11 @@ cz_status cz_engine_submit(cz_engine *e, cz_engine_key *key, const cz_wtns *cons
         if (st != CZ_OK) return st;
     }
     size_t abc = 3 * (size_t)key->info.domain_size * 32, need = key->bytes + abc, limit = cz_budget_limit(e->budget);
+    no_device_msg m;
     pthread_mutex_lock(&e->mu);
-    if (e->in_service == 0) {
-        char msg[sizeof e->last_device_error + 64];
-        no_device_msg_locked(e, msg, sizeof msg);
-        pthread_mutex_unlock(&e->mu);
-        return cz_error_set(err, CZ_ERR_NO_DEVICE, "%s", msg);
-    }
+    int none = no_device_locked(e, &m);
     pthread_mutex_unlock(&e->mu);
+    if (none) return cz_error_set(err, CZ_ERR_NO_DEVICE, "%s", m.s);
     if (need > limit)
         return cz_error_set(err, CZ_ERR_BUDGET,
                             "the job needs %zu bytes (%zu MiB: key %zu MiB + working set %zu MiB) at least; the memory "

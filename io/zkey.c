@@ -231,12 +231,20 @@ typedef struct {
     uint64_t first_bad;    /* smallest invalid entry index (ncoef: none) */
 } coef_par;
 
+/* entries [*b, *e) of chunk c */
+static void coef_chunk(const coef_par *p, size_t c, uint64_t *b, uint64_t *e)
+{
+    *b = c * p->chunk;
+    *e = *b + p->chunk < p->ncoef ? *b + p->chunk : p->ncoef;
+}
+
 static void coef_count_chunk(void *arg, size_t c, size_t c_end, int thread)
 {
     coef_par *p = arg;
     (void)thread;
     for (; c < c_end; c++) {
-        uint64_t b = c * p->chunk, e = b + p->chunk < p->ncoef ? b + p->chunk : p->ncoef;
+        uint64_t b, e;
+        coef_chunk(p, c, &b, &e);
         uint32_t *cnt = p->cnt + (size_t)c * 2 * p->nblk;
         for (uint64_t i = b; i < e; i++) {
             const uint8_t *en = p->base + i * COEF_ENTRY;
@@ -259,7 +267,8 @@ static void coef_list_chunk(void *arg, size_t c, size_t c_end, int thread)
     coef_par *p = arg;
     (void)thread;
     for (; c < c_end; c++) {
-        uint64_t b = c * p->chunk, e = b + p->chunk < p->ncoef ? b + p->chunk : p->ncoef;
+        uint64_t b, e;
+        coef_chunk(p, c, &b, &e);
         uint32_t *off = p->cnt + (size_t)c * 2 * p->nblk;
         for (uint64_t i = b; i < e; i++) {
             const uint8_t *en = p->base + i * COEF_ENTRY;
