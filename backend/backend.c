@@ -1,12 +1,15 @@
-/* Backend selection from a device spec ("auto", "cpu", "cuda", "cuda:N"). */
+/* backend: selection from a device spec and the fallback wrapper (contract
+ * in backend.h). */
+#include "backend/backend.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/backend.h"
+#include "backend/devspec.h"
 
 #ifdef CZ_HAVE_CUDA
 #include "cuda/cuda.h"
-cz_status cz_backend_cuda_create(cz_backend **out, int device, cz_error *err);
 #endif
 
 int cz_backend_device_error(cz_status st)
@@ -14,9 +17,8 @@ int cz_backend_device_error(cz_status st)
     return st == CZ_ERR_CUDA || st == CZ_ERR_DEVICE_MEMORY || st == CZ_ERR_NO_DEVICE || st == CZ_ERR_INTERNAL;
 }
 
-int cz_backend_device_count(const char *spec)
+int cz_backend_gpu_count(void)
 {
-    if (spec && strcmp(spec, "cpu") == 0) return 1;
 #ifdef CZ_HAVE_CUDA
     return cz_cuda_device_count();
 #else
@@ -24,39 +26,199 @@ int cz_backend_device_count(const char *spec)
 #endif
 }
 
-cz_status cz_backend_create(cz_backend **out, const char *spec, cz_error *err)
+size_t cz_backend_scratch_bytes(cz_backend *be, cz_curve curve, unsigned log_n, size_t n)
+{
+    return be && be->ops->scratch_bytes ? be->ops->scratch_bytes(be, curve, log_n, n) : 0;
+}
+
+void cz_backend_free(cz_backend *be)
+{
+    if (be && be->ops && be->ops->free) be->ops->free(be);
+}
+
+#ifndef CZ_HAVE_CUDA
+cz_status cz_backend_cuda_create(cz_backend **out, int index, const cz_backend_opts *opts, cz_error *err)
+{
+    (void)opts;
+    *out = NULL;
+    return cz_error_set(err, CZ_ERR_UNSUPPORTED, "device 'cuda:%d': this build has no CUDA backend", index);
+}
+#endif
+
+/* ---- the fallback wrapper ---- */
+
+typedef struct {
+    cz_backend *primary, *fallback;
+    cz_logger log;
+} fb_ctx;
+
+static void fb_warn(fb_ctx *f, const char *step, const cz_error *e)
+{
+    CZ_LOG(&f->log, CZ_LOG_WARN, "backend", "%s on %s failed (%s); running it on the CPU", step, f->primary->name,
+           cz_error_msg(e));
+}
+
+static cz_status fb_compute_h(cz_backend *be, cz_curve curve, unsigned log_n, void *a, void *b, void *c,
+                              cz_backend_h_stats *stats, cz_error *err)
+{
+    fb_ctx *f = be->ctx;
+    cz_error pe;
+    cz_error_clear(&pe);
+    cz_status st = f->primary->ops->compute_h(f->primary, curve, log_n, a, b, c, stats, &pe);
+    if (st == CZ_OK) return CZ_OK;
+    if (!cz_backend_device_error(st)) return cz_error_set(err, st, "%s", cz_error_msg(&pe));
+    fb_warn(f, "the H step (NTTs)", &pe);
+    if (stats) memset(stats, 0, sizeof *stats);
+    return f->fallback->ops->compute_h(f->fallback, curve, log_n, a, b, c, stats, err);
+}
+
+static cz_status fb_msm(cz_backend *be, int group, cz_curve curve, void *out, const void *bases, const void *scalars,
+                        size_t n, cz_msm_scalar_form form, cz_error *err)
+{
+    fb_ctx *f = be->ctx;
+    cz_error pe;
+    cz_error_clear(&pe);
+    cz_backend *p = f->primary, *q = f->fallback;
+    cz_status st = group == 1 ? p->ops->msm_g1(p, curve, out, bases, scalars, n, form, &pe)
+                              : p->ops->msm_g2(p, curve, out, bases, scalars, n, form, &pe);
+    if (st == CZ_OK) return CZ_OK;
+    if (!cz_backend_device_error(st)) return cz_error_set(err, st, "%s", cz_error_msg(&pe));
+    fb_warn(f, group == 1 ? "a G1 MSM" : "a G2 MSM", &pe);
+    return group == 1 ? q->ops->msm_g1(q, curve, out, bases, scalars, n, form, err)
+                      : q->ops->msm_g2(q, curve, out, bases, scalars, n, form, err);
+}
+
+static cz_status fb_msm_g1(cz_backend *be, cz_curve curve, void *out, const void *bases, const void *scalars, size_t n,
+                           cz_msm_scalar_form form, cz_error *err)
+{
+    return fb_msm(be, 1, curve, out, bases, scalars, n, form, err);
+}
+
+static cz_status fb_msm_g2(cz_backend *be, cz_curve curve, void *out, const void *bases, const void *scalars, size_t n,
+                           cz_msm_scalar_form form, cz_error *err)
+{
+    return fb_msm(be, 2, curve, out, bases, scalars, n, form, err);
+}
+
+static cz_status fb_keep_bases(cz_backend *be, const void *bases, size_t bytes, cz_error *err)
+{
+    fb_ctx *f = be->ctx;
+    if (!f->primary->ops->keep_bases) return CZ_OK;
+    return f->primary->ops->keep_bases(f->primary, bases, bytes, err);
+}
+
+static void fb_drop_bases(cz_backend *be, const void *bases)
+{
+    fb_ctx *f = be->ctx;
+    if (f->primary->ops->drop_bases) f->primary->ops->drop_bases(f->primary, bases);
+}
+
+static const cz_allocator *fb_host_allocator(cz_backend *be)
+{
+    fb_ctx *f = be->ctx;
+    return f->primary->ops->host_allocator ? f->primary->ops->host_allocator(f->primary) : NULL;
+}
+
+static cz_status fb_mem_info(cz_backend *be, cz_backend_mem *out, cz_error *err)
+{
+    fb_ctx *f = be->ctx;
+    if (!f->primary->ops->mem_info) {
+        memset(out, 0, sizeof *out);
+        return cz_error_set(err, CZ_ERR_UNSUPPORTED, "%s reports no device memory", f->primary->name);
+    }
+    return f->primary->ops->mem_info(f->primary, out, err);
+}
+
+static size_t fb_scratch_bytes(cz_backend *be, cz_curve curve, unsigned log_n, size_t n)
+{
+    fb_ctx *f = be->ctx;
+    size_t a = cz_backend_scratch_bytes(f->primary, curve, log_n, n);
+    size_t b = cz_backend_scratch_bytes(f->fallback, curve, log_n, n);
+    return a > b ? a : b;
+}
+
+static void fb_free(cz_backend *be)
+{
+    fb_ctx *f = be->ctx;
+    cz_backend_free(f->primary);
+    cz_backend_free(f->fallback);
+    free(f);
+    free(be);
+}
+
+static const cz_backend_ops fb_ops = {
+    /* .compute_h      = */ fb_compute_h,
+    /* .msm_g1         = */ fb_msm_g1,
+    /* .msm_g2         = */ fb_msm_g2,
+    /* .keep_bases     = */ fb_keep_bases,
+    /* .drop_bases     = */ fb_drop_bases,
+    /* .host_allocator = */ fb_host_allocator,
+    /* .mem_info       = */ fb_mem_info,
+    /* .scratch_bytes  = */ fb_scratch_bytes,
+    /* .free           = */ fb_free,
+};
+
+cz_status cz_backend_fallback_create(cz_backend **out, cz_backend *primary, cz_backend *fallback,
+                                     const cz_logger *log, cz_error *err)
 {
     *out = NULL;
-    if (!spec || !*spec) spec = "auto";
-    if (strcmp(spec, "cpu") == 0) {
-        cz_status st = cz_backend_cpu_create(out, NULL);
-        if (st != CZ_OK) return cz_error_set(err, st, "cannot create the CPU backend");
-        return CZ_OK;
+    if (!primary || !fallback) {
+        cz_backend_free(primary);
+        cz_backend_free(fallback);
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_backend_fallback_create: a backend is NULL");
     }
-    int want_cuda = strncmp(spec, "cuda", 4) == 0;
-    if (!want_cuda && strcmp(spec, "auto") != 0)
-        return cz_error_set(err, CZ_ERR_INVALID_ARG, "device '%s': expected auto, cpu, cuda or cuda:N", spec);
-    int device = 0;
-    if (want_cuda && spec[4] == ':') {
-        char *end;
-        long d = strtol(spec + 5, &end, 10);
-        if (*end || end == spec + 5 || d < 0 || d > 1023)
-            return cz_error_set(err, CZ_ERR_INVALID_ARG, "device '%s': N in cuda:N must be a GPU index", spec);
-        device = (int)d;
-    } else if (want_cuda && spec[4] != '\0') {
-        return cz_error_set(err, CZ_ERR_INVALID_ARG, "device '%s': expected auto, cpu, cuda or cuda:N", spec);
+    cz_backend *be = calloc(1, sizeof *be);
+    fb_ctx *f = calloc(1, sizeof *f);
+    if (!be || !f) {
+        free(be);
+        free(f);
+        cz_backend_free(primary);
+        cz_backend_free(fallback);
+        return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
     }
-#ifdef CZ_HAVE_CUDA
+    f->primary = primary;
+    f->fallback = fallback;
+    if (log) f->log = *log;
+    be->ops = &fb_ops;
+    be->ctx = f;
+    be->kind = primary->kind;
+    memcpy(be->name, primary->name, sizeof be->name);
+    *out = be;
+    return CZ_OK;
+}
+
+/* ---- selection ---- */
+
+static cz_status cuda_maybe_wrapped(cz_backend **out, int index, const cz_backend_opts *opts, cz_error *err)
+{
+    cz_status st = cz_backend_cuda_create(out, index, opts, err);
+    if (st != CZ_OK || !opts || !opts->fallback) return st;
+    cz_backend *cpu = NULL;
+    if ((st = cz_backend_cpu_create(&cpu, opts, err)) != CZ_OK) {
+        cz_backend_free(*out);
+        *out = NULL;
+        return st;
+    }
+    cz_backend *gpu = *out;
+    *out = NULL;
+    return cz_backend_fallback_create(out, gpu, cpu, opts->log, err);
+}
+
+cz_status cz_backend_create(cz_backend **out, const char *spec, const cz_backend_opts *opts, cz_error *err)
+{
+    *out = NULL;
+    if (spec && strchr(spec, ','))
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "device '%s': one device expected here (auto, cpu, cuda or cuda:N)",
+                            spec);
+    cz_devspec d;
+    cz_status st = cz_devspec_parse(&d, spec, 1, cz_backend_gpu_count(), 1, err);
+    if (st != CZ_OK) return st;
+    if (!d.dev[0].cuda) return cz_backend_cpu_create(out, opts, err);
     cz_error cerr;
     cz_error_clear(&cerr);
-    cz_status st = cz_backend_cuda_create(out, device, &cerr);
+    st = cuda_maybe_wrapped(out, d.dev[0].index, opts, &cerr);
     if (st == CZ_OK) return CZ_OK;
-    if (want_cuda) return cz_error_set(err, st, "%s", cz_error_msg(&cerr));
-#else
-    if (want_cuda) return cz_error_set(err, CZ_ERR_UNSUPPORTED, "device '%s': this build has no CUDA backend", spec);
-#endif
-    (void)device;
-    cz_status st2 = cz_backend_cpu_create(out, NULL);
-    if (st2 != CZ_OK) return cz_error_set(err, st2, "cannot create the CPU backend");
-    return CZ_OK;
+    if (!d.is_auto) return cz_error_set(err, st, "%s", cz_error_msg(&cerr));
+    /* auto: a GPU that cannot be used gives way to the CPU */
+    return cz_backend_cpu_create(out, opts, err);
 }

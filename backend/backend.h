@@ -5,40 +5,75 @@
  * backend is a table of function pointers plus a context (ggml-backend
  * style); the CPU backend (backend/cpu.c) runs ntt/ and msm/ on the thread
  * pool, the CUDA backend (backend/cuda.c, built when nvcc is found) runs the
- * kernels of cuda/. Optional members may be NULL: the prover then uses the
- * CPU backend for that step. Every member returns a cz_status and fills err
- * with the detail (a CUDA error string, say); none aborts.
+ * kernels of cuda/. Optional members may be NULL (the caller then does
+ * without: no resident bases, ordinary host memory, no memory report).
+ * Every member returns a cz_status and fills err with the detail (a CUDA
+ * error string, say); none aborts, none prints (lines go to the logger of
+ * cz_backend_opts).
  *
- * The CUDA backend runs each step on the GPU and, when the GPU fails (out of
- * memory, a launch failure), runs that step on its CPU backend instead and
- * says so on stderr: a job is slower then, never wrong (the prover verifies
- * every proof it writes).
+ * Composition: a backend that fails with a device error (out of device
+ * memory, a launch failure: cz_backend_device_error) leaves the inputs of
+ * that operation as they were, so the operation can be run elsewhere. The
+ * fallback wrapper (cz_backend_fallback_create) uses that: it runs each
+ * operation on its primary (a GPU) and, on a device error, on its fallback
+ * (the CPU), with a warning on the logger; a job is slower then, never
+ * wrong (the prover verifies every proof it writes). The engine wraps its
+ * one GPU this way; with several GPUs it uses them bare and moves a failed
+ * partition to another GPU instead.
  *
  * Data is passed in host memory in the layouts of ff/ and ec/: scalars are
  * 32-byte scalar-field elements, bases the curve's *_affine points (all-zero
  * = infinity), results Jacobian points. Backends may keep device copies of
  * bases between calls (keys resident in VRAM), keyed by the host pointer;
  * the same holds for scalars (a witness read by several MSMs).
+ *
+ * Memory: host memory a backend allocates during a proof's operations
+ * (the CPU MSM's buckets, NTT column scratch, NTT twiddle tables not yet
+ * kept) is at most scratch_bytes(); callers that account memory reserve that
+ * much in their budget (mem/budget.h, CZ_MEM_SCRATCH) before the device
+ * step. Twiddle tables the CPU backend keeps between calls are reserved in
+ * the budget of cz_backend_opts (when they fit; otherwise they are built for
+ * the call and freed after it, inside scratch_bytes).
  */
 #ifndef CZ_BACKEND_BACKEND_H
 #define CZ_BACKEND_BACKEND_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cuzk/curve.h"
+#include "mem/budget.h"
 #include "msm/msm.h"
 #include "util/alloc.h"
 #include "util/error.h"
+#include "util/log.h"
+#include "util/thread.h"
 
 typedef struct cz_backend cz_backend;
+
+/* What one compute_h call moved to the device (device-timed); zeros on the
+ * CPU. */
+typedef struct cz_backend_h_stats {
+    uint64_t h2d_bytes; /* a, b, c host-to-device */
+    double h2d_s;       /* seconds between device events around those copies */
+} cz_backend_h_stats;
+
+/* Device memory (VRAM) of a backend. */
+typedef struct cz_backend_mem {
+    size_t total;    /* bytes on the device */
+    size_t free;     /* free now (all processes) */
+    size_t resident; /* held by this backend's resident bases and scalars */
+} cz_backend_mem;
 
 typedef struct cz_backend_ops {
     /* The H step of a snarkjs-convention Groth16 proof. On entry a, b, c hold
      * the n = 2^log_n constraint-row values A.w, B.w, C.w (Montgomery). On
      * return a holds, in natural order, h_i = A(x_i) B(x_i) - C(x_i) at the
      * coset points x_i = g omega_n^i (g = omega_2n, or 25 when n = 2^s), in
-     * Montgomery form; b and c are clobbered. */
-    cz_status (*compute_h)(cz_backend *be, cz_curve curve, unsigned log_n, void *a, void *b, void *c, cz_error *err);
+     * Montgomery form; b and c are clobbered. stats (may be NULL): what this
+     * call moved to the device. */
+    cz_status (*compute_h)(cz_backend *be, cz_curve curve, unsigned log_n, void *a, void *b, void *c,
+                           cz_backend_h_stats *stats, cz_error *err);
     /* out (Jacobian) = sum_{i<n} scalars_i * bases_i in G1 / G2. */
     cz_status (*msm_g1)(cz_backend *be, cz_curve curve, void *out, const void *bases, const void *scalars, size_t n,
                         cz_msm_scalar_form form, cz_error *err);
@@ -47,35 +82,54 @@ typedef struct cz_backend_ops {
     /* Optional (NULL on the CPU): keep a device copy of bases[0 .. bytes)
      * for the MSMs that follow (a proving key's point section resident in
      * VRAM), or of scalars read by several MSMs (a witness). A failure is
-     * not fatal: the MSMs then stream them. drop_bases releases it; the owner of the host memory must drop before
-     * freeing it (copies are found by host address). */
+     * not fatal: the MSMs then stream them. drop_bases releases it; the owner
+     * of the host memory must drop before freeing it (copies are found by
+     * host address). */
     cz_status (*keep_bases)(cz_backend *be, const void *bases, size_t bytes, cz_error *err);
     void (*drop_bases)(cz_backend *be, const void *bases);
     /* Optional (NULL on the CPU): host memory the device reads fastest
      * (page-locked on CUDA: ~55 GB/s against ~8 for pageable), for the a, b, c
      * working set. Each allocation pins anew and pinning is slow (~1.8
-     * GB/s): callers keep and reuse the buffers (engine/bufpool.h). Falls
+     * GB/s): callers keep and reuse the buffers (mem/bufpool.h). Falls
      * back to ordinary memory when pinning fails; buffers must be freed
      * through it before the backend is freed. */
     const cz_allocator *(*host_allocator)(cz_backend *be);
+    /* Optional (NULL on the CPU): the device's memory now. */
+    cz_status (*mem_info)(cz_backend *be, cz_backend_mem *out, cz_error *err);
+    /* Optional (NULL: 0): the most host memory the operations of one proof
+     * of this shape allocate while they run (domain 2^log_n, MSMs of at most
+     * n points); see DESIGN. */
+    size_t (*scratch_bytes)(cz_backend *be, cz_curve curve, unsigned log_n, size_t n);
     void (*free)(cz_backend *be);
 } cz_backend_ops;
+
+typedef enum cz_backend_kind { CZ_BACKEND_CPU = 0, CZ_BACKEND_CUDA = 1, CZ_BACKEND_OTHER = 2 } cz_backend_kind;
 
 struct cz_backend {
     const cz_backend_ops *ops;
     void *ctx;
-    char name[96]; /* e.g. "cpu (16 threads)", "cuda:0 (NVIDIA H200)" */
-    /* Host-to-device traffic of the a, b, c arrays of compute_h, summed over
-     * the calls that ran on a device (timed with device events, not host
-     * clocks); stays 0 on the CPU. Read it around a call for that call's. */
-    uint64_t h2d_bytes;
-    double h2d_s;
-    /* 1: a device error (CZ_ERR_CUDA, CZ_ERR_DEVICE_MEMORY, CZ_ERR_NO_DEVICE,
-     * CZ_ERR_INTERNAL) is returned instead of re-running the step on the
-     * CPU. The engine sets it when it has other devices to move the work to
-     * (cz_backend_device_error tells those statuses apart). */
-    int strict;
+    cz_backend_kind kind; /* a fallback wrapper has its primary's kind */
+    char name[96];        /* e.g. "cpu (16 threads)", "cuda:0 NVIDIA H200 (...)" */
 };
+
+/* How a backend is made. Zero-initialised = every default. */
+typedef struct cz_backend_opts {
+    cz_pool *pool;         /* CPU threads (NULL: the default pool) */
+    cz_budget *budget;     /* where the CPU backend reserves the twiddle tables it keeps (NULL: not counted) */
+    const cz_logger *log;  /* copied; NULL: silent */
+    /* MSM tuning, 0 = automatic (the cost model): */
+    int msm_window;        /* Pippenger window bits (CPU: 2..CZ_MSM_MAX_WINDOW; CUDA: its own bounds) */
+    size_t msm_run;        /* CUDA: points per bucket-sum run */
+    size_t msm_chunk;      /* CUDA: points per upload chunk */
+    int msm_trace;         /* CUDA: per-phase MSM times on the logger at debug level */
+    /* CUDA NTT: 1 = the simple kernel (one launch per level), for comparisons;
+     * tile/cols: shared-memory pass shape (0: automatic) */
+    int ntt_simple;
+    int ntt_tile, ntt_cols;
+    /* 1: wrap a CUDA backend in the CPU fallback (cz_backend_fallback_create)
+     * sharing these options */
+    int fallback;
+} cz_backend_opts;
 
 /* 1 for the statuses that mean the device failed rather than the input:
  * the device's own errors, and a broken invariant of the device code
@@ -83,17 +137,30 @@ struct cz_backend {
  * good; input errors (a scalar >= r, say) are the caller's. */
 int cz_backend_device_error(cz_status st);
 
-/* The number of devices a spec can address: for "cuda"/"auto", the GPUs
- * present (0 without a driver or CUDA build); 1 for "cpu". */
-int cz_backend_device_count(const char *spec);
+/* The number of GPUs present (0 without a driver or a CUDA build). */
+int cz_backend_gpu_count(void);
 
-/* The CPU backend over a thread pool (NULL: the default pool). */
-cz_status cz_backend_cpu_create(cz_backend **out, cz_pool *pool);
+/* The CPU backend. opts may be NULL. */
+cz_status cz_backend_cpu_create(cz_backend **out, const cz_backend_opts *opts, cz_error *err);
 
-/* Picks a backend from a spec: "cpu", "cuda", "cuda:N" or "auto" (CUDA when
- * a usable GPU is present, else CPU). CZ_ERR_NO_DEVICE / CZ_ERR_UNSUPPORTED
- * when a CUDA backend is asked for and cannot be had. */
-cz_status cz_backend_create(cz_backend **out, const char *spec, cz_error *err);
+/* The fallback wrapper: primary's operations, each rerun on fallback after a
+ * device error of the primary (a warning on log). Takes ownership of both
+ * (freed with it, also on failure). Its name and kind are the primary's;
+ * keep_bases, drop_bases, host_allocator and mem_info are the primary's;
+ * scratch_bytes is the larger of the two. */
+cz_status cz_backend_fallback_create(cz_backend **out, cz_backend *primary, cz_backend *fallback,
+                                     const cz_logger *log, cz_error *err);
+
+/* One backend from a spec (backend/devspec.h): "cpu", "cuda", "cuda:N" or
+ * "auto" (the first GPU when one is usable, else the CPU). CZ_ERR_NO_DEVICE /
+ * CZ_ERR_UNSUPPORTED when a GPU is asked for and cannot be had;
+ * CZ_ERR_INVALID_ARG for a malformed spec or a list. opts may be NULL. */
+cz_status cz_backend_create(cz_backend **out, const char *spec, const cz_backend_opts *opts, cz_error *err);
+/* The backend of GPU `index` (no fallback, whatever opts says). */
+cz_status cz_backend_cuda_create(cz_backend **out, int index, const cz_backend_opts *opts, cz_error *err);
 void cz_backend_free(cz_backend *be);
+
+/* scratch_bytes of be, 0 when it has none. */
+size_t cz_backend_scratch_bytes(cz_backend *be, cz_curve curve, unsigned log_n, size_t n);
 
 #endif

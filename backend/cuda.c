@@ -1,17 +1,14 @@
 /*
  * The CUDA backend: the operations of backend/backend.h on one GPU through
- * cuda/cuda.h, with a CPU backend behind it for fallback.
+ * cuda/cuda.h.
  *
  * DESIGN: a lock serialises calls on the GPU context (one call at a time per
- * device; the engine runs one worker per GPU anyway). Each operation runs on
- * the GPU; when the GPU fails with a device error (CZ_ERR_CUDA,
- * CZ_ERR_DEVICE_MEMORY, CZ_ERR_INTERNAL) the operation is re-run on the CPU backend from the
- * original inputs, with one line on stderr naming the step and the error;
- * a strict backend (be->strict, set by an engine with other GPUs to turn
- * to) returns the error instead.
- * compute_h clobbers its inputs, so the CUDA path copies a, b, c back into
- * place only on success: cz_cuda_compute_h leaves the host arrays untouched
- * until its final copy-out, which is the last thing it does.
+ * device; the engine runs one worker per GPU anyway). A failing operation
+ * returns its device error and leaves its inputs as they were, as
+ * backend.h requires of a primary under the fallback wrapper: compute_h
+ * clobbers its inputs, so cz_cuda_compute_h leaves the host arrays
+ * untouched until its final copy-out, which is the last thing it does. The
+ * CPU fallback is not here: cz_backend_fallback_create composes it.
  *
  * Compiled in every build; without CZ_HAVE_CUDA it is empty (backend.c then
  * reports that the build has no CUDA backend).
@@ -32,61 +29,35 @@
 
 typedef struct {
     cz_cuda *gpu;
-    cz_backend *cpu; /* fallback */
     pthread_mutex_t lock;
-    int quiet_fallback; /* CZ_CUDA_QUIET_FALLBACK=1: no stderr line (tests) */
+    cz_logger log;
     pthread_mutex_t hlock; /* pinned[] */
     void *pinned[HOST_PINNED_MAX];
     int pin_warned;
     cz_allocator halloc;
 } cuda_ctx;
 
-cz_status cz_backend_cuda_create(cz_backend **out, int device, cz_error *err);
-
-static void log_fallback(cuda_ctx *cx, const char *step, const cz_error *e)
-{
-    if (!cx->quiet_fallback)
-        fprintf(stderr, "cuzk: %s on %s failed (%s); running it on the CPU\n", step, cz_cuda_name(cx->gpu),
-                cz_error_msg(e));
-}
-
 static cz_status cuda_compute_h(cz_backend *be, cz_curve curve, unsigned log_n, void *a, void *b, void *c,
-                                cz_error *err)
+                                cz_backend_h_stats *stats, cz_error *err)
 {
     cuda_ctx *cx = be->ctx;
-    cz_error ge;
-    cz_error_clear(&ge);
+    if (stats) memset(stats, 0, sizeof *stats);
     pthread_mutex_lock(&cx->lock);
-    cz_status st = cz_cuda_compute_h(cx->gpu, curve, log_n, a, b, c, &ge);
-    if (st == CZ_OK) {
-        uint64_t bytes;
-        double s;
-        cz_cuda_last_upload(cx->gpu, &bytes, &s);
-        be->h2d_bytes += bytes;
-        be->h2d_s += s;
-    }
+    cz_status st = cz_cuda_compute_h(cx->gpu, curve, log_n, a, b, c, err);
+    if (st == CZ_OK && stats) cz_cuda_last_upload(cx->gpu, &stats->h2d_bytes, &stats->h2d_s);
     pthread_mutex_unlock(&cx->lock);
-    if (st == CZ_OK) return CZ_OK;
-    if (!cz_backend_device_error(st) || be->strict) return cz_error_set(err, st, "%s", cz_error_msg(&ge));
-    log_fallback(cx, "the H step (NTTs)", &ge);
-    return cx->cpu->ops->compute_h(cx->cpu, curve, log_n, a, b, c, err);
+    return st;
 }
 
 static cz_status cuda_msm(cz_backend *be, int group, cz_curve curve, void *out, const void *bases,
                           const void *scalars, size_t n, cz_msm_scalar_form form, cz_error *err)
 {
     cuda_ctx *cx = be->ctx;
-    cz_error ge;
-    cz_error_clear(&ge);
     pthread_mutex_lock(&cx->lock);
-    cz_status st = group == 1 ? cz_cuda_msm_g1(cx->gpu, curve, out, bases, scalars, n, form, &ge)
-                              : cz_cuda_msm_g2(cx->gpu, curve, out, bases, scalars, n, form, &ge);
+    cz_status st = group == 1 ? cz_cuda_msm_g1(cx->gpu, curve, out, bases, scalars, n, form, err)
+                              : cz_cuda_msm_g2(cx->gpu, curve, out, bases, scalars, n, form, err);
     pthread_mutex_unlock(&cx->lock);
-    if (st == CZ_OK) return CZ_OK;
-    if (!cz_backend_device_error(st) || be->strict) return cz_error_set(err, st, "%s", cz_error_msg(&ge));
-    log_fallback(cx, group == 1 ? "a G1 MSM" : "a G2 MSM", &ge);
-    return group == 1 ? cx->cpu->ops->msm_g1(cx->cpu, curve, out, bases, scalars, n, form, err)
-                      : cx->cpu->ops->msm_g2(cx->cpu, curve, out, bases, scalars, n, form, err);
+    return st;
 }
 
 static cz_status cuda_msm_g1(cz_backend *be, cz_curve curve, void *out, const void *bases, const void *scalars,
@@ -120,9 +91,9 @@ static void cuda_drop_bases(cz_backend *be, const void *bases)
 
 /*
  * host_allocator: page-locked memory, each allocation pinned anew (the
- * engine's pool, engine/bufpool.h, keeps and reuses the buffers, counted in
- * its memory budget). When pinning fails: ordinary memory, one line on
- * stderr; a table tells the two kinds apart at free.
+ * engine's pool, mem/bufpool.h, keeps and reuses the buffers, counted in
+ * its memory budget). When pinning fails: ordinary memory, one warning on
+ * the logger; a table tells the two kinds apart at free.
  */
 static void *host_alloc(void *c, size_t bytes)
 {
@@ -142,9 +113,10 @@ static void *host_alloc(void *c, size_t bytes)
         }
     }
     if (!p) {
-        if (!cx->pin_warned && !cx->quiet_fallback)
-            fprintf(stderr, "cuzk: cannot pin %zu MiB of host memory on %s; using pageable memory (slower uploads)\n",
-                    bytes >> 20, cz_cuda_name(cx->gpu));
+        if (!cx->pin_warned)
+            CZ_LOG(&cx->log, CZ_LOG_WARN, "cuda",
+                   "cannot pin %zu MiB of host memory on %s; using pageable memory (slower uploads)", bytes >> 20,
+                   cz_cuda_name(cx->gpu));
         cx->pin_warned = 1;
         p = cz_alloc(NULL, bytes);
     }
@@ -169,6 +141,15 @@ static void host_free(void *c, void *p, size_t bytes)
     cz_free(NULL, p, bytes); /* ordinary memory */
 }
 
+static cz_status cuda_mem_info(cz_backend *be, cz_backend_mem *out, cz_error *err)
+{
+    cuda_ctx *cx = be->ctx;
+    pthread_mutex_lock(&cx->lock);
+    cz_status st = cz_cuda_mem_info(cx->gpu, &out->total, &out->free, &out->resident, err);
+    pthread_mutex_unlock(&cx->lock);
+    return st;
+}
+
 static const cz_allocator *cuda_host_allocator(cz_backend *be)
 {
     cuda_ctx *cx = be->ctx;
@@ -182,7 +163,6 @@ static void cuda_free(cz_backend *be)
         if (cx->pinned[i]) cz_cuda_host_free(cx->gpu, cx->pinned[i]);
     pthread_mutex_destroy(&cx->hlock);
     cz_cuda_close(cx->gpu);
-    cz_backend_free(cx->cpu);
     pthread_mutex_destroy(&cx->lock);
     free(cx);
     free(be);
@@ -195,10 +175,12 @@ static const cz_backend_ops cuda_ops = {
     /* .keep_bases = */ cuda_keep_bases,
     /* .drop_bases = */ cuda_drop_bases,
     /* .host_allocator = */ cuda_host_allocator,
+    /* .mem_info   = */ cuda_mem_info,
+    /* .scratch_bytes = */ NULL, /* host temporaries only: small */
     /* .free       = */ cuda_free,
 };
 
-cz_status cz_backend_cuda_create(cz_backend **out, int device, cz_error *err)
+cz_status cz_backend_cuda_create(cz_backend **out, int device, const cz_backend_opts *opts, cz_error *err)
 {
     *out = NULL;
     cz_backend *be = calloc(1, sizeof *be);
@@ -209,9 +191,21 @@ cz_status cz_backend_cuda_create(cz_backend **out, int device, cz_error *err)
         return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of host memory");
     }
     cz_status st = cz_cuda_open(&cx->gpu, device, err);
-    if (st == CZ_OK) {
-        st = cz_backend_cpu_create(&cx->cpu, NULL);
-        if (st != CZ_OK) cz_error_set(err, st, "cannot create the CPU fallback backend");
+    if (st == CZ_OK && opts) {
+        cz_cuda_opts co;
+        memset(&co, 0, sizeof co);
+        co.msm_window = opts->msm_window;
+        co.msm_run = opts->msm_run;
+        co.msm_chunk = opts->msm_chunk;
+        co.ntt_simple = opts->ntt_simple;
+        co.ntt_tile = opts->ntt_tile;
+        co.ntt_cols = opts->ntt_cols;
+        co.msm_trace = opts->log && cz_log_enabled(opts->log, CZ_LOG_DEBUG) && opts->msm_trace;
+        st = cz_cuda_set_opts(cx->gpu, &co, err);
+        if (opts->log) {
+            cx->log = *opts->log;
+            cz_cuda_set_logger(cx->gpu, opts->log);
+        }
     }
     if (st != CZ_OK) {
         cz_cuda_close(cx->gpu);
@@ -219,8 +213,6 @@ cz_status cz_backend_cuda_create(cz_backend **out, int device, cz_error *err)
         free(be);
         return st;
     }
-    const char *q = getenv("CZ_CUDA_QUIET_FALLBACK");
-    cx->quiet_fallback = q && *q == '1';
     pthread_mutex_init(&cx->lock, NULL);
     pthread_mutex_init(&cx->hlock, NULL);
     cx->halloc.alloc = host_alloc;
@@ -228,6 +220,7 @@ cz_status cz_backend_cuda_create(cz_backend **out, int device, cz_error *err)
     cx->halloc.ctx = cx;
     be->ops = &cuda_ops;
     be->ctx = cx;
+    be->kind = CZ_BACKEND_CUDA;
     snprintf(be->name, sizeof be->name, "cuda:%d %s", device, cz_cuda_name(cx->gpu));
     *out = be;
     return CZ_OK;

@@ -16,8 +16,8 @@
  *
  * Flags: --max-log=K (largest BLS12-381 G1 size 2^K, default 26), --g2-log=K
  * (G2 size, default 22), --quick (2^20 and 2^22 only, G2 at 2^18), plus
- * bench.h's (--write, --repeats, ...). CZ_MSM_TRACE=1 prints each call's
- * plan and phase times; CZ_MSM_WINDOW=c forces the window.
+ * bench.h's (--write, --repeats, ...). --trace prints each call's plan and
+ * phase times; --window=c forces the window (cz_cuda_opts).
  */
 #include <string.h>
 
@@ -213,13 +213,22 @@ static int bench_group(cz_bench *b, cz_bench_table *t, int logn, bool pageable_t
     return rc;
 }
 
+static void trace_line(void *ctx, cz_log_level level, const char *component, const char *msg)
+{
+    (void)ctx;
+    (void)level;
+    fprintf(stderr, "%s: %s\n", component, msg);
+}
+
 int main(int argc, char **argv)
 {
     cz_bench b;
-    static const char *const own[] = {"--max-log", "--g2-log", NULL};
+    static const char *const own[] = {"--max-log", "--g2-log", "--window", "--trace", NULL};
     int rc = cz_bench_init(&b, "bench_gpu_msm", argc, argv, own,
                            "  --max-log=K   largest BLS12-381 G1 size 2^K (default 26)\n"
-                           "  --g2-log=K    G2 size 2^K (default 22)\n");
+                           "  --g2-log=K    G2 size 2^K (default 22)\n"
+                           "  --window=C    force the MSM window (default: the plan's)\n"
+                           "  --trace       each call's plan and phase times on stderr\n");
     if (rc >= 0) return rc;
     int explicit_repeats = 0;
     for (int i = 1; i < argc; i++) explicit_repeats |= strncmp(argv[i], "--repeats=", 10) == 0;
@@ -238,6 +247,16 @@ int main(int argc, char **argv)
     if (st != CZ_OK) {
         fprintf(stderr, "cz_cuda_open: %s\n", cz_error_msg(&err));
         return 1;
+    }
+    cz_cuda_opts co;
+    memset(&co, 0, sizeof co);
+    co.msm_window = (int)cz_bench_opt_long(&b, "--window", 0);
+    co.msm_trace = cz_bench_has(&b, "--trace");
+    static const cz_logger trace_log = {trace_line, NULL, CZ_LOG_DEBUG};
+    cz_cuda_set_logger(g_ctx, &trace_log);
+    if ((st = cz_cuda_set_opts(g_ctx, &co, &err)) != CZ_OK) {
+        fprintf(stderr, "bench_gpu_msm: %s\n", cz_error_msg(&err));
+        return 2;
     }
     cz_rng_seed(&g_rng, 12345);
     cz_bench_note(&b, "GPU: %s. Whole call: Montgomery scalars from pinned host memory, result on the host; "

@@ -211,17 +211,19 @@ int main(int argc, char **argv)
                            "  --min=K        smallest size 2^K (default 20)\n"
                            "  --max=K        largest size 2^K (default 26)\n"
                            "  --field=F      bn254 or bls12_381 (default both)\n"
-                           "  --simple       the per-level kernels (CZ_GPU_NTT=simple)\n"
-                           "  --tile=T       tile log of the pass kernel (CZ_GPU_NTT_TILE)\n"
-                           "  --cols=C       column log of the upper passes (CZ_GPU_NTT_COLS)\n");
+                           "  --simple       the per-level kernels (cz_cuda_opts ntt_simple)\n"
+                           "  --tile=T       tile log of the pass kernel (ntt_tile)\n"
+                           "  --cols=C       column log of the upper passes (ntt_cols)\n");
     if (rc >= 0) return rc;
     unsigned kmin = (unsigned)cz_bench_opt_long(&b, "--min", 20);
     unsigned kmax = (unsigned)cz_bench_opt_long(&b, "--max", 26);
     if (b.quick && !cz_bench_has(&b, "--max")) kmax = kmin + 2;
     const char *field = cz_bench_opt_str(&b, "--field");
-    if (cz_bench_has(&b, "--simple")) setenv("CZ_GPU_NTT", "simple", 1);
-    if (cz_bench_opt_str(&b, "--tile")) setenv("CZ_GPU_NTT_TILE", cz_bench_opt_str(&b, "--tile"), 1);
-    if (cz_bench_opt_str(&b, "--cols")) setenv("CZ_GPU_NTT_COLS", cz_bench_opt_str(&b, "--cols"), 1);
+    cz_cuda_opts co;
+    memset(&co, 0, sizeof co);
+    co.ntt_simple = cz_bench_has(&b, "--simple");
+    co.ntt_tile = (int)cz_bench_opt_long(&b, "--tile", 0);
+    co.ntt_cols = (int)cz_bench_opt_long(&b, "--cols", 0);
 
     cz_cuda *ctx = NULL;
     cz_error err;
@@ -231,10 +233,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_gpu_ntt: %s\n", cz_error_msg(&err));
         return st == CZ_ERR_NO_DEVICE ? 77 : 1;
     }
-    const char *tile = getenv("CZ_GPU_NTT_TILE"), *cols = getenv("CZ_GPU_NTT_COLS");
+    if ((st = cz_cuda_set_opts(ctx, &co, &err)) != CZ_OK) {
+        fprintf(stderr, "bench_gpu_ntt: %s\n", cz_error_msg(&err));
+        cz_cuda_close(ctx);
+        return 2;
+    }
+    char tile[16], cols[16];
+    snprintf(tile, sizeof tile, "%d", co.ntt_tile);
+    snprintf(cols, sizeof cols, "%d", co.ntt_cols);
     cz_bench_note(&b, "GPU: %s. Kernels: %s (tile log %s, column log %s).", cz_cuda_name(ctx),
-                  getenv("CZ_GPU_NTT") ? "simple, one launch per level" : "shared-memory passes",
-                  tile ? tile : "default 11", cols ? cols : "default 2");
+                  co.ntt_simple ? "simple, one launch per level" : "shared-memory passes",
+                  co.ntt_tile ? tile : "default 11", co.ntt_cols ? cols : "default 2");
     cz_bench_note(&b, "Device ms: CUDA events, data in VRAM, natural order in and out (one bit reversal per "
                       "transform); H = 3 inverse + 3 coset NTTs + a*b - c (no permutation). Whole-call ms: "
                       "host memory in and out, including transfers. Goal: H at 2^24 <= 15 ms; sppark's "

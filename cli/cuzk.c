@@ -23,9 +23,9 @@
 #include "cuzk/status.h"
 #include "ec/ec.h"
 #include "ec/ec_serde.h"
-#include "engine/bufpool.h"
+#include "mem/bufpool.h"
 #include "engine/engine.h"
-#include "groth16/gen_circuit.h"
+#include "circuit/gen_circuit.h"
 #include "groth16/groth16.h"
 #include "groth16/setup.h"
 #include "io/binfile.h"
@@ -513,7 +513,10 @@ static int cmd_prove(int argc, char **argv)
     double t0 = cz_now();
 
     cz_backend *be = NULL;
-    if ((st = cz_backend_create(&be, device, &err)) != CZ_OK) return fail(st, &err);
+    cz_backend_opts bopts;
+    memset(&bopts, 0, sizeof bopts);
+    bopts.fallback = 1;
+    if ((st = cz_backend_create(&be, device, &bopts, &err)) != CZ_OK) return fail(st, &err);
     if (g_verbose) msg("device: %s", be->name);
 
     cz_zkey zk;
@@ -559,9 +562,9 @@ static int cmd_prove(int argc, char **argv)
          * pinned buffers from a pool (pinned once, reused) */
         po.keep_resident = 1;
         if (be->ops->host_allocator) {
-            size_t limit = cz_budget_detect(NULL) ? 0 : (size_t)1 << 62; /* undetectable: no limit */
+            size_t limit = cz_budget_detect(NULL, NULL) ? 0 : (size_t)1 << 62; /* undetectable: no limit */
             if (cz_budget_create(&budget, limit, 0, &err) == CZ_OK &&
-                cz_bufpool_create(&bufs, budget, be->ops->host_allocator(be), NULL, NULL, &err) == CZ_OK)
+                cz_bufpool_create(&bufs, budget, be->ops->host_allocator(be), NULL, &err) == CZ_OK)
                 po.alloc = cz_bufpool_allocator(bufs);
             else
                 cz_error_clear(&err); /* pageable buffers then */
@@ -830,7 +833,7 @@ static int cmd_info(int argc, char **argv)
         printf("points:          A %u, B1 %u, B2 %u (G2), C %u, H %u, IC %u\n", zk.n_vars, zk.n_vars, zk.n_vars,
                zk.n_vars - zk.n_public - 1, zk.domain_size, zk.n_public + 1);
         printf("memory loaded:   %s\n", kb);
-        printf("prover working set: %zu bytes for a, b, c\n", cz_groth16_abc_bytes(&zk));
+        printf("prover working set: %zu bytes for a, b, c\n", cz_abc_bytes(zk.domain_size));
         cz_zkey_free(&zk);
         return EXIT_OK;
     }
@@ -913,7 +916,7 @@ static const char *USAGE_GEN =
     "Writes a satisfiable synthetic circuit NAME.r1cs and its witness NAME.wtns\n"
     "(circom/snarkjs formats, any size; files above 4 GiB are fine) for benchmarks\n"
     "and tests. The files depend only on the options, not on the thread count.\n"
-    "The exact shapes are documented in groth16/gen_circuit.h.\n"
+    "The exact shapes are documented in circuit/gen_circuit.h.\n"
     "\n"
     "options:\n"
     "  -c, --curve C         bn254 (bn128) or bls12-381 (required)\n"

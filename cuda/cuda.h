@@ -27,6 +27,7 @@
 #include "cuzk/curve.h"
 #include "msm/msm.h"
 #include "util/error.h"
+#include "util/log.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +44,25 @@ cz_status cz_cuda_open(cz_cuda **out, int device, cz_error *err);
 void cz_cuda_close(cz_cuda *ctx);
 /* "NVIDIA H200 (cc 9.0, 139 GiB)" */
 const char *cz_cuda_name(const cz_cuda *ctx);
+
+/* Tuning of the kernels (0 everywhere: automatic). Values out of a knob's
+ * range are refused by cz_cuda_set_opts (CZ_ERR_INVALID_ARG naming it). */
+typedef struct cz_cuda_opts {
+    int msm_window;   /* MSM window c (4..C_MAX of cuda/msm.cuh) */
+    size_t msm_run;   /* level-0 bucket-sum entries per thread (>= 8) */
+    size_t msm_chunk; /* points per MSM chunk (>= 1) */
+    int msm_trace;    /* 1: per-phase MSM times on the logger (debug) */
+    int ntt_simple;   /* 1: the per-level NTT kernels (for comparisons) */
+    int ntt_tile;     /* tile log of the NTT pass kernel (clamped to what fits) */
+    int ntt_cols;     /* column log of the upper passes (0: automatic, < tile) */
+} cz_cuda_opts;
+cz_status cz_cuda_set_opts(cz_cuda *ctx, const cz_cuda_opts *o, cz_error *err);
+/* Where the CUDA layer's lines go (the MSM trace); NULL: silent. Copied. */
+void cz_cuda_set_logger(cz_cuda *ctx, const cz_logger *log);
+
+/* VRAM: the device's total and free bytes now, and what resident bases and
+ * the scratch arena of this context hold. */
+cz_status cz_cuda_mem_info(cz_cuda *ctx, size_t *total, size_t *free_bytes, size_t *held, cz_error *err);
 
 /* Resident bases: keeps a device copy of host[0 .. bytes) for later MSMs
  * with these bases (cz_cuda_msm_* look them up by host pointer). CZ_OK when

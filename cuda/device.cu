@@ -124,6 +124,41 @@ extern "C" void cz_cuda_close(cz_cuda *ctx)
 
 extern "C" const char *cz_cuda_name(const cz_cuda *ctx) { return ctx ? ctx->name : "none"; }
 
+extern "C" cz_status cz_cuda_set_opts(cz_cuda *ctx, const cz_cuda_opts *o, cz_error *err)
+{
+    if (!ctx || !o) return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_set_opts: NULL argument");
+    if (o->msm_window && (o->msm_window < 4 || o->msm_window > 20))
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU MSM window %d: expected 4 to 20 (0: automatic)",
+                            o->msm_window);
+    if (o->msm_run && (o->msm_run < 8 || o->msm_run > ((size_t)1 << 20)))
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU MSM run %zu: expected 8 to 2^20 (0: automatic)", o->msm_run);
+    if (o->ntt_tile < 0 || o->ntt_cols < 0)
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU NTT tile %d / cols %d: expected >= 0", o->ntt_tile,
+                            o->ntt_cols);
+    ctx->opts = *o;
+    return CZ_OK;
+}
+
+extern "C" void cz_cuda_set_logger(cz_cuda *ctx, const cz_logger *log)
+{
+    if (log)
+        ctx->log = *log;
+    else
+        memset(&ctx->log, 0, sizeof ctx->log);
+}
+
+extern "C" cz_status cz_cuda_mem_info(cz_cuda *ctx, size_t *total, size_t *free_bytes, size_t *held, cz_error *err)
+{
+    size_t f = 0, t = 0;
+    cudaError_t e = cudaSetDevice(ctx->device);
+    if (e == cudaSuccess) e = cudaMemGetInfo(&f, &t);
+    if (e != cudaSuccess) return cz_cuda_fail(ctx, e, err, "cudaMemGetInfo");
+    *total = t;
+    *free_bytes = f;
+    *held = ctx->res_bytes + ctx->scratch_bytes;
+    return CZ_OK;
+}
+
 /* Frees the least recently used resident block; 0 when there is none. */
 static int evict_one(cz_cuda *ctx)
 {

@@ -37,6 +37,8 @@ struct cz_cuda {
     size_t res_bytes;
     uint64_t tick;
     int sticky; /* a sticky CUDA error happened: the context is dead */
+    cz_cuda_opts opts; /* cz_cuda_set_opts */
+    cz_logger log;     /* cz_cuda_set_logger */
     /* per-module caches (twiddle tables, MSM plans...): owned by cuda/ntt.cu
      * and cuda/msm.cu, freed by cz_cuda_close through the hook if set */
     void *ntt_state;

@@ -150,22 +150,13 @@ static cz_status get_state(cz_cuda *ctx, msm_state **out, cz_error *err)
 
 /* ---- knobs ---------------------------------------------------------------------------- */
 
-static long env_long(const char *name)
-{
-    const char *v = getenv(name);
-    if (!v || !*v) return 0;
-    char *end;
-    long x = strtol(v, &end, 0);
-    return *end == '\0' && x > 0 ? x : 0;
-}
-
-static knobs read_knobs(void)
+static knobs read_knobs(const cz_cuda *ctx)
 {
     knobs k;
-    long c = env_long("CZ_MSM_WINDOW"), run = env_long("CZ_MSM_RUN"), chunk = env_long("CZ_MSM_CHUNK");
-    k.window = c >= C_FORCE_MIN && c <= C_MAX ? (int)c : 0;
-    k.run = run >= 8 && run <= (1L << 20) ? (size_t)run : 0;
-    k.chunk = chunk > 0 ? (size_t)chunk : 0;
+    const cz_cuda_opts &o = ctx->opts;
+    k.window = o.msm_window >= C_FORCE_MIN && o.msm_window <= C_MAX ? o.msm_window : 0;
+    k.run = o.msm_run >= 8 && o.msm_run <= ((size_t)1 << 20) ? o.msm_run : 0;
+    k.chunk = o.msm_chunk;
     return k;
 }
 
@@ -655,7 +646,7 @@ template <class T> struct call {
         CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_done, ctx->compute));
         CZ_CUDA_TRY(ctx, err, cudaEventSynchronize(st->ev_done));
         *res = combine_windows<F>(hout, p.W, p.c).add(hout[p.W]);
-        if (trace) print_trace();
+        if (trace && cz_log_enabled(&ctx->log, CZ_LOG_DEBUG)) print_trace();
         return CZ_OK;
     }
 
@@ -668,7 +659,7 @@ template <class T> struct call {
                 ms[i] = -1;
             }
         }
-        fprintf(stderr,
+        cz_log(&ctx->log, CZ_LOG_DEBUG, "cuda",
                 "cz_cuda_msm %s: chunk %zu+%zu m=%zu m1=%zu c=%d W=%d levels=%d S=%zu | ms from start: prep %.3f "
                 "sort %.3f ones %.3f acc %.3f end %.3f | %s bases\n",
                 T::name(), off, len, p.m, p.m1, p.c, p.W, p.levels, p.S, ms[PH_PREP], ms[PH_SORT], ms[PH_ONES],
@@ -690,9 +681,9 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
     cl.ctx = ctx;
     cl.st = st;
     cl.err = err;
-    cl.kn = read_knobs();
+    cl.kn = read_knobs(ctx);
     cl.mont = form == CZ_MSM_MONTGOMERY;
-    cl.trace = env_long("CZ_MSM_TRACE") > 0;
+    cl.trace = ctx->opts.msm_trace;
     cl.h_scal = (const uint8_t *)scalars;
     cl.h_bases = (const affine<F> *)bases;
     cl.resident = (const affine<F> *)cz_cuda_bases_lookup(ctx, bases, n * sizeof(affine<F>));

@@ -199,13 +199,12 @@ typedef struct {
     unsigned tile, cols;
 } ntt_cfg;
 
-static void read_cfg(const ntt_state *s, ntt_cfg *c)
+static void read_cfg(const cz_cuda *ctx, const ntt_state *s, ntt_cfg *c)
 {
-    const char *m = getenv("CZ_GPU_NTT");
-    c->simple = m && strcmp(m, "simple") == 0;
-    const char *t = getenv("CZ_GPU_NTT_TILE"), *k = getenv("CZ_GPU_NTT_COLS");
-    long tl = t ? strtol(t, NULL, 10) : (long)NTT_DEFAULT_TILE;
-    long cl = k ? strtol(k, NULL, 10) : (long)NTT_DEFAULT_COLS;
+    const cz_cuda_opts &o = ctx->opts;
+    c->simple = o.ntt_simple != 0;
+    long tl = o.ntt_tile ? (long)o.ntt_tile : (long)NTT_DEFAULT_TILE;
+    long cl = o.ntt_cols ? (long)o.ntt_cols : (long)NTT_DEFAULT_COLS;
     if (tl < 1) tl = 1;
     if (tl > (long)s->max_tile) tl = (long)s->max_tile;
     if (cl < 0) cl = 0;
@@ -497,7 +496,7 @@ static cz_status begin(cz_cuda *ctx, ntt_state **s, ntt_cfg *cfg, cz_error *err)
     (void)cudaGetLastError();
     if ((st = get_state(ctx, s, err)) != CZ_OK) return st;
     (*s)->tick++;
-    read_cfg(*s, cfg);
+    read_cfg(ctx, *s, cfg);
     return CZ_OK;
 }
 

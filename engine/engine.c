@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend/backend.h"
+#include "backend/devspec.h"
 #include "util/timer.h"
 
 #define MAX_SYNTH_WORKERS 64
@@ -19,6 +19,9 @@ typedef struct item {
     size_t idx;
     void *abc;
     size_t abc_got;
+    size_t scratch;         /* CZ_MEM_SCRATCH bytes reserved for its device step */
+    cz_budget_alloc walloc; /* its witness memory (CZ_MEM_WITNESS) */
+    int walloc_init;
     cz_groth16_partial part;
     double t_ready; /* entered its current queue */
     struct item *next;
@@ -29,16 +32,17 @@ struct cz_engine_key {
     char *path;
     char *canon; /* realpath: registrations of one file share the key */
     int regs;    /* registrations (cz_engine_key_add calls not yet removed) */
-    int info_set;
     cz_zkey zk;   /* the loaded key (when loaded) */
     cz_zkey info; /* header fields, valid while registered (no tables) */
-    int loaded, loading;
+    int loaded, loading, freeing;
     int refs; /* jobs holding it */
     uint32_t resident; /* bit d: placed in device d's VRAM (a hint: the
                         * backend may drop it under VRAM pressure and upload
                         * it again) */
     uint64_t last_use;
     size_t bytes;
+    cz_budget_alloc ka, ma; /* the loaded key's point tables and matrices */
+    char error[256];        /* the last load error */
     cz_engine_key *next;
 };
 
@@ -46,12 +50,15 @@ struct cz_job {
     cz_engine *e;
     cz_engine_key *key;
     int priority;
-    uint64_t seq;
+    uint64_t seq, id;
+    void *tag;
+    cz_engine_event_fn on_event;
+    void *event_ctx;
     size_t n, remaining, next_synth; /* partitions next_synth.. not yet taken */
-    const cz_wtns **w;
+    cz_synth **parts;
     cz_partition_result *res;
     int cancel; /* read by budget waits (as const volatile int *) */
-    int done;
+    int done;   /* the job event was delivered */
     double t_submit;
     cz_job *next_waiting; /* in the engine's list of jobs with partitions to synthesize */
 };
@@ -65,11 +72,20 @@ typedef struct device {
     int started;
     int in_service;
     int idle; /* waiting for work */
-    double busy;
+    int busy; /* in a device step */
+    double busy_s;
     uint64_t steps, parts, key_uploads;
-    uint64_t fail_at; /* CZ_ENGINE_FAIL_DEVICE: the step that fails (0: none) */
+    uint64_t fail_at; /* config fail_step for this device (0: none) */
     char error[256];
 } device;
+
+/* a preload request */
+typedef struct preload {
+    cz_engine_key *k;
+    cz_engine_key_fn done;
+    void *ctx;
+    struct preload *next;
+} preload;
 
 struct cz_engine {
     cz_engine_config cfg;
@@ -78,34 +94,50 @@ struct cz_engine {
     device dev[CZ_ENGINE_MAX_DEVICES];
     int ndev, in_service;
     char dev_names[256];
-    cz_allocator key_alloc;
-    const cz_allocator *key_host; /* where key memory comes from (pinned with pin_keys), NULL: ordinary */
+    const cz_allocator *key_host; /* where key point tables come from (pinned with pin_keys), NULL: ordinary */
     pthread_mutex_t mu;
-    pthread_cond_t cv_synth, cv_gpu, cv_fin, cv_done, cv_key;
+    /* Held by whoever reserves memory that it may wait for (synthesis of a
+     * partition, a key load): one at a time, so two half-reserved holders
+     * never wait for each other. Taken before mu, never while waiting on a
+     * condition of mu except cv_key (see key_ensure_locked). */
+    pthread_mutex_t reserve_mu;
+    pthread_cond_t cv_synth, cv_gpu, cv_fin, cv_done, cv_key, cv_load;
     cz_job *waiting; /* jobs with partitions not yet in synthesis */
     item *gpu_q, *fin_q;
     int gpu_ready; /* items in gpu_q */
     int pool_pinned;
     cz_engine_key *keys;
+    preload *loads, **loads_tail;
     int stop;
-    pthread_t synth_th[MAX_SYNTH_WORKERS], fin_th;
-    int nsynth, started_fin;
+    pthread_t synth_th[MAX_SYNTH_WORKERS], fin_th, load_th;
+    int nsynth, started_fin, started_load;
     uint64_t seq, tick;
     double t0;
-    uint64_t jobs_done, parts_done, parts_failed, key_loads, key_evictions, retries;
+    uint64_t jobs_done, jobs_active, parts_done, parts_failed, key_loads, key_evictions, retries;
     char last_device_error[384]; /* of the last device taken out of service */
-    int timeline;
 };
+
+const char *cz_partition_stage_name(cz_partition_stage s)
+{
+    switch (s) {
+    case CZ_STAGE_SYNTH: return "synthesis";
+    case CZ_STAGE_DEVICE: return "device";
+    case CZ_STAGE_FINALIZE: return "finalize";
+    }
+    return "unknown";
+}
 
 /* ---- small helpers ---- */
 
 static void timeline(cz_engine *e, const cz_job *j, size_t idx, const char *what)
 {
-    if (!e->timeline) return;
-    fprintf(stderr, "cuzk-engine %9.3f ms job %llu part %zu: %s\n", (cz_now() - e->t0) * 1e3,
-            (unsigned long long)j->seq, idx, what);
+    if (!e->cfg.timeline) return;
+    CZ_LOG(&e->cfg.log, CZ_LOG_DEBUG, "engine", "%9.3f ms job %llu part %zu: %s", (cz_now() - e->t0) * 1e3,
+           (unsigned long long)j->seq, idx, what);
 }
 
+static void set_result(cz_partition_result *r, cz_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void set_result(cz_partition_result *r, cz_status st, const char *fmt, ...)
 {
     r->status = st;
@@ -115,80 +147,87 @@ static void set_result(cz_partition_result *r, cz_status st, const char *fmt, ..
     va_end(ap);
 }
 
-/* Under e->mu: partition idx of j has its result. */
-static void part_done_locked(cz_engine *e, cz_job *j, size_t idx)
+static void emit(cz_job *j, cz_engine_event_kind kind, size_t idx, cz_partition_stage stage, int dev)
 {
+    if (!j->on_event) return;
+    cz_engine_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = kind;
+    ev.job = j;
+    ev.job_id = j->id;
+    ev.tag = j->tag;
+    ev.partition = idx;
+    ev.partitions = j->n;
+    ev.stage = stage;
+    ev.device = dev;
+    if (kind == CZ_EVENT_PARTITION) {
+        ev.result = &j->res[idx];
+        ev.status = j->res[idx].status;
+    } else if (kind == CZ_EVENT_JOB) {
+        ev.status = cz_job_status(j);
+    }
+    j->on_event(j->event_ctx, &ev);
+}
+
+static void emit_stage(cz_engine *e, cz_job *j, size_t idx, cz_partition_stage stage, int dev)
+{
+    (void)e;
+    emit(j, CZ_EVENT_STAGE, idx, stage, dev);
+}
+
+/* Partition idx of j has its result (set by the caller, no lock held):
+ * reports it, and the job when it was the last. */
+static void part_end(cz_engine *e, cz_job *j, size_t idx)
+{
+    pthread_mutex_lock(&e->mu);
     cz_partition_result *r = &j->res[idx];
     r->t.total_s = cz_now() - j->t_submit;
     if (r->status == CZ_OK)
         e->parts_done++;
     else
         e->parts_failed++;
-    if (--j->remaining == 0) {
-        j->done = 1;
+    pthread_mutex_unlock(&e->mu);
+    emit(j, CZ_EVENT_PARTITION, idx, CZ_STAGE_FINALIZE, -1);
+    pthread_mutex_lock(&e->mu);
+    int last = --j->remaining == 0;
+    if (last) {
         j->key->refs--;
         j->key->last_use = ++e->tick;
         e->jobs_done++;
-        pthread_cond_broadcast(&e->cv_done);
+        e->jobs_active--;
     }
+    pthread_mutex_unlock(&e->mu);
+    if (!last) return;
+    emit(j, CZ_EVENT_JOB, 0, CZ_STAGE_FINALIZE, -1);
+    pthread_mutex_lock(&e->mu);
+    j->done = 1;
+    pthread_cond_broadcast(&e->cv_done);
+    pthread_mutex_unlock(&e->mu);
 }
 
 static int job_cancelled(const cz_job *j) { return __atomic_load_n(&j->cancel, __ATOMIC_ACQUIRE); }
 
-/* ---- keys: loaded with an allocator that reserves in the budget ---- */
+/* ---- keys: loaded through budgeted allocators ---- */
 
-/* why the budget refused a key allocation on this thread (the loader only
- * sees NULL and reports "out of memory") */
-static _Thread_local cz_error t_key_refusal;
-/* while this thread loads a key: the bytes that load holds so far */
-static _Thread_local int t_key_loading;
-static _Thread_local size_t t_key_held;
-
-/*
- * A key is loaded in pieces, each reserved as it is allocated. A piece that
- * does not fit after reclaiming waits for other consumers to release (a
- * working set in flight, say), unless the pieces this load already holds
- * plus this one exceed the whole budget: then nothing anyone else frees
- * can make room, and waiting would hang; the load fails at once instead.
- */
-static void *key_alloc(void *ctx, size_t bytes)
+/* The most bytes a backend of e allocates in host memory for a proof with
+ * key info zi (reserved per partition, CZ_MEM_SCRATCH). */
+static size_t scratch_need(cz_engine *e, const cz_zkey *zi)
 {
-    cz_engine *e = ctx;
-    const size_t limit = cz_budget_limit(e->budget), held = t_key_loading ? t_key_held : 0;
-    cz_status st;
-    if (held + bytes > limit || held + bytes < held)
-        st = cz_error_set(&t_key_refusal, CZ_ERR_BUDGET,
-                          "memory budget: the key needs more than %zu bytes (%zu MiB) and the budget is %zu bytes "
-                          "(%zu MiB)",
-                          held + bytes, (held + bytes) >> 20, limit, limit >> 20);
-    else
-        st = cz_budget_reserve(e->budget, CZ_MEM_KEY, bytes, -1, NULL, &t_key_refusal);
-    if (st != CZ_OK) return NULL;
-    void *p = e->key_host ? e->key_host->alloc(e->key_host->ctx, bytes) : cz_alloc(NULL, bytes);
-    if (!p)
-        cz_budget_release(e->budget, CZ_MEM_KEY, bytes);
-    else if (t_key_loading)
-        t_key_held += bytes;
-    return p;
+    size_t n = zi->n_vars > zi->domain_size ? zi->n_vars : zi->domain_size, m = 0;
+    for (int d = 0; d < e->ndev; d++) {
+        size_t s = cz_backend_scratch_bytes(e->dev[d].be, zi->curve, zi->log_domain, n);
+        if (s > m) m = s;
+    }
+    return m;
 }
 
-static void key_free(void *ctx, void *p, size_t bytes)
-{
-    cz_engine *e = ctx;
-    if (!p) return;
-    if (e->key_host)
-        e->key_host->free(e->key_host->ctx, p, bytes);
-    else
-        cz_free(NULL, p, bytes);
-    cz_budget_release(e->budget, CZ_MEM_KEY, bytes);
-    if (t_key_loading) t_key_held = t_key_held > bytes ? t_key_held - bytes : 0;
-}
-
-/* Loads k unless loaded (waits for a load in progress). CZ_OK when loaded. */
-static cz_status key_ensure(cz_engine *e, cz_engine_key *k, double *load_s, cz_error *err)
+/* Loads k unless loaded; the caller holds reserve_mu. CZ_OK when loaded. */
+static cz_status key_ensure_locked(cz_engine *e, cz_engine_key *k, double *load_s, cz_error *err)
 {
     pthread_mutex_lock(&e->mu);
-    while (k->loading) pthread_cond_wait(&e->cv_key, &e->mu);
+    /* loading is only set by a holder of reserve_mu (us); freeing by an
+     * eviction, which ends without waiting for anything */
+    while (k->loading || k->freeing) pthread_cond_wait(&e->cv_key, &e->mu);
     if (k->loaded) {
         pthread_mutex_unlock(&e->mu);
         return CZ_OK;
@@ -196,40 +235,44 @@ static cz_status key_ensure(cz_engine *e, cz_engine_key *k, double *load_s, cz_e
     k->loading = 1;
     pthread_mutex_unlock(&e->mu);
     double t = cz_now();
+    cz_budget_alloc_init(&k->ka, e->budget, CZ_MEM_KEY, e->key_host);
+    cz_budget_alloc_init(&k->ma, e->budget, CZ_MEM_MATRIX, NULL);
+    cz_budget_alloc_join(&k->ma, &k->ka);
     cz_zkey_opts o;
     memset(&o, 0, sizeof o);
-    o.alloc = &e->key_alloc;
+    o.alloc = &k->ka.a;
+    o.matrix_alloc = &k->ma.a;
     cz_zkey zk;
-    cz_error_clear(&t_key_refusal);
     cz_error lerr;
     cz_error_clear(&lerr);
-    t_key_loading = 1;
-    t_key_held = 0;
     cz_status st = cz_zkey_load(&zk, k->path, &o, &lerr);
-    t_key_loading = 0;
-    if (st != CZ_OK && t_key_refusal.status != CZ_OK)
-        st = cz_error_set(err, t_key_refusal.status, "%s: the key does not fit: %s", k->path,
-                          cz_error_msg(&t_key_refusal));
+    const cz_error *refusal = k->ka.refusal.status != CZ_OK ? &k->ka.refusal : &k->ma.refusal;
+    if (st != CZ_OK && refusal->status != CZ_OK)
+        st = cz_error_set(err, refusal->status, "%s: the key does not fit: %s", k->path, cz_error_msg(refusal));
     else if (st != CZ_OK)
         cz_error_set(err, st, "%s", cz_error_msg(&lerr));
-    *load_s += cz_now() - t;
+    if (load_s) *load_s += cz_now() - t;
     pthread_mutex_lock(&e->mu);
     k->loading = 0;
     if (st == CZ_OK) {
         k->zk = zk;
         k->loaded = 1;
-        if (!k->info_set) { /* the header facts, kept across unloads */
-            k->info = zk;
-            k->info.ic = k->info.a = k->info.b1 = k->info.b2 = k->info.c = k->info.h = NULL;
-            memset(&k->info.A, 0, sizeof k->info.A);
-            memset(&k->info.B, 0, sizeof k->info.B);
-            k->info_set = 1;
-        }
         k->bytes = zk.bytes;
+        k->error[0] = '\0';
         e->key_loads++;
+    } else {
+        snprintf(k->error, sizeof k->error, "%s", cz_error_msg(err));
     }
     pthread_cond_broadcast(&e->cv_key);
     pthread_mutex_unlock(&e->mu);
+    return st;
+}
+
+static cz_status key_ensure(cz_engine *e, cz_engine_key *k, double *load_s, cz_error *err)
+{
+    pthread_mutex_lock(&e->reserve_mu);
+    cz_status st = key_ensure_locked(e, k, load_s, err);
+    pthread_mutex_unlock(&e->reserve_mu);
     return st;
 }
 
@@ -240,6 +283,17 @@ static void drop_resident(cz_engine *e, const cz_zkey *zk, uint32_t resident)
         if (resident & ((uint32_t)1 << d)) cz_groth16_drop_resident(e->dev[d].be, zk);
 }
 
+/* Under e->mu: the idle loaded key used least recently (NULL: none). */
+static cz_engine_key *idle_key_locked(cz_engine *e, const cz_engine_key *except)
+{
+    cz_engine_key *victim = NULL;
+    for (cz_engine_key *k = e->keys; k; k = k->next)
+        if (k != except && k->loaded && !k->loading && !k->freeing && k->refs == 0 &&
+            (!victim || k->last_use < victim->last_use))
+            victim = k;
+    return victim;
+}
+
 /* Budget reclaimer, stage CZ_RECLAIM_KEYS: unload idle keys, least recently
  * used first. */
 static size_t evict_keys(void *ctx, size_t need)
@@ -248,9 +302,7 @@ static size_t evict_keys(void *ctx, size_t need)
     size_t freed = 0;
     while (freed < need) {
         pthread_mutex_lock(&e->mu);
-        cz_engine_key *victim = NULL;
-        for (cz_engine_key *k = e->keys; k; k = k->next)
-            if (k->loaded && !k->loading && k->refs == 0 && (!victim || k->last_use < victim->last_use)) victim = k;
+        cz_engine_key *victim = idle_key_locked(e, NULL);
         if (!victim) {
             pthread_mutex_unlock(&e->mu);
             break;
@@ -258,7 +310,7 @@ static size_t evict_keys(void *ctx, size_t need)
         cz_zkey zk = victim->zk;
         uint32_t resident = victim->resident;
         victim->loaded = 0;
-        victim->loading = 1; /* nobody reloads it while it is being freed */
+        victim->freeing = 1; /* nobody reloads it while it is being freed */
         victim->resident = 0;
         memset(&victim->zk, 0, sizeof victim->zk);
         e->key_evictions++;
@@ -268,18 +320,27 @@ static size_t evict_keys(void *ctx, size_t need)
         cz_zkey_free(&zk);
         freed += b;
         pthread_mutex_lock(&e->mu);
-        victim->loading = 0;
+        victim->freeing = 0;
         pthread_cond_broadcast(&e->cv_key);
         pthread_mutex_unlock(&e->mu);
     }
     return freed;
 }
 
-cz_status cz_engine_key_add(cz_engine *e, const char *path, cz_engine_key **out, cz_error *err)
+cz_status cz_engine_key_register(cz_engine *e, const char *path, cz_engine_key **out, cz_error *err)
 {
     *out = NULL;
-    if (!e || !path) return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_engine_key_add: NULL argument");
-    char *canon = realpath(path, NULL); /* NULL when missing: the load says why */
+    if (!e || !path) return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_engine_key_register: NULL argument");
+    /* the header first: a file that is not a key fails here, whatever else is registered */
+    cz_zkey hdr;
+    cz_zkey_opts ho;
+    memset(&ho, 0, sizeof ho);
+    ho.header_only = 1;
+    cz_status st = cz_zkey_load(&hdr, path, &ho, err);
+    if (st != CZ_OK) return st;
+    const cz_zkey facts = hdr; /* the header fields (pointers cleared below) */
+    cz_zkey_free(&hdr);        /* the IC table */
+    char *canon = realpath(path, NULL);
     if (!canon) canon = strdup(path);
     if (!canon) return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
     pthread_mutex_lock(&e->mu);
@@ -302,15 +363,32 @@ cz_status cz_engine_key_add(cz_engine *e, const char *path, cz_engine_key **out,
         k->path = p;
         k->canon = canon;
         k->regs = 1;
+        k->info = facts;
+        k->info.ic = k->info.a = k->info.b1 = k->info.b2 = k->info.c = k->info.h = NULL;
+        memset(&k->info.A, 0, sizeof k->info.A);
+        memset(&k->info.B, 0, sizeof k->info.B);
+        k->bytes = (size_t)cz_zkey_expected_bytes(&facts);
+        k->last_use = ++e->tick;
         k->next = e->keys;
         e->keys = k;
     }
     pthread_mutex_unlock(&e->mu);
-    /* loads it, or waits for a load in progress by the first registration */
-    double t = 0;
-    cz_status st = key_ensure(e, k, &t, err);
+    *out = k;
+    return CZ_OK;
+}
+
+cz_status cz_engine_key_add(cz_engine *e, const char *path, cz_engine_key **out, cz_error *err)
+{
+    cz_engine_key *k;
+    cz_status st = cz_engine_key_register(e, path, &k, err);
     if (st != CZ_OK) {
+        *out = NULL;
+        return st;
+    }
+    /* loads it, or waits for a load in progress by another registration */
+    if ((st = key_ensure(e, k, NULL, err)) != CZ_OK) {
         cz_engine_key_remove(e, k);
+        *out = NULL;
         return st;
     }
     pthread_mutex_lock(&e->mu);
@@ -320,8 +398,85 @@ cz_status cz_engine_key_add(cz_engine *e, const char *path, cz_engine_key **out,
     return CZ_OK;
 }
 
+static void *load_main(void *arg)
+{
+    cz_engine *e = arg;
+    for (;;) {
+        pthread_mutex_lock(&e->mu);
+        while (!e->loads && !e->stop) pthread_cond_wait(&e->cv_load, &e->mu);
+        preload *p = e->loads;
+        if (p) {
+            e->loads = p->next;
+            if (!e->loads) e->loads_tail = &e->loads;
+        }
+        int stop = e->stop;
+        pthread_mutex_unlock(&e->mu);
+        if (!p) return NULL;
+        cz_error err;
+        cz_error_clear(&err);
+        cz_status st = stop ? cz_error_set(&err, CZ_ERR_CANCELLED, "the engine is shutting down")
+                            : key_ensure(e, p->k, NULL, &err);
+        if (st == CZ_OK)
+            CZ_LOG(&e->cfg.log, CZ_LOG_INFO, "engine", "key %s loaded (%zu MiB)", p->k->path, p->k->bytes >> 20);
+        if (p->done) p->done(p->ctx, p->k, st, st == CZ_OK ? "" : cz_error_msg(&err));
+        free(p);
+    }
+}
+
+cz_status cz_engine_key_preload(cz_engine *e, cz_engine_key *k, cz_engine_key_fn done, void *ctx, cz_error *err)
+{
+    preload *p = calloc(1, sizeof *p);
+    if (!p) return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
+    p->k = k;
+    p->done = done;
+    p->ctx = ctx;
+    pthread_mutex_lock(&e->mu);
+    if (e->stop) {
+        pthread_mutex_unlock(&e->mu);
+        free(p);
+        return cz_error_set(err, CZ_ERR_CANCELLED, "the engine is shutting down");
+    }
+    *e->loads_tail = p;
+    e->loads_tail = &p->next;
+    pthread_cond_signal(&e->cv_load);
+    pthread_mutex_unlock(&e->mu);
+    return CZ_OK;
+}
+
+cz_engine_key_state cz_engine_key_state_get(cz_engine *e, const cz_engine_key *k)
+{
+    pthread_mutex_lock(&e->mu);
+    cz_engine_key_state s = k->loading ? CZ_KEY_LOADING : k->loaded ? CZ_KEY_LOADED : CZ_KEY_UNLOADED;
+    pthread_mutex_unlock(&e->mu);
+    return s;
+}
+
+void cz_engine_key_error(cz_engine *e, const cz_engine_key *k, char *buf, size_t cap)
+{
+    pthread_mutex_lock(&e->mu);
+    snprintf(buf, cap, "%s", k->error);
+    pthread_mutex_unlock(&e->mu);
+}
+
 size_t cz_engine_key_bytes(const cz_engine_key *k) { return k->bytes; }
 const cz_zkey *cz_engine_key_info(const cz_engine_key *k) { return &k->info; }
+const char *cz_engine_key_path(const cz_engine_key *k) { return k->path; }
+
+int cz_engine_key_jobs(cz_engine *e, const cz_engine_key *k)
+{
+    pthread_mutex_lock(&e->mu);
+    int r = k->refs;
+    pthread_mutex_unlock(&e->mu);
+    return r;
+}
+
+uint32_t cz_engine_key_resident(cz_engine *e, const cz_engine_key *k)
+{
+    pthread_mutex_lock(&e->mu);
+    uint32_t r = k->resident;
+    pthread_mutex_unlock(&e->mu);
+    return r;
+}
 
 void cz_engine_key_remove(cz_engine *e, cz_engine_key *k)
 {
@@ -331,7 +486,7 @@ void cz_engine_key_remove(cz_engine *e, cz_engine_key *k)
         pthread_mutex_unlock(&e->mu);
         return;
     }
-    while (k->loading) pthread_cond_wait(&e->cv_key, &e->mu);
+    while (k->loading || k->freeing) pthread_cond_wait(&e->cv_key, &e->mu);
     for (cz_engine_key **pp = &e->keys; *pp; pp = &(*pp)->next)
         if (*pp == k) {
             *pp = k->next;
@@ -349,6 +504,39 @@ void cz_engine_key_remove(cz_engine *e, cz_engine_key *k)
     free(k->path);
     free(k->canon);
     free(k);
+}
+
+/* ---- admission ---- */
+
+/* the bytes one partition of a job needs besides its key */
+static size_t partition_need(cz_engine *e, const cz_zkey *zi, size_t witness_bytes)
+{
+    return cz_abc_bytes(zi->domain_size) + witness_bytes + scratch_need(e, zi);
+}
+
+cz_status cz_engine_admit(cz_engine *e, cz_engine_key *k, size_t witness_bytes, cz_engine_admission *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!e || !k) return CZ_ERR_INVALID_ARG;
+    const size_t part = partition_need(e, &k->info, witness_bytes), limit = cz_budget_limit(e->budget);
+    cz_bufpool_stats ps;
+    cz_bufpool_stats_get(e->pool, &ps);
+    size_t used = cz_budget_used(e->budget);
+    pthread_mutex_lock(&e->mu);
+    const int loaded = k->loaded;
+    size_t idle_keys = 0;
+    for (cz_engine_key *q = e->keys; q; q = q->next)
+        if (q != k && q->loaded && !q->loading && !q->freeing && q->refs == 0) idle_keys += q->bytes;
+    out->devices_in_service = e->in_service;
+    out->key_bytes = loaded ? 0 : k->bytes;
+    pthread_mutex_unlock(&e->mu);
+    out->limit = limit;
+    out->fits = k->bytes + part <= limit;
+    out->need = out->key_bytes + part;
+    out->available = (used < limit ? limit - used : 0) + ps.idle + idle_keys;
+    out->missing = out->need > out->available ? out->need - out->available : 0;
+    out->can_start = out->fits && out->missing == 0 && out->devices_in_service > 0;
+    return CZ_OK;
 }
 
 /* ---- the stages ---- */
@@ -405,16 +593,32 @@ static void push_locked(item **q, item *it)
     *q = it;
 }
 
-/* Ends an item with a failure (or cancellation), its buffer back to the pool. */
-static void fail_item(cz_engine *e, item *it, cz_status st, const char *msg)
+/* Gives back the item's device-step memory: its pool buffer and scratch. */
+static void item_drop_device_mem(cz_engine *e, item *it)
 {
     if (it->abc) cz_bufpool_put(e->pool, it->abc);
     it->abc = NULL;
-    pthread_mutex_lock(&e->mu);
-    set_result(&it->job->res[it->idx], st, "%s", msg);
-    part_done_locked(e, it->job, it->idx);
-    pthread_mutex_unlock(&e->mu);
+    if (it->scratch) cz_budget_release(e->budget, CZ_MEM_SCRATCH, it->scratch);
+    it->scratch = 0;
+}
+
+/* Frees the item with everything it holds (the witness through its synth). */
+static void item_free(cz_engine *e, item *it)
+{
+    item_drop_device_mem(e, it);
+    cz_synth_release(it->job->parts[it->idx]);
+    if (it->walloc_init) cz_budget_alloc_drop_prepaid(&it->walloc);
     free(it);
+}
+
+/* Ends an item with a failure (or cancellation). */
+static void fail_item(cz_engine *e, item *it, cz_status st, const char *msg)
+{
+    cz_job *j = it->job;
+    size_t idx = it->idx;
+    item_free(e, it);
+    set_result(&j->res[idx], st, "%s", msg);
+    part_end(e, j, idx);
 }
 
 /* Under e->mu: the partition device d takes next (engine/sched.h), unlinked
@@ -489,6 +693,48 @@ static void to_gpu_queue(cz_engine *e, item *it)
     pthread_mutex_unlock(&e->mu);
 }
 
+/* Takes the memory of item it (key loaded, scratch, witness prepaid, a/b/c
+ * buffer) under reserve_mu; CZ_OK or the failure in err. */
+static cz_status reserve_partition(cz_engine *e, item *it, cz_error *err)
+{
+    cz_job *j = it->job;
+    cz_partition_result *r = &j->res[it->idx];
+    cz_synth_info si;
+    cz_status st = cz_synth_info_get(j->parts[it->idx], &si, err);
+    if (st != CZ_OK) return st;
+    pthread_mutex_lock(&e->reserve_mu);
+    st = key_ensure_locked(e, j->key, &r->t.key_load_s, err);
+    const cz_zkey *zk = &j->key->zk; /* loaded: the job's reference keeps it */
+    if (st == CZ_OK) {
+        size_t s = scratch_need(e, zk);
+        st = cz_budget_reserve(e->budget, CZ_MEM_SCRATCH, s, -1, &j->cancel, err);
+        if (st == CZ_OK) it->scratch = s;
+    }
+    if (st == CZ_OK) {
+        cz_budget_alloc_init(&it->walloc, e->budget, CZ_MEM_WITNESS, NULL);
+        it->walloc.cancel = &j->cancel;
+        it->walloc_init = 1;
+        st = cz_budget_alloc_prepay(&it->walloc, si.witness_bytes, err);
+    }
+    /* the working set: waits here while the budget is full (this is
+     * what bounds how far synthesis runs ahead of the device) */
+    if (st == CZ_OK) st = cz_bufpool_get(e->pool, cz_abc_bytes(zk->domain_size), &it->abc, &it->abc_got, -1, &j->cancel, err);
+    if (st != CZ_OK) it->abc = NULL;
+    pthread_mutex_unlock(&e->reserve_mu);
+    return st;
+}
+
+/* a, b, c of it into its buffer (witness prepared first) */
+static cz_status synthesize(cz_engine *e, item *it, cz_error *err)
+{
+    (void)e;
+    cz_job *j = it->job;
+    cz_synth *s = j->parts[it->idx];
+    cz_status st = cz_synth_prepare(s, &it->walloc.a, err);
+    if (st == CZ_OK) st = cz_synth_abc(s, &j->key->zk, it->abc, NULL, err);
+    return st;
+}
+
 static void *synth_main(void *arg)
 {
     cz_engine *e = arg;
@@ -506,14 +752,12 @@ static void *synth_main(void *arg)
         if (j->next_synth == j->n) unlink_waiting_locked(e, j);
         pthread_mutex_unlock(&e->mu);
 
-        item *it = calloc(1, sizeof *it);
         cz_partition_result *r = &j->res[idx];
         r->t.queue_s = cz_now() - j->t_submit;
+        item *it = calloc(1, sizeof *it);
         if (!it) {
-            pthread_mutex_lock(&e->mu);
             set_result(r, CZ_ERR_NO_MEMORY, "out of memory");
-            part_done_locked(e, j, idx);
-            pthread_mutex_unlock(&e->mu);
+            part_end(e, j, idx);
             continue;
         }
         it->job = j;
@@ -523,29 +767,22 @@ static void *synth_main(void *arg)
             continue;
         }
         if (fail_if_no_device(e, it)) continue;
+        emit_stage(e, j, idx, CZ_STAGE_SYNTH, -1);
         cz_error err;
         cz_error_clear(&err);
-        cz_status st = key_ensure(e, j->key, &r->t.key_load_s, &err);
+        cz_status st = reserve_partition(e, it, &err);
         if (st != CZ_OK) {
-            fail_item(e, it, st, cz_error_msg(&err));
-            continue;
-        }
-        const cz_zkey *zk = &j->key->zk;
-        size_t each = (size_t)zk->domain_size * 32;
-        /* the working set: waits here while the budget is full (this is
-         * what bounds how far synthesis runs ahead of the device) */
-        st = cz_bufpool_get(e->pool, 3 * each, &it->abc, &it->abc_got, -1, &j->cancel, &err);
-        if (st != CZ_OK) {
-            it->abc = NULL;
             fail_item(e, it, st, cz_error_msg(&err));
             continue;
         }
         timeline(e, j, idx, "synthesis start");
         double t = cz_now();
-        uint8_t *abc = it->abc;
-        cz_groth16_abc(zk, j->w[idx], abc, abc + each, abc + 2 * each, NULL);
+        if ((st = synthesize(e, it, &err)) != CZ_OK) {
+            fail_item(e, it, st, cz_error_msg(&err));
+            continue;
+        }
         r->t.synth_s = cz_now() - t;
-        r->t.abc_bytes = 3 * each;
+        r->t.abc_bytes = cz_abc_bytes(j->key->zk.domain_size);
         timeline(e, j, idx, "synthesis done");
         to_gpu_queue(e, it);
     }
@@ -570,12 +807,10 @@ static void device_failed(cz_engine *e, device *d, item *it, const cz_error *err
         pthread_cond_broadcast(&e->cv_synth);
     }
     pthread_mutex_unlock(&e->mu);
-    fprintf(stderr, "cuzk-engine: %s taken out of service after a device error (%s); %d device%s left%s\n",
-            d->be->name, d->error, left, left == 1 ? "" : "s", left ? ", its partition goes to another" : "");
+    CZ_LOG(&e->cfg.log, CZ_LOG_WARN, "engine", "%s taken out of service after a device error (%s); %d device%s left%s",
+           d->be->name, d->error, left, left == 1 ? "" : "s", left ? ", its partition goes to another" : "");
     it->job->res[it->idx].t.retries++;
     if (left == 0) {
-        if (it->abc) cz_bufpool_put(e->pool, it->abc);
-        it->abc = NULL;
         it->next = orphans;
         orphans = it;
         while (orphans) {
@@ -586,12 +821,15 @@ static void device_failed(cz_engine *e, device *d, item *it, const cz_error *err
         return;
     }
     /* the failed step may have clobbered a, b, c (the H step works in place) */
-    const cz_zkey *zk = &it->job->key->zk; /* held: the job's reference keeps it loaded */
-    size_t each = (size_t)zk->domain_size * 32;
-    uint8_t *abc = it->abc;
+    cz_error serr;
+    cz_error_clear(&serr);
     double t = cz_now();
-    cz_groth16_abc(zk, it->job->w[it->idx], abc, abc + each, abc + 2 * each, NULL);
+    cz_status st = cz_synth_abc(it->job->parts[it->idx], &it->job->key->zk, it->abc, NULL, &serr);
     it->job->res[it->idx].t.synth_s += cz_now() - t;
+    if (st != CZ_OK) {
+        fail_item(e, it, st, cz_error_msg(&serr));
+        return;
+    }
     pthread_mutex_lock(&e->mu);
     e->retries++;
     pthread_mutex_unlock(&e->mu);
@@ -615,6 +853,7 @@ static void *gpu_main(void *arg)
             return NULL;
         }
         e->gpu_ready--;
+        d->busy = 1;
         pthread_cond_broadcast(&e->cv_synth); /* room for the next synthesis */
         pthread_cond_broadcast(&e->cv_gpu);   /* the idle set changed: what this device
                                                * was deferred may be another's now */
@@ -626,9 +865,13 @@ static void *gpu_main(void *arg)
         cz_partition_result *r = &j->res[it->idx];
         r->t.gpu_wait_s = cz_now() - it->t_ready;
         if (job_cancelled(j)) {
+            pthread_mutex_lock(&e->mu);
+            d->busy = 0;
+            pthread_mutex_unlock(&e->mu);
             fail_item(e, it, CZ_ERR_CANCELLED, "cancelled");
             continue;
         }
+        emit_stage(e, j, it->idx, CZ_STAGE_DEVICE, d->idx);
         cz_prove_opts o;
         memset(&o, 0, sizeof o);
         o.backend = d->be;
@@ -636,28 +879,28 @@ static void *gpu_main(void *arg)
         cz_error err;
         cz_error_clear(&err);
         const cz_zkey *zk = &key->zk; /* held: the job's reference keeps it loaded */
-        size_t each = (size_t)zk->domain_size * 32;
+        const size_t each = (size_t)zk->domain_size * 32;
         uint8_t *abc = it->abc;
         timeline(e, j, it->idx, "device start");
         double t = cz_now();
         cz_status st;
         if (d->fail_at && step == d->fail_at)
-            st = cz_error_set(&err, CZ_ERR_CUDA, "injected failure at device step %llu (CZ_ENGINE_FAIL_DEVICE)",
+            st = cz_error_set(&err, CZ_ERR_CUDA, "injected failure at device step %llu (fail_step)",
                               (unsigned long long)step);
         else
-            st = cz_groth16_device(&it->part, zk, j->w[it->idx], abc, abc + each, abc + 2 * each, &o,
-                                   &r->t.stages, &err);
+            st = cz_groth16_device(&it->part, zk, cz_synth_witness(j->parts[it->idx]), abc, abc + each,
+                                   abc + 2 * each, &o, &r->t.stages, &err);
         double dt = cz_now() - t;
         timeline(e, j, it->idx, st == CZ_OK ? "device done" : "device failed");
         pthread_mutex_lock(&e->mu);
-        d->busy += dt;
+        d->busy_s += dt;
+        d->busy = 0;
         pthread_mutex_unlock(&e->mu);
         if (st != CZ_OK && e->ndev > 1 && cz_backend_device_error(st)) {
             device_failed(e, d, it, &err);
             return NULL; /* this device is done */
         }
-        cz_bufpool_put(e->pool, it->abc);
-        it->abc = NULL;
+        item_drop_device_mem(e, it);
         if (st != CZ_OK) {
             fail_item(e, it, st, cz_error_msg(&err));
             continue;
@@ -684,11 +927,13 @@ static void *fin_main(void *arg)
         item *it = next_item(e, &e->fin_q, &e->cv_fin);
         if (!it) return NULL;
         cz_job *j = it->job;
-        cz_partition_result *r = &j->res[it->idx];
+        const size_t idx = it->idx;
+        cz_partition_result *r = &j->res[idx];
         if (job_cancelled(j)) {
             fail_item(e, it, CZ_ERR_CANCELLED, "cancelled");
             continue;
         }
+        emit_stage(e, j, idx, CZ_STAGE_FINALIZE, -1);
         cz_prove_opts o;
         memset(&o, 0, sizeof o);
         o.skip_verify = !e->cfg.verify;
@@ -698,37 +943,42 @@ static void *fin_main(void *arg)
         cz_prove_timings ft;
         memset(&ft, 0, sizeof ft);
         /* the key is loaded: the job's reference keeps it from eviction */
-        cz_status st = cz_groth16_finalize(&r->proof, &j->key->zk, j->w[it->idx], &it->part, &o, &ft, &err);
+        cz_status st =
+            cz_groth16_finalize(&r->proof, &j->key->zk, cz_synth_witness(j->parts[idx]), &it->part, &o, &ft, &err);
         r->t.finalize_s = cz_now() - t;
         r->t.stages.finalize = ft.finalize;
         r->t.stages.verify = ft.verify;
-        timeline(e, j, it->idx, st == CZ_OK ? "finalized" : "failed verification");
-        pthread_mutex_lock(&e->mu);
+        timeline(e, j, idx, st == CZ_OK ? "finalized" : "failed verification");
+        item_free(e, it);
         if (st == CZ_OK)
             r->status = CZ_OK;
         else
             set_result(r, st, "%s", cz_error_msg(&err));
-        part_done_locked(e, j, it->idx);
-        pthread_mutex_unlock(&e->mu);
-        free(it);
+        part_end(e, j, idx);
     }
 }
 
 /* ---- jobs ---- */
 
-cz_status cz_engine_submit(cz_engine *e, cz_engine_key *key, const cz_wtns *const *witnesses, size_t n, int priority,
-                           cz_job **out, cz_error *err)
+cz_status cz_engine_submit_job(cz_engine *e, const cz_job_spec *spec, cz_job **out, cz_error *err)
 {
     *out = NULL;
-    if (!e || !key || !witnesses || n == 0)
-        return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_engine_submit: no key or no partitions");
+    if (!e || !spec || !spec->key || !spec->parts || spec->n == 0)
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_engine_submit_job: no key or no partitions");
+    cz_engine_key *key = spec->key;
+    const size_t n = spec->n;
+    size_t wmax = 0;
     for (size_t i = 0; i < n; i++) {
-        char name[48];
-        snprintf(name, sizeof name, "the witness of partition %zu", i);
-        cz_status st = cz_groth16_check_inputs(&key->info, witnesses[i], key->path, name, err);
+        if (!spec->parts[i])
+            return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_engine_submit_job: partition %zu has no input", i);
+        cz_status st = cz_synth_check(spec->parts[i], &key->info, key->path, err);
         if (st != CZ_OK) return st;
+        cz_synth_info si;
+        if ((st = cz_synth_info_get(spec->parts[i], &si, err)) != CZ_OK) return st;
+        if (si.witness_bytes > wmax) wmax = si.witness_bytes;
     }
-    size_t abc = 3 * (size_t)key->info.domain_size * 32, need = key->bytes + abc, limit = cz_budget_limit(e->budget);
+    const size_t abc = cz_abc_bytes(key->info.domain_size), scratch = scratch_need(e, &key->info);
+    const size_t need = key->bytes + abc + wmax + scratch, limit = cz_budget_limit(e->budget);
     no_device_msg m;
     pthread_mutex_lock(&e->mu);
     int none = no_device_locked(e, &m);
@@ -736,36 +986,74 @@ cz_status cz_engine_submit(cz_engine *e, cz_engine_key *key, const cz_wtns *cons
     if (none) return cz_error_set(err, CZ_ERR_NO_DEVICE, "%s", m.s);
     if (need > limit)
         return cz_error_set(err, CZ_ERR_BUDGET,
-                            "the job needs %zu bytes (%zu MiB: key %zu MiB + working set %zu MiB) at least; the memory "
-                            "budget is %zu bytes (%zu MiB)",
-                            need, need >> 20, key->bytes >> 20, abc >> 20, limit, limit >> 20);
+                            "the job needs %zu bytes (%zu MiB: key %zu MiB + working set %zu MiB + witness %zu MiB + "
+                            "scratch %zu MiB) at least; the memory budget is %zu bytes (%zu MiB)",
+                            need, need >> 20, key->bytes >> 20, abc >> 20, wmax >> 20, scratch >> 20, limit,
+                            limit >> 20);
     cz_job *j = calloc(1, sizeof *j);
-    const cz_wtns **w = calloc(n, sizeof *w);
+    cz_synth **parts = calloc(n, sizeof *parts);
     cz_partition_result *res = calloc(n, sizeof *res);
-    if (!j || !w || !res) {
+    if (!j || !parts || !res) {
         free(j);
-        free(w);
+        free(parts);
         free(res);
         return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
     }
-    memcpy(w, witnesses, n * sizeof *w);
+    memcpy(parts, spec->parts, n * sizeof *parts);
     j->e = e;
     j->key = key;
-    j->priority = priority;
+    j->priority = spec->priority;
+    j->id = spec->id;
+    j->tag = spec->tag;
+    j->on_event = spec->on_event;
+    j->event_ctx = spec->event_ctx;
     j->n = j->remaining = n;
-    j->w = w;
+    j->parts = parts;
     j->res = res;
     j->t_submit = cz_now();
     pthread_mutex_lock(&e->mu);
     j->seq = ++e->seq;
     key->refs++;
     key->last_use = ++e->tick;
+    e->jobs_active++;
     j->next_waiting = e->waiting;
     e->waiting = j;
     pthread_cond_broadcast(&e->cv_synth);
     pthread_mutex_unlock(&e->mu);
     *out = j;
     return CZ_OK;
+}
+
+cz_status cz_engine_submit(cz_engine *e, cz_engine_key *key, const cz_wtns *const *witnesses, size_t n, int priority,
+                           cz_job **out, cz_error *err)
+{
+    *out = NULL;
+    if (!e || !key || !witnesses || n == 0)
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_engine_submit: no key or no partitions");
+    cz_synth **parts = calloc(n, sizeof *parts);
+    if (!parts) return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
+    cz_status st = CZ_OK;
+    for (size_t i = 0; i < n && st == CZ_OK; i++) {
+        char name[48];
+        snprintf(name, sizeof name, "the witness of partition %zu", i);
+        if (!witnesses[i])
+            st = cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_engine_submit: %s is NULL", name);
+        else
+            st = cz_synth_from_wtns(&parts[i], (cz_wtns *)witnesses[i], 0, name, err);
+    }
+    if (st == CZ_OK) {
+        cz_job_spec spec;
+        memset(&spec, 0, sizeof spec);
+        spec.key = key;
+        spec.parts = parts;
+        spec.n = n;
+        spec.priority = priority;
+        st = cz_engine_submit_job(e, &spec, out, err);
+    }
+    if (st != CZ_OK)
+        for (size_t i = 0; i < n; i++) cz_synth_free(parts[i]);
+    free(parts);
+    return st;
 }
 
 cz_status cz_job_wait(cz_job *j, double timeout_s)
@@ -791,21 +1079,32 @@ cz_status cz_job_wait(cz_job *j, double timeout_s)
     return CZ_OK;
 }
 
+int cz_job_done(const cz_job *j)
+{
+    pthread_mutex_lock(&j->e->mu);
+    int d = j->done;
+    pthread_mutex_unlock(&j->e->mu);
+    return d;
+}
+
+uint64_t cz_job_id(const cz_job *j) { return j->id; }
+
 void cz_job_cancel(cz_job *j)
 {
     cz_engine *e = j->e;
     __atomic_store_n(&j->cancel, 1, __ATOMIC_RELEASE);
     pthread_mutex_lock(&e->mu);
     /* partitions not yet taken by synthesis end now */
-    if (j->next_synth < j->n) {
+    size_t from = j->next_synth, to = j->n;
+    if (from < to) {
         unlink_waiting_locked(e, j);
-        while (j->next_synth < j->n) {
-            size_t idx = j->next_synth++;
-            set_result(&j->res[idx], CZ_ERR_CANCELLED, "cancelled");
-            part_done_locked(e, j, idx);
-        }
+        j->next_synth = to;
     }
     pthread_mutex_unlock(&e->mu);
+    for (size_t idx = from; idx < to; idx++) {
+        set_result(&j->res[idx], CZ_ERR_CANCELLED, "cancelled");
+        part_end(e, j, idx);
+    }
 }
 
 const cz_partition_result *cz_job_results(const cz_job *j, size_t *n)
@@ -826,7 +1125,8 @@ void cz_job_free(cz_job *j)
     if (!j) return;
     cz_job_cancel(j);
     (void)cz_job_wait(j, -1);
-    free(j->w);
+    for (size_t i = 0; i < j->n; i++) cz_synth_free(j->parts[i]);
+    free(j->parts);
     free(j->res);
     free(j);
 }
@@ -841,70 +1141,16 @@ void cz_engine_config_default(cz_engine_config *c)
     c->pin = 1;
 }
 
-static void pool_log(void *ctx, const char *line)
-{
-    (void)ctx;
-    fprintf(stderr, "cuzk-engine: %s\n", line);
-}
-
-/* The backend specs of config device/gpus into specs[]; their count. */
-static cz_status device_specs(const cz_engine_config *c, char specs[][16], int *n, cz_error *err)
-{
-    const char *spec = c->device && *c->device ? c->device : "auto";
-    const int want = c->gpus, max = CZ_ENGINE_MAX_DEVICES;
-    *n = 0;
-    if (want < 0 || want > max)
-        return cz_error_set(err, CZ_ERR_INVALID_ARG, "gpus %d: expected 0 (every device) to %d", want, max);
-    if (strcmp(spec, "auto") == 0 || strcmp(spec, "cuda") == 0) {
-        int present = cz_backend_device_count("cuda");
-        if (present == 0) { /* "auto": the CPU; "cuda": let the backend say why not */
-            int k = strcmp(spec, "cuda") == 0 ? 1 : want > 0 ? want : 1;
-            for (int i = 0; i < k; i++) snprintf(specs[i], 16, "%s", strcmp(spec, "cuda") == 0 ? "cuda" : "cpu");
-            *n = k;
-            return CZ_OK;
-        }
-        if (present > max) present = max;
-        if (want > present)
-            return cz_error_set(err, CZ_ERR_NO_DEVICE, "%d GPUs asked for, %d present", want, present);
-        *n = want > 0 ? want : present;
-        for (int i = 0; i < *n; i++) snprintf(specs[i], 16, "cuda:%d", i);
-        return CZ_OK;
-    }
-    if (strcmp(spec, "cpu") == 0) {
-        *n = want > 0 ? want : 1;
-        for (int i = 0; i < *n; i++) snprintf(specs[i], 16, "cpu");
-        return CZ_OK;
-    }
-    if (strncmp(spec, "cuda:", 5) != 0)
-        return cz_error_set(err, CZ_ERR_INVALID_ARG,
-                            "device '%s': expected auto, cpu, cuda, cuda:N or a list cuda:N,M,...", spec);
-    const char *p = spec + 5;
-    int k = 0;
-    for (;;) {
-        char *end;
-        long d = strtol(p, &end, 10);
-        if (end == p || d < 0 || d > 1023 || (*end && *end != ','))
-            return cz_error_set(err, CZ_ERR_INVALID_ARG, "device '%s': expected GPU indices after cuda:, as in cuda:0,1",
-                                spec);
-        for (int i = 0; i < k; i++)
-            if (atoi(specs[i] + 5) == (int)d)
-                return cz_error_set(err, CZ_ERR_INVALID_ARG, "device '%s': GPU %ld is listed twice", spec, d);
-        if (k == max) return cz_error_set(err, CZ_ERR_INVALID_ARG, "device '%s': more than %d GPUs", spec, max);
-        snprintf(specs[k++], 16, "cuda:%ld", d);
-        if (!*end) break;
-        p = end + 1;
-    }
-    if (want > k) return cz_error_set(err, CZ_ERR_INVALID_ARG, "gpus %d: device '%s' lists %d", want, spec, k);
-    *n = want > 0 ? want : k;
-    return CZ_OK;
-}
-
-/* Opens the devices, with CZ_ENGINE_FAIL_DEVICE applied. */
+/* Opens the devices of the configuration. */
 static cz_status open_devices(cz_engine *e, cz_error *err)
 {
     const cz_engine_config *c = &e->cfg;
     int n = 0;
     cz_status st = CZ_OK;
+    cz_backend_opts bo = c->backend;
+    bo.budget = e->budget;
+    bo.log = &e->cfg.log;
+    bo.pool = NULL;
     if (c->make_backend) {
         if (c->gpus <= 0 || c->gpus > CZ_ENGINE_MAX_DEVICES)
             return cz_error_set(err, CZ_ERR_INVALID_ARG, "make_backend: gpus must be 1 to %d", CZ_ENGINE_MAX_DEVICES);
@@ -912,13 +1158,30 @@ static cz_status open_devices(cz_engine *e, cz_error *err)
         for (int i = 0; i < n && st == CZ_OK; i++)
             if ((st = c->make_backend(c->make_backend_ctx, i, &e->dev[i].be, err)) == CZ_OK) e->ndev++;
     } else {
-        char specs[CZ_ENGINE_MAX_DEVICES][16];
-        if ((st = device_specs(c, specs, &n, err)) != CZ_OK) return st;
+        cz_devspec ds;
+        if ((st = cz_devspec_parse(&ds, c->device, c->gpus, cz_backend_gpu_count(), CZ_ENGINE_MAX_DEVICES, err)) !=
+            CZ_OK)
+            return st;
+        n = ds.n;
+        /* one GPU: a failed step is rerun on the CPU; several: the
+         * partition moves to another GPU */
+        bo.fallback = n == 1;
         for (int i = 0; i < n && st == CZ_OK; i++) {
-            if ((st = cz_backend_create(&e->dev[i].be, specs[i], err)) != CZ_OK) break;
+            if (ds.dev[i].cuda) {
+                if (bo.fallback) {
+                    char spec[32];
+                    st = cz_backend_create(&e->dev[i].be, cz_devspec_entry_name(&ds, i, spec, sizeof spec), &bo,
+                                           err);
+                } else {
+                    st = cz_backend_cuda_create(&e->dev[i].be, ds.dev[i].index, &bo, err);
+                }
+            } else {
+                st = cz_backend_cpu_create(&e->dev[i].be, &bo, err);
+            }
+            if (st != CZ_OK) break;
             e->ndev++;
             cz_backend *b = e->dev[i].be;
-            if (n > 1 && strncmp(b->name, "cpu", 3) == 0) { /* "cpu:1 (16 threads)": which one */
+            if (n > 1 && b->kind == CZ_BACKEND_CPU) { /* "cpu:1 (16 threads)": which one */
                 char tmp[sizeof b->name];
                 snprintf(tmp, sizeof tmp, "cpu:%d%s", i, b->name + 3);
                 memcpy(b->name, tmp, sizeof tmp);
@@ -926,12 +1189,9 @@ static cz_status open_devices(cz_engine *e, cz_error *err)
         }
     }
     if (st != CZ_OK) return st;
-    const char *fail = getenv("CZ_ENGINE_FAIL_DEVICE");
-    int fd = -1;
-    unsigned long long fk = 0;
-    if (fail && *fail && (sscanf(fail, "%d:%llu", &fd, &fk) != 2 || fd < 0 || fk == 0))
-        return cz_error_set(err, CZ_ERR_INVALID_ARG, "CZ_ENGINE_FAIL_DEVICE='%s': expected DEVICE:STEP, as in 1:5",
-                            fail);
+    if (c->fail_step && (c->fail_device < 0 || c->fail_device >= n))
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "fail_device %d: the engine has %d device%s", c->fail_device, n,
+                            n == 1 ? "" : "s");
     size_t off = 0;
     if (n > 1) off = (size_t)snprintf(e->dev_names, sizeof e->dev_names, "%d devices: ", n);
     for (int i = 0; i < n; i++) {
@@ -939,8 +1199,7 @@ static cz_status open_devices(cz_engine *e, cz_error *err)
         d->e = e;
         d->idx = i;
         d->in_service = 1;
-        d->be->strict = n > 1; /* a failing GPU's work goes to the others, not to the CPU */
-        if (i == fd) d->fail_at = fk;
+        if (c->fail_step && i == c->fail_device) d->fail_at = c->fail_step;
         if (off < sizeof e->dev_names)
             off += (size_t)snprintf(e->dev_names + off, sizeof e->dev_names - off, "%s%s", i ? ", " : "", d->be->name);
     }
@@ -957,18 +1216,16 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         e->cfg = *cfg;
     else
         cz_engine_config_default(&e->cfg);
-    const char *tl = getenv("CZ_ENGINE_TIMELINE");
-    e->timeline = e->cfg.timeline || (tl && *tl == '1');
     e->t0 = cz_now();
+    e->loads_tail = &e->loads;
     pthread_mutex_init(&e->mu, NULL);
+    pthread_mutex_init(&e->reserve_mu, NULL);
     pthread_cond_init(&e->cv_synth, NULL);
     pthread_cond_init(&e->cv_gpu, NULL);
     pthread_cond_init(&e->cv_fin, NULL);
     pthread_cond_init(&e->cv_done, NULL);
     pthread_cond_init(&e->cv_key, NULL);
-    e->key_alloc.alloc = key_alloc;
-    e->key_alloc.free = key_free;
-    e->key_alloc.ctx = e;
+    pthread_cond_init(&e->cv_load, NULL);
     cz_status st = cz_budget_create(&e->budget, e->cfg.budget_bytes, e->cfg.budget_margin, err);
     if (st == CZ_OK) st = open_devices(e, err);
     if (st == CZ_OK) {
@@ -981,7 +1238,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
         const cz_allocator *pa = e->cfg.pin && b0->ops->host_allocator ? b0->ops->host_allocator(b0) : NULL;
         e->pool_pinned = pa != NULL;
         if (e->cfg.pin_keys && b0->ops->host_allocator) e->key_host = b0->ops->host_allocator(b0);
-        st = cz_bufpool_create(&e->pool, e->budget, pa, pool_log, NULL, err);
+        st = cz_bufpool_create(&e->pool, e->budget, pa, &e->cfg.log, err);
     }
     if (st == CZ_OK) st = cz_budget_add_reclaimer(e->budget, CZ_RECLAIM_KEYS, evict_keys, e);
     if (st == CZ_OK) {
@@ -1003,6 +1260,12 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
             else
                 e->started_fin = 1;
         }
+        if (st == CZ_OK) {
+            if (pthread_create(&e->load_th, NULL, load_main, e) != 0)
+                st = cz_error_set(err, CZ_ERR_NO_MEMORY, "cannot start the key loader thread");
+            else
+                e->started_load = 1;
+        }
     }
     if (st != CZ_OK) {
         cz_engine_free(e);
@@ -1020,11 +1283,17 @@ const char *cz_engine_device_name(const cz_engine *e)
 
 int cz_engine_device_count(const cz_engine *e) { return e ? e->ndev : 0; }
 
+cz_budget *cz_engine_budget(cz_engine *e) { return e ? e->budget : NULL; }
+
 void cz_engine_stats_get(cz_engine *e, cz_engine_stats *out)
 {
     memset(out, 0, sizeof *out);
     cz_budget_stats_get(e->budget, &out->budget);
     cz_bufpool_stats_get(e->pool, &out->pool);
+    for (int i = 0; i < e->ndev; i++) { /* outside e->mu: the backend may take its own lock */
+        cz_backend *be = e->dev[i].be;
+        if (be->ops->mem_info && be->ops->mem_info(be, &out->dev[i].mem, NULL) == CZ_OK) out->dev[i].has_mem = 1;
+    }
     pthread_mutex_lock(&e->mu);
     out->ndevices = e->ndev;
     out->devices_in_service = e->in_service;
@@ -1035,14 +1304,23 @@ void cz_engine_stats_get(cz_engine *e, cz_engine_stats *out)
         snprintf(o->name, sizeof o->name, "%s", d->be->name);
         snprintf(o->error, sizeof o->error, "%s", d->error);
         o->in_service = d->in_service;
-        o->busy_s = d->busy;
+        o->busy = d->busy;
+        o->busy_s = d->busy_s;
         o->partitions = d->parts;
         o->key_uploads = d->key_uploads;
-        out->device_busy_s += d->busy;
+        for (const cz_engine_key *k = e->keys; k; k = k->next) o->keys_resident += (k->resident >> i) & 1;
+        out->device_busy_s += d->busy_s;
     }
+    for (const cz_engine_key *k = e->keys; k; k = k->next) {
+        out->keys++;
+        out->keys_loaded += k->loaded;
+    }
+    for (const cz_job *j = e->waiting; j; j = j->next_waiting) out->partitions_queued += j->n - j->next_synth;
+    out->partitions_ready = (uint64_t)e->gpu_ready;
     out->uptime_s = cz_now() - e->t0;
     out->pool_pinned = e->pool_pinned;
     out->jobs_done = e->jobs_done;
+    out->jobs_active = e->jobs_active;
     out->partitions_done = e->parts_done;
     out->partitions_failed = e->parts_failed;
     out->key_loads = e->key_loads;
@@ -1058,21 +1336,35 @@ void cz_engine_free(cz_engine *e)
     pthread_cond_broadcast(&e->cv_synth);
     pthread_cond_broadcast(&e->cv_gpu);
     pthread_cond_broadcast(&e->cv_fin);
+    pthread_cond_broadcast(&e->cv_load);
     pthread_mutex_unlock(&e->mu);
     for (int i = 0; i < e->nsynth; i++) pthread_join(e->synth_th[i], NULL);
     for (int i = 0; i < e->ndev; i++)
         if (e->dev[i].started) pthread_join(e->dev[i].th, NULL);
     if (e->started_fin) pthread_join(e->fin_th, NULL);
-    while (e->keys) cz_engine_key_remove(e, e->keys);
+    if (e->started_load) pthread_join(e->load_th, NULL);
+    while (e->loads) { /* never started (no loader thread) */
+        preload *p = e->loads;
+        e->loads = p->next;
+        if (p->done) p->done(p->ctx, p->k, CZ_ERR_CANCELLED, "the engine is shutting down");
+        free(p);
+    }
+    if (e->budget) cz_budget_remove_reclaimer(e->budget, CZ_RECLAIM_KEYS, evict_keys, e);
+    while (e->keys) {
+        e->keys->regs = 1;
+        cz_engine_key_remove(e, e->keys);
+    }
     cz_bufpool_free(e->pool); /* before the backend whose allocator it used */
     for (int i = 0; i < CZ_ENGINE_MAX_DEVICES; i++)
         if (e->dev[i].be) cz_backend_free(e->dev[i].be);
     cz_budget_free(e->budget);
     pthread_mutex_destroy(&e->mu);
+    pthread_mutex_destroy(&e->reserve_mu);
     pthread_cond_destroy(&e->cv_synth);
     pthread_cond_destroy(&e->cv_gpu);
     pthread_cond_destroy(&e->cv_fin);
     pthread_cond_destroy(&e->cv_done);
     pthread_cond_destroy(&e->cv_key);
+    pthread_cond_destroy(&e->cv_load);
     free(e);
 }

@@ -20,8 +20,6 @@
 #undef CZ_G
 #undef CZ_G_CURVE
 
-size_t cz_groth16_abc_bytes(const cz_zkey *zk) { return (size_t)3 * zk->domain_size * 32; }
-
 cz_status cz_groth16_check_inputs(const cz_zkey *zk, const cz_wtns *w, const char *zkey_name, const char *wtns_name,
                                   cz_error *err)
 {
@@ -33,14 +31,6 @@ cz_status cz_groth16_check_inputs(const cz_zkey *zk, const cz_wtns *w, const cha
                             "%s holds %u values but %s expects %u (nVars): a witness of another circuit?", wtns_name,
                             w->n, zkey_name, zk->n_vars);
     return CZ_OK;
-}
-
-void cz_groth16_abc(const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c, cz_pool *pool)
-{
-    if (zk->curve == CZ_CURVE_BN254)
-        cz_bn254_abc(zk, w, a, b, c, pool);
-    else
-        cz_bls12_381_abc(zk, w, a, b, c, pool);
 }
 
 cz_status cz_vkey_from_zkey(cz_vkey *vk, const cz_zkey *zk)
@@ -86,8 +76,7 @@ cz_status cz_groth16_device(cz_groth16_partial *out, const cz_zkey *zk, const cz
     if (st != CZ_OK) return st;
     cz_backend *be = o->backend, *own = NULL;
     if (!be) {
-        if ((st = cz_backend_cpu_create(&own, NULL)) != CZ_OK)
-            return cz_error_set(err, st, "cannot create the CPU backend");
+        if ((st = cz_backend_cpu_create(&own, NULL, err)) != CZ_OK) return st;
         be = own;
     }
     st = zk->curve == CZ_CURVE_BN254 ? cz_bn254_device(out, zk, w, a, b, c, o, be, t, err)
@@ -156,30 +145,16 @@ cz_status cz_groth16_prove(cz_proof *out, const cz_zkey *zk, const cz_wtns *w, c
     double t0 = cz_now();
     cz_status st = cz_groth16_check_inputs(zk, w, "the proving key", "the witness", err);
     if (st != CZ_OK) return st;
-    size_t each = (size_t)zk->domain_size * 32;
-    uint8_t *abc = cz_alloc(o->alloc, 3 * each);
-    if (!abc) return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory for the a, b, c vectors (%zu bytes)", 3 * each);
-    cz_groth16_abc(zk, w, abc, abc + each, abc + 2 * each, NULL);
+    const size_t each = (size_t)zk->domain_size * 32, bytes = cz_abc_bytes(zk->domain_size);
+    uint8_t *abc = cz_alloc(o->alloc, bytes);
+    if (!abc) return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory for the a, b, c vectors (%zu bytes)", bytes);
+    if ((st = cz_circuit_abc(zk, w, abc, abc + each, abc + 2 * each, NULL)) != CZ_OK) {
+        cz_free(o->alloc, abc, bytes);
+        return cz_error_set(err, st, "a, b, c: unknown curve %d", (int)zk->curve);
+    }
     t->synth = cz_now() - t0;
     st = cz_groth16_prove_abc(out, zk, w, abc, abc + each, abc + 2 * each, o, t, err);
-    cz_free(o->alloc, abc, 3 * each);
+    cz_free(o->alloc, abc, bytes);
     t->total = cz_now() - t0;
     return st;
-}
-
-cz_status cz_r1cs_check(const cz_r1cs *r, const cz_wtns *w, uint64_t *first_bad, cz_error *err)
-{
-    *first_bad = UINT64_MAX;
-    if (w->curve != r->curve)
-        return cz_error_set(err, CZ_ERR_MISMATCH, "the witness is for %s, the r1cs for %s", cz_curve_name(w->curve),
-                            cz_curve_name(r->curve));
-    if (w->n != r->n_wires)
-        return cz_error_set(err, CZ_ERR_MISMATCH, "the witness holds %u values, the r1cs has %u wires", w->n,
-                            r->n_wires);
-    uint64_t bad = r->curve == CZ_CURVE_BN254 ? cz_bn254_r1cs_first_bad(r, w) : cz_bls12_381_r1cs_first_bad(r, w);
-    *first_bad = bad;
-    if (bad != UINT64_MAX)
-        return cz_error_set(err, CZ_ERR_UNSATISFIED, "constraint %llu of %u is not satisfied (A.w * B.w != C.w)",
-                            (unsigned long long)bad, r->n_constraints);
-    return CZ_OK;
 }

@@ -3,9 +3,9 @@
  * in the snarkjs conventions (../shared/SNARKJS-FORMATS.md §4).
  *
  * DESIGN: proving is three stages so the engine can pipeline them:
- *   1. synthesis (CPU): a = A.w, b = B.w over the zkey's CSR matrices
- *      (parallel over rows), c = a o b, written into caller buffers
- *      (cz_groth16_abc);
+ *   1. synthesis (CPU, the circuit/ layer): a = A.w, b = B.w over the
+ *      zkey's CSR matrices (parallel over rows), c = a o b, written into
+ *      caller buffers (cz_circuit_abc, or a cz_synth);
  *   2. device work through a backend: h from a, b, c (3 inverse NTTs, 3
  *      coset NTTs, pointwise), the G1 MSMs A, B1, C, H and the G2 MSM B;
  *   3. finalize (CPU): blinding with r, s from the OS CSPRNG, assembly
@@ -15,12 +15,13 @@
  * cz_groth16_prove runs all three. Because C is not stored in a zkey, an
  * unsatisfied witness is caught by that final verification (CZ_ERR_VERIFY,
  * reported as "witness does not satisfy the circuit"); with the circuit's
- * .r1cs, cz_r1cs_check names the first unsatisfied constraint.
+ * .r1cs, cz_r1cs_check (circuit/) names the first unsatisfied constraint.
  */
 #ifndef CZ_GROTH16_GROTH16_H
 #define CZ_GROTH16_GROTH16_H
 
 #include "backend/backend.h"
+#include "circuit/circuit.h"
 #include "io/proof.h"
 #include "io/r1cs.h"
 #include "io/wtns.h"
@@ -39,7 +40,7 @@ typedef struct cz_prove_timings {
 
 typedef struct cz_prove_opts {
     cz_backend *backend;        /* NULL: a CPU backend on the default pool */
-    const cz_allocator *alloc;  /* working buffers a, b, c (NULL: heap) */
+    const cz_allocator *alloc;  /* working buffers a, b, c of cz_groth16_prove (NULL: heap) */
     int skip_verify;            /* 1: do not verify the proof before returning */
     /* 1: leave the key's point sections resident on the device after the
      * proof (the caller drops them with backend->ops->drop_bases before it
@@ -55,15 +56,9 @@ typedef struct cz_prove_opts {
  * keep_resident left on the backend (before the key is freed). */
 void cz_groth16_drop_resident(cz_backend *be, const cz_zkey *zk);
 
-/* Bytes of the a, b, c working set for a key: 3 x domain x 32. */
-size_t cz_groth16_abc_bytes(const cz_zkey *zk);
-
 /* Checks that the witness fits the key (curve, length). */
 cz_status cz_groth16_check_inputs(const cz_zkey *zk, const cz_wtns *w, const char *zkey_name, const char *wtns_name,
                                   cz_error *err);
-
-/* Stage 1: a, b, c (each domain_size scalars, Montgomery) from the witness. */
-void cz_groth16_abc(const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c, cz_pool *pool);
 
 /* What stage 2 hands to stage 3: the five MSM results (Jacobian points of
  * the key's curve, in the layouts of ec/ec.h), before blinding. */
@@ -103,9 +98,5 @@ cz_status cz_groth16_alphabeta(uint64_t out[72], const cz_vkey *vk);
  * proof's points must be on the curve and in the subgroup (the JSON reader
  * checks; this function checks again). */
 cz_status cz_groth16_verify(const cz_vkey *vk, const void *pub, size_t npub, const cz_proof *p, cz_error *err);
-
-/* Evaluates every constraint of r on w; CZ_ERR_UNSATISFIED with the index of
- * the first failing constraint in *first_bad (and the message). */
-cz_status cz_r1cs_check(const cz_r1cs *r, const cz_wtns *w, uint64_t *first_bad, cz_error *err);
 
 #endif

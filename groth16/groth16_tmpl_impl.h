@@ -15,42 +15,6 @@
 #define G2F(x) CZ_CAT(CZ_CAT(CZ_G, _g2_), x)
 #define FQ12 CZ_CAT(CZ_G, _fq12)
 
-/* ---- stage 1: a = A.w, b = B.w, c = a o b ---- */
-typedef struct {
-    const cz_zkey *zk;
-    const FR *w;
-    FR *a, *b, *c;
-} GN(abc_ctx);
-
-static inline void GN(row_dot)(FR *out, const cz_csr *m, uint32_t row, const FR *w)
-{
-    FR acc, t;
-    FRF(set_zero)(&acc);
-    const FR *val = m->val;
-    for (uint64_t k = m->row_ptr[row]; k < m->row_ptr[row + 1]; k++) {
-        FRF(mul)(&t, &val[k], &w[m->col[k]]);
-        FRF(add)(&acc, &acc, &t);
-    }
-    *out = acc;
-}
-
-static void GN(abc_range)(void *arg, size_t lo, size_t hi, int thread)
-{
-    GN(abc_ctx) *x = arg;
-    (void)thread;
-    for (size_t i = lo; i < hi; i++) {
-        GN(row_dot)(&x->a[i], &x->zk->A, (uint32_t)i, x->w);
-        GN(row_dot)(&x->b[i], &x->zk->B, (uint32_t)i, x->w);
-        FRF(mul)(&x->c[i], &x->a[i], &x->b[i]);
-    }
-}
-
-static void GN(abc)(const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c, cz_pool *pool)
-{
-    GN(abc_ctx) x = {zk, w->values, a, b, c};
-    cz_parallel_for(pool ? pool : cz_pool_default(), zk->domain_size, 1024, GN(abc_range), &x);
-}
-
 /* ---- blinding scalars ---- */
 static cz_status GN(blinding)(FR *v, const uint8_t *fixed, const char *name, cz_error *err)
 {
@@ -99,13 +63,12 @@ static cz_status GN(device)(cz_groth16_partial *out, const cz_zkey *zk, const cz
     _Static_assert(sizeof(G1) <= sizeof out->a && sizeof(G2) <= sizeof out->b2, "cz_groth16_partial too small");
     cz_status st;
     double t0 = cz_now();
-    const uint64_t up0 = be->h2d_bytes;
-    const double ups0 = be->h2d_s;
-    if ((st = be->ops->compute_h(be, CZ_G_CURVE, zk->log_domain, a, b, c, err)) != CZ_OK) return st;
+    cz_backend_h_stats hs;
+    if ((st = be->ops->compute_h(be, CZ_G_CURVE, zk->log_domain, a, b, c, &hs, err)) != CZ_OK) return st;
     double t1 = cz_now();
     t->h = t1 - t0;
-    t->h2d_bytes = be->h2d_bytes - up0;
-    t->h2d = be->h2d_s - ups0;
+    t->h2d_bytes = hs.h2d_bytes;
+    t->h2d = hs.h2d_s;
 
     G1 pa, pb1, pc, ph;
     G2 pb2;
@@ -246,39 +209,6 @@ static cz_status GN(alphabeta)(uint64_t out[72], const cz_vkey *vk)
     cz_status st = CZ_CAT(CZ_G, _pairing)(&f, (const G1A *)vk->alpha1, (const G2A *)vk->beta2);
     memcpy(out, &f, sizeof f);
     return st;
-}
-
-/* ---- r1cs check ---- */
-typedef struct {
-    const cz_r1cs *r;
-    const FR *w;
-    uint64_t bad;
-} GN(check_ctx);
-
-static void GN(check_range)(void *arg, size_t lo, size_t hi, int thread)
-{
-    GN(check_ctx) *x = arg;
-    (void)thread;
-    for (size_t i = lo; i < hi; i++) {
-        FR a, b, c;
-        GN(row_dot)(&a, &x->r->A, (uint32_t)i, x->w);
-        GN(row_dot)(&b, &x->r->B, (uint32_t)i, x->w);
-        GN(row_dot)(&c, &x->r->C, (uint32_t)i, x->w);
-        FRF(mul)(&a, &a, &b);
-        if (!FRF(eq)(&a, &c)) {
-            uint64_t cur = __atomic_load_n(&x->bad, __ATOMIC_RELAXED);
-            while (i < cur && !__atomic_compare_exchange_n(&x->bad, &cur, i, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-            }
-            return;
-        }
-    }
-}
-
-static uint64_t GN(r1cs_first_bad)(const cz_r1cs *r, const cz_wtns *w)
-{
-    GN(check_ctx) x = {r, w->values, UINT64_MAX};
-    cz_parallel_for(cz_pool_default(), r->n_constraints, 1024, GN(check_range), &x);
-    return x.bad;
 }
 
 #undef GN

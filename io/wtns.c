@@ -33,7 +33,7 @@ static void conv_range(void *arg, size_t b, size_t e, int thread)
     }
 }
 
-static cz_status wtns_read(cz_wtns *w, const cz_binfile *f, const cz_allocator *alloc, cz_error *err)
+static cz_status wtns_read(cz_wtns *w, const cz_binfile *f, const cz_allocator *alloc, int header_only, cz_error *err)
 {
     cz_status st;
     cz_reader r;
@@ -67,6 +67,10 @@ static cz_status wtns_read(cz_wtns *w, const cz_binfile *f, const cz_allocator *
         st = cz_error_set(err, CZ_ERR_FORMAT, "%s: header: witness count is 0 (w[0] = 1 is always present)", f->path);
         goto done;
     }
+    if (header_only) {
+        w->n = count;
+        goto done;
+    }
     w->alloc = alloc;
     w->values = cz_alloc(alloc, (size_t)count * 32);
     if (!w->values) {
@@ -92,9 +96,25 @@ cz_status cz_wtns_load(cz_wtns *w, const char *path, const cz_allocator *alloc, 
     cz_binfile f;
     cz_status st = cz_binfile_open(&f, path, "wtns", 2, 2, err);
     if (st != CZ_OK) return st;
-    st = wtns_read(w, &f, alloc, err);
+    st = wtns_read(w, &f, alloc, 0, err);
     cz_binfile_close(&f);
     if (st != CZ_OK) cz_wtns_free(w);
+    return st;
+}
+
+cz_status cz_wtns_probe(const char *path, cz_curve *curve, uint32_t *n, cz_error *err)
+{
+    cz_wtns w;
+    memset(&w, 0, sizeof w);
+    cz_binfile f;
+    cz_status st = cz_binfile_open(&f, path, "wtns", 2, 2, err);
+    if (st != CZ_OK) return st;
+    st = wtns_read(&w, &f, NULL, 1, err);
+    cz_binfile_close(&f);
+    if (st == CZ_OK) {
+        *curve = w.curve;
+        *n = w.n;
+    }
     return st;
 }
 
@@ -105,7 +125,7 @@ cz_status cz_wtns_load_mem(cz_wtns *w, const void *data, size_t len, const char 
     cz_binfile f;
     cz_status st = cz_binfile_open_mem(&f, data, len, name, "wtns", 2, 2, err);
     if (st != CZ_OK) return st;
-    st = wtns_read(w, &f, alloc, err);
+    st = wtns_read(w, &f, alloc, 0, err);
     cz_binfile_close(&f);
     if (st != CZ_OK) cz_wtns_free(w);
     return st;

@@ -25,5 +25,8 @@ cz_status cz_wtns_load(cz_wtns *w, const char *path, const cz_allocator *alloc, 
 cz_status cz_wtns_load_mem(cz_wtns *w, const void *data, size_t len, const char *name, const cz_allocator *alloc,
                            cz_error *err);
 void cz_wtns_free(cz_wtns *w);
+/* The header of path (curve, value count), checked as cz_wtns_load checks
+ * it (section 2 holds count values), without reading the values. */
+cz_status cz_wtns_probe(const char *path, cz_curve *curve, uint32_t *n, cz_error *err);
 
 #endif

@@ -367,7 +367,7 @@ static cz_status load_coefficients(cz_zkey *z, const cz_binfile *f, cz_error *er
     p.blk_start[2 * p.nblk] = pos;
     for (int m = 0; m < 2; m++) {
         cz_csr *mat = p.mats[m];
-        if (cz_csr_alloc(mat, z->domain_size, z->n_vars, cnt[m], z->alloc) != CZ_OK) {
+        if (cz_csr_alloc(mat, z->domain_size, z->n_vars, cnt[m], z->matrix_alloc) != CZ_OK) {
             st = cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory for the %c matrix (%" PRIu64 " entries)",
                               f->path, m ? 'B' : 'A', cnt[m]);
             goto out;
@@ -521,6 +521,7 @@ cz_status cz_zkey_load(cz_zkey *z, const char *path, const cz_zkey_opts *opts, c
     const cz_zkey_opts *o = opts ? opts : &zkey_defaults;
     memset(z, 0, sizeof *z);
     z->alloc = o->alloc;
+    z->matrix_alloc = o->matrix_alloc ? o->matrix_alloc : o->alloc;
     cz_binfile f;
     cz_status st = cz_binfile_open(&f, path, "zkey", 1, 1, err);
     if (st != CZ_OK) return st;
@@ -536,6 +537,7 @@ cz_status cz_zkey_load_mem(cz_zkey *z, const void *data, size_t len, const char 
     const cz_zkey_opts *o = opts ? opts : &zkey_defaults;
     memset(z, 0, sizeof *z);
     z->alloc = o->alloc;
+    z->matrix_alloc = o->matrix_alloc ? o->matrix_alloc : o->alloc;
     cz_binfile f;
     cz_status st = cz_binfile_open_mem(&f, data, len, name, "zkey", 1, 1, err);
     if (st != CZ_OK) return st;
@@ -554,9 +556,19 @@ void cz_zkey_free(cz_zkey *z)
     cz_free(z->alloc, z->b2, (size_t)z->n_vars * g2);
     cz_free(z->alloc, z->c, ((size_t)z->n_vars - z->n_public - 1) * g1);
     cz_free(z->alloc, z->h, (size_t)z->domain_size * g1);
-    cz_csr_free(&z->A, z->alloc);
-    cz_csr_free(&z->B, z->alloc);
-    const cz_allocator *a = z->alloc;
+    cz_csr_free(&z->A, z->matrix_alloc);
+    cz_csr_free(&z->B, z->matrix_alloc);
+    const cz_allocator *a = z->alloc, *ma = z->matrix_alloc;
     memset(z, 0, sizeof *z);
     z->alloc = a;
+    z->matrix_alloc = ma;
+}
+
+uint64_t cz_zkey_expected_bytes(const cz_zkey *z)
+{
+    const uint64_t g1 = cz_g1_affine_size(z->curve), g2 = cz_g2_affine_size(z->curve);
+    const uint64_t nv = z->n_vars, np = z->n_public, d = z->domain_size;
+    uint64_t points = (np + 1) * g1 + 2 * nv * g1 + nv * g2 + (nv - np - 1) * g1 + d * g1;
+    uint64_t matrices = 2 * (d + 1) * 8 + z->n_coef * 36;
+    return points + matrices;
 }

@@ -57,12 +57,14 @@ typedef struct cz_zkey {
     void *c;  /* n_vars - n_public - 1 G1 (private wires) */
     void *h;  /* domain_size G1 */
     cz_csr A, B;
-    const cz_allocator *alloc;
+    const cz_allocator *alloc;        /* the point tables */
+    const cz_allocator *matrix_alloc; /* A and B */
     uint64_t bytes; /* host memory held by this key */
 } cz_zkey;
 
 typedef struct cz_zkey_opts {
     const cz_allocator *alloc; /* NULL: default heap */
+    const cz_allocator *matrix_alloc; /* A and B (NULL: alloc) */
     int header_only;           /* read sections 1-3 (header, vkey points, IC) only */
     int skip_point_checks;     /* skip on-curve checks of the tables (range checks stay) */
 } cz_zkey_opts;
@@ -77,6 +79,10 @@ cz_status cz_zkey_load(cz_zkey *z, const char *path, const cz_zkey_opts *opts, c
 cz_status cz_zkey_load_mem(cz_zkey *z, const void *data, size_t len, const char *name, const cz_zkey_opts *opts,
                            cz_error *err);
 void cz_zkey_free(cz_zkey *z);
+/* The host memory a full load of this key takes (its bytes field after
+ * cz_zkey_load), from the header fields alone (a header_only load gives
+ * them, n_coef included). */
+uint64_t cz_zkey_expected_bytes(const cz_zkey *z);
 /* Allocates a matrix of nrows rows and nnz entries (row_ptr zeroed). On
  * CZ_ERR_NO_MEMORY, what was allocated stays in m for cz_csr_free. */
 cz_status cz_csr_alloc(cz_csr *m, uint32_t nrows, uint32_t ncols, uint64_t nnz, const cz_allocator *alloc);

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/budget.h"
+#include "mem/budget.h"
 #include "test_util.h"
 
 #define MIB ((size_t)1 << 20)
@@ -116,7 +116,7 @@ static void test_accounting(cz_rng *rng)
     CHECK(cz_budget_reserve(b, CZ_MEM_KEY, 100, 0, NULL, NULL) == CZ_OK);
     cz_budget_release(b, CZ_MEM_KEY, 150);
     cz_budget_release(b, CZ_MEM_MATRIX, 1);
-    cz_budget_transfer(b, CZ_MEM_OTHER, CZ_MEM_KEY, 7);
+    cz_budget_transfer(b, CZ_MEM_SCRATCH, CZ_MEM_KEY, 7);
     cz_budget_stats_get(b, &s);
     CHECK(s.used == 0 && s.by[CZ_MEM_KEY] == 0 && s.overreleased == 3);
     /* zero bytes succeed at once; the whole limit fits exactly */
@@ -232,7 +232,7 @@ static void test_reclaim_order(void)
     /* 3. needs 300: the pool stage frees nothing, k1 frees its 200 (two
      * chunks), then k2 is asked for the remaining 100 and frees 200 */
     call_n = 0;
-    CHECK(cz_budget_reserve(b, CZ_MEM_OTHER, 350, 0, NULL, NULL) == CZ_OK);
+    CHECK(cz_budget_reserve(b, CZ_MEM_SCRATCH, 350, 0, NULL, NULL) == CZ_OK);
     CHECK_MSG(call_n == 4 && call_log[0] == 1 && call_log[1] == 2 && call_log[2] == 11 && call_log[3] == 12 &&
                   need_log[2] == 300 && need_log[3] == 100,
               "calls %d: %d %d %d %d", call_n, call_log[0], call_log[1], call_log[2], call_log[3]);
@@ -244,7 +244,7 @@ static void test_reclaim_order(void)
     call_n = 0;
     cz_error err;
     cz_error_clear(&err);
-    CHECK(cz_budget_reserve(b, CZ_MEM_OTHER, 151, 0, NULL, &err) == CZ_ERR_TIMEOUT);
+    CHECK(cz_budget_reserve(b, CZ_MEM_SCRATCH, 151, 0, NULL, &err) == CZ_ERR_TIMEOUT);
     CHECK(call_n == 4);
     CHECK_MSG(strstr(err.msg, "151 bytes") != NULL, "message: %s", err.msg);
 
@@ -253,7 +253,7 @@ static void test_reclaim_order(void)
     cz_budget_remove_reclaimer(b, CZ_RECLAIM_KEYS, mock_reclaim, &k1);
     cz_budget_remove_reclaimer(b, CZ_RECLAIM_KEYS, mock_reclaim, &k1); /* twice: no-op */
     call_n = 0;
-    CHECK(cz_budget_reserve(b, CZ_MEM_OTHER, 151, 0, NULL, NULL) == CZ_ERR_TIMEOUT);
+    CHECK(cz_budget_reserve(b, CZ_MEM_SCRATCH, 151, 0, NULL, NULL) == CZ_ERR_TIMEOUT);
     CHECK(call_n == 2 && call_log[0] == 2 && call_log[1] == 12);
     for (int i = 0; i < 6; i++) CHECK(cz_budget_add_reclaimer(b, CZ_RECLAIM_POOL, refuse_reclaimer, NULL) == CZ_OK);
     /* 2 used + 6 = 8: one freed slot (p1's) remains */
@@ -335,10 +335,10 @@ static void test_waiting(void)
     CHECK_MSG(strstr(c.err.msg, "cancelled") && strstr(c.err.msg, "300 bytes"), "message: %s", c.err.msg);
     CHECK_MSG(c.t1 - t_cancel < 5.0, "cancel noticed after %.3f s", c.t1 - t_cancel);
     /* a flag already set with room available: the reserve still succeeds */
-    CHECK(cz_budget_reserve(b, CZ_MEM_OTHER, 100, -1, &flag, NULL) == CZ_OK);
+    CHECK(cz_budget_reserve(b, CZ_MEM_SCRATCH, 100, -1, &flag, NULL) == CZ_OK);
     cz_budget_stats_get(b, &s);
     CHECK(s.used == 1000);
-    cz_budget_release(b, CZ_MEM_OTHER, 100);
+    cz_budget_release(b, CZ_MEM_SCRATCH, 100);
     cz_budget_release(b, CZ_MEM_KEY, 400);
     cz_budget_release(b, CZ_MEM_WORKSET, 500);
     cz_budget_stats_get(b, &s);
@@ -478,8 +478,8 @@ static void test_detect(void)
 {
     const char *src = NULL;
     /* the real machine: something must be detected on Linux */
-    unsetenv("CZ_BUDGET_PROC_ROOT");
-    size_t real = cz_budget_detect(&src);
+    const char *root = NULL;
+    size_t real = cz_budget_detect(root, &src);
     printf("  this machine: %zu bytes (%zu MiB) from %s\n", real, real >> 20, src ? src : "(nothing)");
     CHECK(real > 0 && src != NULL);
 
@@ -488,17 +488,17 @@ static void test_detect(void)
         CHECK(0);
         return;
     }
-    setenv("CZ_BUDGET_PROC_ROOT", tmpdir, 1);
+    root = tmpdir;
     const char *meminfo = "MemTotal:       263842304 kB\nMemFree:         1000 kB\n"
                           "MemAvailable:   16777216 kB\nBuffers:          1234 kB\n";
 
     /* nothing at all */
     src = "x";
-    CHECK(cz_budget_detect(&src) == 0 && src == NULL);
+    CHECK(cz_budget_detect(root, &src) == 0 && src == NULL);
     cz_budget *b = NULL;
     cz_error err;
     cz_error_clear(&err);
-    CHECK(cz_budget_create(&b, 0, 0, &err) == CZ_ERR_UNSUPPORTED && b == NULL);
+    CHECK(cz_budget_create_at(&b, 0, 0, root, &err) == CZ_ERR_UNSUPPORTED && b == NULL);
     CHECK(cz_budget_create(&b, 12345, 0, NULL) == CZ_OK && cz_budget_limit(b) == 12345); /* explicit: no detection */
     cz_budget_free(b);
 
@@ -506,73 +506,72 @@ static void test_detect(void)
     put_file("/proc/self/cgroup", "0::/job.slice/worker\n");
     put_file("/sys/fs/cgroup/job.slice/worker/memory.max", "8589934592\n");
     put_file("/proc/meminfo", meminfo);
-    CHECK(cz_budget_detect(&src) == 8 * GIB && src && strcmp(src, "cgroup memory.max") == 0);
+    CHECK(cz_budget_detect(root, &src) == 8 * GIB && src && strcmp(src, "cgroup memory.max") == 0);
     /* margin: 5% of 8 GiB */
-    CHECK(cz_budget_create(&b, 0, 0, NULL) == CZ_OK);
+    CHECK(cz_budget_create_at(&b, 0, 0, root, NULL) == CZ_OK);
     CHECK(b && cz_budget_limit(b) == 8 * GIB - 8 * GIB / 20);
     cz_budget_free(b);
     /* explicit margin */
-    CHECK(cz_budget_create(&b, 0, MIB, NULL) == CZ_OK);
+    CHECK(cz_budget_create_at(&b, 0, MIB, root, NULL) == CZ_OK);
     CHECK(b && cz_budget_limit(b) == 8 * GIB - MIB);
     cz_budget_free(b);
 
     /* "max": no limit there, nor in the parents -> MemAvailable */
     put_file("/sys/fs/cgroup/job.slice/worker/memory.max", "max\n");
     put_file("/sys/fs/cgroup/job.slice/memory.max", "max\n");
-    CHECK(cz_budget_detect(&src) == 16 * GIB && src && strcmp(src, "MemAvailable") == 0);
-    CHECK(cz_budget_create(&b, 0, 0, NULL) == CZ_OK);
+    CHECK(cz_budget_detect(root, &src) == 16 * GIB && src && strcmp(src, "MemAvailable") == 0);
+    CHECK(cz_budget_create_at(&b, 0, 0, root, NULL) == CZ_OK);
     CHECK(b && cz_budget_limit(b) == 16 * GIB - 16 * GIB / 20);
     cz_budget_free(b);
 
     /* nested: the parent's smaller limit wins; then the child's smaller one */
     put_file("/sys/fs/cgroup/job.slice/memory.max", "4294967296\n");
     put_file("/sys/fs/cgroup/memory.max", "6442450944\n"); /* the root, as inside a cgroup namespace */
-    CHECK(cz_budget_detect(&src) == 4 * GIB && strcmp(src, "cgroup memory.max") == 0);
+    CHECK(cz_budget_detect(root, &src) == 4 * GIB && strcmp(src, "cgroup memory.max") == 0);
     put_file("/sys/fs/cgroup/job.slice/worker/memory.max", "2147483648\n");
-    CHECK(cz_budget_detect(NULL) == 2 * GIB);
+    CHECK(cz_budget_detect(root, NULL) == 2 * GIB);
     put_file("/sys/fs/cgroup/job.slice/worker/memory.max", "max\n");
     put_file("/sys/fs/cgroup/job.slice/memory.max", "max\n");
-    CHECK(cz_budget_detect(NULL) == 6 * GIB); /* only the root limit remains */
+    CHECK(cz_budget_detect(root, NULL) == 6 * GIB); /* only the root limit remains */
 
     /* a hybrid host: v1 lines before the v2 one; trailing slash */
     put_file("/proc/self/cgroup", "12:memory:/v1/stuff\n3:cpu:/x\n0::/job.slice/\n");
     put_file("/sys/fs/cgroup/memory.max", "max\n");
     put_file("/sys/fs/cgroup/job.slice/memory.max", "3221225472\n");
-    CHECK(cz_budget_detect(NULL) == 3 * GIB);
+    CHECK(cz_budget_detect(root, NULL) == 3 * GIB);
     /* root cgroup "0::/" with no memory.max at the root: MemAvailable */
     put_file("/proc/self/cgroup", "0::/\n");
     char rootmax[400];
     snprintf(rootmax, sizeof rootmax, "%s/sys/fs/cgroup/memory.max", tmpdir);
     unlink(rootmax);
-    CHECK(cz_budget_detect(&src) == 16 * GIB && strcmp(src, "MemAvailable") == 0);
+    CHECK(cz_budget_detect(root, &src) == 16 * GIB && strcmp(src, "MemAvailable") == 0);
     /* only v1: MemAvailable; garbage in memory.max is ignored */
     put_file("/proc/self/cgroup", "4:memory:/job\n");
-    CHECK(cz_budget_detect(NULL) == 16 * GIB);
+    CHECK(cz_budget_detect(root, NULL) == 16 * GIB);
     put_file("/proc/self/cgroup", "0::/job.slice\n");
     put_file("/sys/fs/cgroup/job.slice/memory.max", "lots\n");
-    CHECK(cz_budget_detect(NULL) == 16 * GIB);
+    CHECK(cz_budget_detect(root, NULL) == 16 * GIB);
 
     /* the margin's floor (256 MiB) and ceiling (4 GiB) */
     put_file("/sys/fs/cgroup/job.slice/memory.max", "1073741824\n");
-    CHECK(cz_budget_create(&b, 0, 0, NULL) == CZ_OK);
+    CHECK(cz_budget_create_at(&b, 0, 0, root, NULL) == CZ_OK);
     CHECK(b && cz_budget_limit(b) == GIB - 256 * MIB);
     cz_budget_free(b);
     put_file("/sys/fs/cgroup/job.slice/memory.max", "214748364800\n"); /* 200 GiB: 5% = 10 GiB > 4 GiB */
-    CHECK(cz_budget_create(&b, 0, 0, NULL) == CZ_OK);
+    CHECK(cz_budget_create_at(&b, 0, 0, root, NULL) == CZ_OK);
     CHECK(b && cz_budget_limit(b) == 200 * GIB - 4 * GIB);
     cz_budget_free(b);
     /* detected memory not above the margin: refused with a message */
     put_file("/sys/fs/cgroup/job.slice/memory.max", "209715200\n"); /* 200 MiB */
     cz_error_clear(&err);
     b = NULL;
-    CHECK(cz_budget_create(&b, 0, 0, &err) == CZ_ERR_UNSUPPORTED && b == NULL);
+    CHECK(cz_budget_create_at(&b, 0, 0, root, &err) == CZ_ERR_UNSUPPORTED && b == NULL);
     CHECK_MSG(strstr(err.msg, "209715200") && strstr(err.msg, "200 MiB") && strstr(err.msg, "256 MiB"), "message: %s",
               err.msg);
-    CHECK(cz_budget_create(&b, 0, 100 * MIB, NULL) == CZ_OK && b && cz_budget_limit(b) == 100 * MIB);
+    CHECK(cz_budget_create_at(&b, 0, 100 * MIB, root, NULL) == CZ_OK && b && cz_budget_limit(b) == 100 * MIB);
     cz_budget_free(b);
 
     clear_tree();
-    unsetenv("CZ_BUDGET_PROC_ROOT");
     if (rmdir(tmpdir) != 0) printf("could not remove %s\n", tmpdir);
 }
 

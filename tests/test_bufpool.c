@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/bufpool.h"
+#include "mem/bufpool.h"
 #include "test_util.h"
 
 /* huge allocations must fail with NULL under the sanitizers too */
@@ -78,11 +78,15 @@ static long mock_get(mock *m, long *field)
 
 static int log_lines;
 static char last_line[512];
-static void log_cb(void *ctx, const char *line)
+static void log_cb(void *ctx, cz_log_level level, const char *component, const char *line)
 {
+    (void)ctx;
+    (void)level;
+    (void)component;
     log_lines++;
     snprintf(last_line, sizeof last_line, "%s", line);
 }
+static const cz_logger test_log = {log_cb, NULL, CZ_LOG_DEBUG};
 
 /* pool held == budget pool bytes == mock live bytes (single-threaded steps) */
 static int consistent(cz_bufpool *p, cz_budget *b, mock *m)
@@ -111,7 +115,7 @@ static void fx_init(fixture *f, size_t limit)
     cz_error err;
     cz_error_clear(&err);
     CHECK(cz_budget_create(&f->b, limit, 0, &err) == CZ_OK);
-    CHECK(cz_bufpool_create(&f->p, f->b, &f->a, log_cb, NULL, &err) == CZ_OK);
+    CHECK(cz_bufpool_create(&f->p, f->b, &f->a, &test_log, &err) == CZ_OK);
     log_lines = 0;
 }
 
@@ -381,7 +385,7 @@ static void test_fallback(void)
     cz_budget *bud;
     cz_bufpool *p;
     CHECK(cz_budget_create(&bud, 8 * MIB, 0, NULL) == CZ_OK);
-    CHECK(cz_bufpool_create(&p, bud, NULL, NULL, NULL, NULL) == CZ_OK);
+    CHECK(cz_bufpool_create(&p, bud, NULL, NULL, NULL) == CZ_OK);
     void *o = NULL;
     CHECK(cz_bufpool_get(p, MIB, &o, &got, 0, NULL, NULL) == CZ_OK && o && got == MIB);
     memset(o, 7, got);
@@ -502,7 +506,7 @@ static void test_free_while_reclaiming(void)
     long rounds = cz_test_iters(200), failed = 0;
     for (long r = 0; r < rounds; r++) {
         cz_bufpool *p;
-        CHECK(cz_bufpool_create(&p, b, NULL, NULL, NULL, NULL) == CZ_OK);
+        CHECK(cz_bufpool_create(&p, b, NULL, NULL, NULL) == CZ_OK);
         void *x[4] = {0};
         for (int i = 0; i < 4; i++)
             if (cz_bufpool_get(p, 256 * KIB * (size_t)(i + 1), &x[i], NULL, 2.0, NULL, NULL) != CZ_OK) failed++;

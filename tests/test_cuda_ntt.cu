@@ -388,7 +388,7 @@ template <class F> static void test_compute_h(void)
 {
     typedef cpu<F> P;
     cz_backend *be = NULL;
-    CHECK(cz_backend_cpu_create(&be, NULL) == CZ_OK);
+    CHECK(cz_backend_cpu_create(&be, NULL, NULL) == CZ_OK);
     if (!be) return;
     const unsigned kmax = cz_test_iters(10) >= 5 ? 12 : 7;
     for (unsigned k = 0; k <= kmax; k++) {
@@ -397,7 +397,7 @@ template <class F> static void test_compute_h(void)
         std::vector<F> wa = a, wb = b, wc = c;
         cz_error err;
         cz_error_clear(&err);
-        CHECK(be->ops->compute_h(be, P::curve, k, wa.data(), wb.data(), wc.data(), &err) == CZ_OK);
+        CHECK(be->ops->compute_h(be, P::curve, k, wa.data(), wb.data(), wc.data(), NULL, &err) == CZ_OK);
         nt::tw_t<F> ti = nt::tw_t<F>(), tcs = nt::tw_t<F>();
         std::vector<F> tab_i(1), tab_c(1);
         if (k) {

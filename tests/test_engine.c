@@ -15,7 +15,8 @@
  * spread over them, one key placement per device, a failing device taken
  * out of service with its partition proved elsewhere, every device failing
  * (the job fails with the cause, the engine keeps serving errors, the
- * budget returns), CZ_ENGINE_FAIL_DEVICE, and bad device specs.
+ * budget returns), the configured fault injection (fail_device/fail_step),
+ * and bad device specs.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -24,7 +25,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
-#include "groth16/gen_circuit.h"
+#include "circuit/gen_circuit.h"
 #include "groth16/setup.h"
 #include "io/r1cs.h"
 #include "test_util.h"
@@ -34,7 +35,8 @@ typedef struct fixture {
     cz_zkey zk; /* loaded separately, for verification */
     cz_vkey vk;
     cz_wtns w;
-    size_t abc; /* working-set bytes of a partition */
+    size_t abc;  /* working-set bytes of a partition */
+    size_t part; /* everything one partition takes besides the key (cz_engine_admit): a, b, c + CPU scratch */
 } fixture;
 
 static char g_dir[128];
@@ -72,8 +74,30 @@ static int make_fixture(fixture *f, const char *name, cz_curve curve, cz_gen_pro
     if (st == CZ_OK) st = cz_wtns_load(&f->w, f->wtns, NULL, &err);
     if (st == CZ_OK) st = cz_vkey_from_zkey(&f->vk, &f->zk);
     CHECK_MSG(st == CZ_OK, "load %s: %s", name, cz_error_msg(&err));
-    f->abc = 3 * (size_t)f->zk.domain_size * 32;
+    f->abc = cz_abc_bytes(f->zk.domain_size);
     return st == CZ_OK;
+}
+
+/* f->part, from an engine with the CPU backend and a large budget */
+static int measure_part(fixture *f)
+{
+    cz_engine_config c;
+    cz_engine_config_default(&c);
+    c.device = "cpu";
+    c.budget_bytes = (size_t)1 << 30;
+    cz_engine *e = NULL;
+    cz_engine_key *k = NULL;
+    cz_error err;
+    cz_error_clear(&err);
+    cz_engine_admission a;
+    memset(&a, 0, sizeof a);
+    if (cz_engine_create(&e, &c, &err) == CZ_OK && cz_engine_key_add(e, f->zkey, &k, &err) == CZ_OK)
+        cz_engine_admit(e, k, 0, &a);
+    CHECK_MSG(a.fits && a.can_start && a.key_bytes == 0 && a.need >= f->abc, "admission: %s", cz_error_msg(&err));
+    f->part = a.need;
+    if (k) cz_engine_key_remove(e, k);
+    cz_engine_free(e);
+    return a.need > 0;
 }
 
 static void free_fixture(fixture *f)
@@ -184,7 +208,7 @@ static void test_partitions(fixture *f)
     CHECK(cz_engine_key_bytes(k) == f->zk.bytes);
     const cz_wtns *ws[4] = {&f->w, &f->w, &f->w, &f->w};
     cz_job *j;
-    CHECK(cz_engine_submit(e, k, ws, 4, 0, &j, &err) == CZ_OK);
+    CHECK_MSG(cz_engine_submit(e, k, ws, 4, 0, &j, &err) == CZ_OK, "submit: %s", cz_error_msg(&err));
     CHECK(cz_job_wait(j, -1) == CZ_OK);
     CHECK(cz_job_status(j) == CZ_OK);
     CHECK(job_all_ok(f, j));
@@ -228,7 +252,7 @@ static void test_partitions(fixture *f)
 /* a budget that holds the key and one working set and a half: jobs queue */
 static void test_small_budget(fixture *f)
 {
-    size_t budget = f->zk.bytes + f->abc + f->abc / 2;
+    size_t budget = f->zk.bytes + f->part + f->abc / 2;
     cz_engine_key *k;
     cz_engine *e = engine_with_key(budget, 3, f, &k);
     if (!e) return;
@@ -257,7 +281,9 @@ static void test_small_budget(fixture *f)
     CHECK_MSG(s.pool.misses == s0.pool.misses && s.pool.hits == s0.pool.hits + 15, "pool hits %llu misses %llu",
               (unsigned long long)s.pool.hits, (unsigned long long)s.pool.misses);
     CHECK(s.pool.in_use == 0);
-    CHECK(s.budget.used == f->zk.bytes + s.pool.held);
+    /* the key, the pool and the twiddle tables the CPU backend keeps */
+    CHECK(s.budget.used == f->zk.bytes + s.pool.held + s.budget.by[CZ_MEM_SCRATCH]);
+    CHECK(s.budget.by[CZ_MEM_WITNESS] == 0 && s.budget.by[CZ_MEM_WORKSET] == 0);
     engine_done(e, k);
 }
 
@@ -304,7 +330,7 @@ static void test_too_big(fixture *f)
     cz_status st = cz_engine_submit(e, k, ws, 1, 0, &j, &err);
     CHECK(st == CZ_ERR_BUDGET && j == NULL);
     char want[64];
-    snprintf(want, sizeof want, "needs %zu bytes", f->zk.bytes + f->abc);
+    snprintf(want, sizeof want, "needs %zu bytes", f->zk.bytes + f->part);
     CHECK_MSG(strstr(cz_error_msg(&err), want) != NULL, "message: %s", cz_error_msg(&err));
     engine_done(e, k);
 
@@ -326,7 +352,7 @@ static void test_too_big(fixture *f)
 static void test_eviction(fixture *f1, fixture *f2)
 {
     /* f2's working set is the larger; both keys plus f2's working set do not fit */
-    size_t budget = f1->zk.bytes + f2->zk.bytes + f2->abc - 1;
+    size_t budget = f1->zk.bytes + f2->zk.bytes + f2->part - 1;
     cz_engine *e = engine(budget, 1);
     if (!e) return;
     cz_engine_key *k1, *k2;
@@ -466,7 +492,7 @@ static void *stress_thread(void *p)
 
 static void test_many(fixture *f)
 {
-    size_t budget = f->zk.bytes + 4 * f->abc;
+    size_t budget = f->zk.bytes + 4 * f->part;
     cz_engine_key *k;
     cz_engine *e = engine_with_key(budget, 2, f, &k);
     if (!e) return;
@@ -490,10 +516,12 @@ static void test_many(fixture *f)
     cz_engine_stats_get(e, &s);
     CHECK(s.jobs_done == (uint64_t)(8 * per));
     CHECK(s.budget.peak <= budget);
-    /* back to the idle level: the key and the idle pool buffers */
+    /* back to the idle level: the key, the idle pool buffers and the kept
+     * twiddle tables */
     CHECK(s.pool.in_use == 0);
-    CHECK_MSG(s.budget.used == f->zk.bytes + s.pool.held, "budget in use %zu, key %llu + pool %zu", s.budget.used,
-              (unsigned long long)f->zk.bytes, s.pool.held);
+    CHECK_MSG(s.budget.used == f->zk.bytes + s.pool.held + s.budget.by[CZ_MEM_SCRATCH],
+              "budget in use %zu, key %llu + pool %zu + scratch %zu", s.budget.used, (unsigned long long)f->zk.bytes,
+              s.pool.held, s.budget.by[CZ_MEM_SCRATCH]);
     CHECK(s.pool.misses <= 4);
     printf("  %d jobs from 8 threads: pool hits %llu misses %llu, budget peak %zu of %zu\n", 8 * per,
            (unsigned long long)s.pool.hits, (unsigned long long)s.pool.misses, s.budget.peak, budget);
@@ -545,10 +573,10 @@ static cz_status fake_msm_g2(cz_backend *be, cz_curve curve, void *out, const vo
     return fake_msm(be, 1, curve, out, bases, scalars, n, form, err);
 }
 static cz_status fake_compute_h(cz_backend *be, cz_curve curve, unsigned log_n, void *a, void *b, void *c,
-                                cz_error *err)
+                                cz_backend_h_stats *stats, cz_error *err)
 {
     fake_dev *d = be->ctx;
-    return d->cpu->ops->compute_h(d->cpu, curve, log_n, a, b, c, err);
+    return d->cpu->ops->compute_h(d->cpu, curve, log_n, a, b, c, stats, err);
 }
 static void fake_free(cz_backend *be)
 {
@@ -557,13 +585,23 @@ static void fake_free(cz_backend *be)
     free(d);
     free(be);
 }
-static const cz_backend_ops fake_ops = {fake_compute_h, fake_msm_g1, fake_msm_g2, NULL, NULL, NULL, fake_free};
+static const cz_backend_ops fake_ops = {
+    /* .compute_h      = */ fake_compute_h,
+    /* .msm_g1         = */ fake_msm_g1,
+    /* .msm_g2         = */ fake_msm_g2,
+    /* .keep_bases     = */ NULL,
+    /* .drop_bases     = */ NULL,
+    /* .host_allocator = */ NULL,
+    /* .mem_info       = */ NULL,
+    /* .scratch_bytes  = */ NULL,
+    /* .free           = */ fake_free,
+};
 
 static cz_status fake_make(void *ctx, int index, cz_backend **out, cz_error *err)
 {
     cz_backend *be = calloc(1, sizeof *be);
     fake_dev *d = calloc(1, sizeof *d);
-    if (!be || !d || cz_backend_cpu_create(&d->cpu, NULL) != CZ_OK) {
+    if (!be || !d || cz_backend_cpu_create(&d->cpu, NULL, NULL) != CZ_OK) {
         free(be);
         free(d);
         return cz_error_set(err, CZ_ERR_NO_MEMORY, "fake device %d", index);
@@ -734,26 +772,26 @@ static void test_device_failure(fixture *f)
     CHECK(s.pool.in_use == 0 && s.budget.used == f->zk.bytes + s.pool.held);
     engine_done(e, k);
 
-    /* the same from CZ_ENGINE_FAIL_DEVICE on the "cpu" devices */
-    setenv("CZ_ENGINE_FAIL_DEVICE", "1:2", 1);
+    /* the same from the configured fault injection on the "cpu" devices */
     cz_engine_config c;
     cpu_config(&c, (size_t)1 << 30, 0);
     c.gpus = 2;
+    c.fail_device = 1;
+    c.fail_step = 2;
     e = engine_cfg_with_key(&c, f, &k);
     if (e) {
         for (int i = 0; i < 4; i++) CHECK(run_job(e, k, f, 3, NULL, NULL, 0));
         cz_engine_stats_get(e, &s);
         CHECK(s.partitions_done == 12);
         if (s.dev[1].partitions + s.retries >= 2) { /* device 1 reached its second step */
-            CHECK(!s.dev[1].in_service && strstr(s.dev[1].error, "CZ_ENGINE_FAIL_DEVICE") && s.retries == 1);
+            CHECK(!s.dev[1].in_service && strstr(s.dev[1].error, "fail_step") && s.retries == 1);
         }
         engine_done(e, k);
     }
-    setenv("CZ_ENGINE_FAIL_DEVICE", "1", 1);
+    c.fail_device = 2; /* there is no device 2 */
     cz_error_clear(&err);
     CHECK(cz_engine_create(&e, &c, &err) == CZ_ERR_INVALID_ARG);
-    CHECK(strstr(cz_error_msg(&err), "CZ_ENGINE_FAIL_DEVICE") != NULL);
-    unsetenv("CZ_ENGINE_FAIL_DEVICE");
+    CHECK(strstr(cz_error_msg(&err), "fail_device") != NULL);
 }
 
 /* two keys on two devices: each device places each key at most once */
@@ -826,6 +864,9 @@ int main(void)
     if (make_fixture(&f1, "bn", CZ_CURVE_BN254, CZ_GEN_DENSE, 500, 1) &&
         make_fixture(&f2, "bls", CZ_CURVE_BLS12_381, CZ_GEN_CHAIN, 1500, 2)) {
         CHECK(f2.abc > f1.abc);
+        CHECK(measure_part(&f1) && measure_part(&f2));
+        printf("  per partition besides the key: %zu (a, b, c %zu) and %zu (%zu) bytes\n", f1.part, f1.abc, f2.part,
+               f2.abc);
         test_partitions(&f1);
         test_small_budget(&f1);
         test_too_big(&f1);

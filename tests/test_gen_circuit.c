@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "ff/ff.h"
-#include "groth16/gen_circuit.h"
+#include "circuit/gen_circuit.h"
 #include "groth16/groth16.h"
 #include "io/binfile.h"
 #include "io/r1cs.h"

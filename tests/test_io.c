@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "ec/ec.h"
-#include "groth16/gen_circuit.h"
+#include "circuit/gen_circuit.h"
 #include "groth16/setup.h"
 #include "io/binfile.h"
 #include "io/json.h"

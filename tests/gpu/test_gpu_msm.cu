@@ -8,8 +8,8 @@
  * a witness-like mix (mostly 0 and 1), the edge inputs of tests/test_msm.c
  * (n = 0..3, zero scalars, 1, 2, r - 1, repeated bases, equal scalars, P and
  * -P, bases at infinity, scalars >= r rejected with CZ_ERR_RANGE and the
- * result at infinity), forced windows 4..20 (CZ_MSM_WINDOW), level run
- * lengths (CZ_MSM_RUN) and chunking (CZ_MSM_CHUNK, resident bases included).
+ * result at infinity), forced windows 4..20 (cz_cuda_opts msm_window), level
+ * run lengths (msm_run) and chunking (msm_chunk, resident bases included).
  *
  * Needs a GPU: without one it prints "no GPU: skipped" and exits with 77.
  */
@@ -191,15 +191,17 @@ template <class T> static void test_witness_like(size_t n)
     check<T>(I, &expect, "witness-like", B_RESIDENT, F_MONT, S_RESIDENT);
 }
 
-static void set_knob(const char *name, long v)
+/* the kernels' tuning knobs (cz_cuda_opts), one at a time; 0: automatic */
+enum knob { K_WINDOW, K_RUN, K_CHUNK };
+static void set_knob(knob k, long v)
 {
-    if (v) {
-        char b[32];
-        snprintf(b, sizeof b, "%ld", v);
-        setenv(name, b, 1);
-    } else {
-        unsetenv(name);
-    }
+    static cz_cuda_opts o;
+    if (k == K_WINDOW) o.msm_window = (int)v;
+    if (k == K_RUN) o.msm_run = (size_t)v;
+    if (k == K_CHUNK) o.msm_chunk = (size_t)v;
+    cz_error e;
+    cz_error_clear(&e);
+    CHECK_MSG(cz_cuda_set_opts(g_ctx, &o, &e) == CZ_OK, "cz_cuda_set_opts: %s", cz_error_msg(&e));
 }
 
 template <class T> static void test_knobs(void)
@@ -214,18 +216,18 @@ template <class T> static void test_knobs(void)
     typename T::jac expect;
     oracle<T>(I, &expect);
     for (int c = 4; c <= 20; c += (c < 12 ? 1 : 2)) {
-        set_knob("CZ_MSM_WINDOW", c);
+        set_knob(K_WINDOW, c);
         char what[64];
         snprintf(what, sizeof what, "window %d", c);
         check<T>(I, &expect, what, c % 2 ? B_PAGEABLE : B_RESIDENT, c % 3 ? F_MONT : F_CANON);
     }
-    set_knob("CZ_MSM_WINDOW", 0);
-    set_knob("CZ_MSM_RUN", 8);
+    set_knob(K_WINDOW, 0);
+    set_knob(K_RUN, 8);
     check<T>(I, &expect, "run 8", B_RESIDENT, F_BOTH);
-    set_knob("CZ_MSM_RUN", 1000);
+    set_knob(K_RUN, 1000);
     check<T>(I, &expect, "run 1000", B_PAGEABLE, F_MONT);
-    set_knob("CZ_MSM_RUN", 0);
-    set_knob("CZ_MSM_CHUNK", 1000);
+    set_knob(K_RUN, 0);
+    set_knob(K_CHUNK, 1000);
     check<T>(I, &expect, "chunk 1000", B_ALL, F_BOTH);
     check<T>(I, &expect, "chunk 1000", B_RESIDENT | B_PAGEABLE, F_MONT, S_RESIDENT);
     {
@@ -246,13 +248,13 @@ template <class T> static void test_knobs(void)
             cz_cuda_bases_release(g_ctx, big.data());
         }
     }
-    set_knob("CZ_MSM_CHUNK", 1);
+    set_knob(K_CHUNK, 1);
     inst<T> J;
     J.init(5);
     typename T::jac ej;
     oracle<T>(J, &ej);
     check<T>(J, &ej, "chunk 1", B_ALL, F_BOTH);
-    set_knob("CZ_MSM_CHUNK", 0);
+    set_knob(K_CHUNK, 0);
 }
 
 template <class T> static void test_edge_scalars(void)

@@ -7,7 +7,7 @@
  *
  *  - forward, inverse, coset forward, coset inverse for 2^0..2^22 (2^24 with
  *    CZ_GPU_TEST_BIG=1), each in four modes of cuda/ntt.cu: the default pass
- *    kernel, the simple per-level kernel (CZ_GPU_NTT=simple), 2^4-element
+ *    kernel, the simple per-level kernel (cz_cuda_opts ntt_simple), 2^4-element
  *    tiles (many passes, column tiles from 2^5 on) and 2^12-element tiles
  *    (over 48 KiB of shared memory); pageable host memory, and pinned memory
  *    at a few sizes;
@@ -121,18 +121,16 @@ static const mode_t_ MODES[] = {
 };
 enum { NMODES = sizeof MODES / sizeof MODES[0] };
 
-static void set_env(const char *name, const char *v)
-{
-    if (v)
-        setenv(name, v, 1);
-    else
-        unsetenv(name);
-}
 static void set_mode(int m)
 {
-    set_env("CZ_GPU_NTT", MODES[m].ntt);
-    set_env("CZ_GPU_NTT_TILE", MODES[m].tile);
-    set_env("CZ_GPU_NTT_COLS", MODES[m].cols);
+    cz_cuda_opts o;
+    memset(&o, 0, sizeof o);
+    o.ntt_simple = MODES[m].ntt != NULL;
+    o.ntt_tile = MODES[m].tile ? atoi(MODES[m].tile) : 0;
+    o.ntt_cols = MODES[m].cols ? atoi(MODES[m].cols) : 0;
+    cz_error e;
+    cz_error_clear(&e);
+    CHECK_MSG(cz_cuda_set_opts(gpu, &o, &e) == CZ_OK, "cz_cuda_set_opts: %s", cz_error_msg(&e));
 }
 
 static const char *OP_NAME[4] = {"forward", "inverse", "coset forward", "coset inverse"};
@@ -237,7 +235,7 @@ static void test_h(const field_t *f)
         std::vector<el> want = a, wb = b, wc = c;
         cz_error err;
         cz_error_clear(&err);
-        CHECK(cpu_be->ops->compute_h(cpu_be, f->curve, k, want.data(), wb.data(), wc.data(), &err) == CZ_OK);
+        CHECK(cpu_be->ops->compute_h(cpu_be, f->curve, k, want.data(), wb.data(), wc.data(), NULL, &err) == CZ_OK);
         for (int m = 0; m < NMODES; m++) {
             set_mode(m);
             run_h(f, k, a.data(), b.data(), c.data(), want.data(), 0, 0, 0, MODES[m].name);
@@ -336,7 +334,7 @@ static void test_dev_api(const field_t *f, unsigned k)
         want = a;
         std::vector<el> wb = b, wc = c;
         cz_error_clear(&err);
-        CHECK(cpu_be->ops->compute_h(cpu_be, f->curve, k, want.data(), wb.data(), wc.data(), &err) == CZ_OK);
+        CHECK(cpu_be->ops->compute_h(cpu_be, f->curve, k, want.data(), wb.data(), wc.data(), NULL, &err) == CZ_OK);
         const el *src[3] = {a.data(), b.data(), c.data()};
         for (int i = 0; i < 3; i++)
             CHECK(cudaMemcpy(d[i], src[i], bytes, cudaMemcpyHostToDevice) == cudaSuccess);
@@ -413,7 +411,7 @@ int main(void)
     cz_test_seed(&rng, "test_gpu_ntt");
     const char *b = getenv("CZ_GPU_TEST_BIG");
     big = b && atoi(b) > 0;
-    if (cz_backend_cpu_create(&cpu_be, NULL) != CZ_OK) {
+    if (cz_backend_cpu_create(&cpu_be, NULL, NULL) != CZ_OK) {
         fprintf(stderr, "test_gpu_ntt: no CPU backend\n");
         cz_cuda_close(gpu);
         return 1;

@@ -1,4 +1,4 @@
-#include "groth16/gen_circuit.h"
+#include "circuit/gen_circuit.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

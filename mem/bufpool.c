@@ -1,5 +1,5 @@
 /*
- * engine/bufpool: reusable large host buffers (contract in bufpool.h).
+ * mem/bufpool: reusable large host buffers (contract in bufpool.h).
  *
  * DESIGN: the pool is an array of buffer records (pointer, size, in use,
  * which allocator it came from) under one mutex; pools hold tens of buffers,
@@ -20,7 +20,7 @@
  *           more than the budget says), repeat until enough.
  * A buffer in use is never on the idle list, so shrink can never free it.
  */
-#include "engine/bufpool.h"
+#include "mem/bufpool.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -43,8 +43,7 @@ struct cz_bufpool {
     cz_budget *budget;
     cz_allocator alloc; /* alloc.alloc NULL: ordinary aligned memory */
     int has_alloc;
-    void (*log)(void *ctx, const char *line);
-    void *log_ctx;
+    cz_logger log;
     int logged_fallback;
     buf_rec *recs;
     size_t nrecs, cap;
@@ -81,7 +80,7 @@ static const char *mib(char buf[32], size_t n)
 }
 
 cz_status cz_bufpool_create(cz_bufpool **out, cz_budget *b, const cz_allocator *alloc,
-                            void (*log)(void *ctx, const char *line), void *log_ctx, cz_error *err)
+                            const cz_logger *log, cz_error *err)
 {
     if (!out || !b) return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_bufpool_create: out or budget is NULL");
     *out = NULL;
@@ -101,8 +100,7 @@ cz_status cz_bufpool_create(cz_bufpool **out, cz_budget *b, const cz_allocator *
         p->alloc = *alloc;
         p->has_alloc = 1;
     }
-    p->log = log;
-    p->log_ctx = log_ctx;
+    if (log) p->log = *log;
     p->as_alloc.alloc = as_alloc_get;
     p->as_alloc.free = as_alloc_put;
     p->as_alloc.ctx = p;
@@ -141,13 +139,12 @@ void cz_bufpool_free(cz_bufpool *p)
         released += p->recs[i].size;
     }
     cz_budget_release(p->budget, CZ_MEM_POOL, released);
-    if (nleaked && p->log) {
-        char line[200], m[32];
-        snprintf(line, sizeof line,
-                 "buffer pool: freed with %zu buffer(s) still in use, %zu bytes (%s MiB): leaked, still counted "
-                 "in the memory budget",
-                 nleaked, leaked, mib(m, leaked));
-        p->log(p->log_ctx, line);
+    if (nleaked) {
+        char m[32];
+        CZ_LOG(&p->log, CZ_LOG_ERROR, "pool",
+               "buffer pool: freed with %zu buffer(s) still in use, %zu bytes (%s MiB): leaked, still counted "
+               "in the memory budget",
+               nleaked, leaked, mib(m, leaked));
     }
     free(p->recs);
     pthread_cond_destroy(&p->put_cv);
@@ -287,13 +284,12 @@ cz_status cz_bufpool_get(cz_bufpool *p, size_t bytes, void **buf, size_t *got, d
         if (!p->logged_fallback) p->logged_fallback = log_now = 1;
     }
     pthread_mutex_unlock(&p->lock);
-    if (log_now && p->log) {
-        char line[256], m[32];
-        snprintf(line, sizeof line,
-                 "buffer pool: the allocator (pinned memory) refused %zu bytes (%s MiB); using ordinary pageable "
-                 "memory instead, host-to-device copies from it are slower (said once; the pool counts fallbacks)",
-                 size, mib(m, size));
-        p->log(p->log_ctx, line);
+    if (log_now) {
+        char m[32];
+        CZ_LOG(&p->log, CZ_LOG_WARN, "pool",
+               "buffer pool: the allocator (pinned memory) refused %zu bytes (%s MiB); using ordinary pageable "
+               "memory instead, host-to-device copies from it are slower (said once; the pool counts fallbacks)",
+               size, mib(m, size));
     }
     *buf = mem;
     if (got) *got = size;
@@ -317,7 +313,7 @@ void cz_bufpool_put(cz_bufpool *p, void *buf)
     }
     if (found) pthread_cond_broadcast(&p->put_cv);
     pthread_mutex_unlock(&p->lock);
-    if (!found && p->log) p->log(p->log_ctx, "buffer pool: put of a pointer that is not a buffer in use: ignored");
+    if (!found) CZ_LOG(&p->log, CZ_LOG_ERROR, "pool", "buffer pool: put of a pointer that is not a buffer in use: ignored");
 }
 
 size_t cz_bufpool_shrink(cz_bufpool *p, size_t need)

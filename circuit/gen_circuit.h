@@ -1,5 +1,5 @@
 /*
- * groth16/gen_circuit: satisfiable synthetic circuits of any size (.r1cs and
+ * circuit/gen_circuit: satisfiable synthetic circuits of any size (.r1cs and
  * .wtns), for benchmarks and tests of the prover and the engine.
  *
  * DESIGN: the constraints are cut into blocks of about 4096 (the block size
@@ -77,8 +77,8 @@
  * 12 + 36 x (terms) bytes per row: ~228 B/row dense, 192 chain, ~188
  * filecoin; .wtns = 76 + 32 nWires bytes.
  */
-#ifndef CZ_GROTH16_GEN_CIRCUIT_H
-#define CZ_GROTH16_GEN_CIRCUIT_H
+#ifndef CZ_CIRCUIT_GEN_CIRCUIT_H
+#define CZ_CIRCUIT_GEN_CIRCUIT_H
 
 #include <stdint.h>
 

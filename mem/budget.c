@@ -1,5 +1,5 @@
 /*
- * engine/budget: the process's byte budget (contract in budget.h).
+ * mem/budget: the process's byte budget (contract in budget.h).
  *
  * DESIGN: one mutex guards the counters; one condition variable on
  * CLOCK_MONOTONIC wakes waiters when bytes are released (and tells
@@ -15,7 +15,7 @@
  * calls in progress), so a slot pointer held across an unlocked call stays
  * valid.
  */
-#include "engine/budget.h"
+#include "mem/budget.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -45,10 +45,12 @@ struct cz_budget {
     reclaimer rec[CZ_RECLAIM_STAGES_][CZ_RECLAIMERS_MAX];
 };
 
-static const char *const consumer_names[CZ_MEM_CONSUMERS_] = {"key", "matrix", "workset", "pool", "other"};
+static const char *const consumer_names[CZ_MEM_CONSUMERS_] = {"key",     "matrix",  "witness",
+                                                               "workset", "scratch", "pool"};
 /* what the bytes are for, in messages */
 static const char *const consumer_what[CZ_MEM_CONSUMERS_] = {
-    "a proving key", "constraint matrices", "a job's working set", "a pinned pool buffer", "other memory"};
+    "a proving key",       "constraint matrices", "a witness",
+    "a job's working set", "backend scratch",     "a pinned pool buffer"};
 
 const char *cz_mem_consumer_name(cz_mem_consumer c)
 {
@@ -72,10 +74,9 @@ static const char *mib(char buf[32], size_t n)
 
 /* ---- detection --------------------------------------------------------- */
 
-/* prefix (CZ_BUDGET_PROC_ROOT or "") + path; 0 if it does not fit */
-static int root_path(char *out, size_t cap, const char *path)
+/* root + path; 0 if it does not fit */
+static int root_path(char *out, size_t cap, const char *root, const char *path)
 {
-    const char *root = getenv("CZ_BUDGET_PROC_ROOT");
     if (!root) root = "";
     int n = snprintf(out, cap, "%s%s", root, path);
     return n > 0 && (size_t)n < cap;
@@ -94,11 +95,11 @@ static int read_small(const char *path, char *buf, size_t cap)
 
 /* memory.max of one cgroup directory (relative path, "" = root): 1 and *v
  * when numeric, 0 when "max", unreadable or malformed */
-static int cgroup_max(const char *dir, size_t *v)
+static int cgroup_max(const char *root, const char *dir, size_t *v)
 {
     char rel[4200], path[4400], buf[64];
     snprintf(rel, sizeof rel, "/sys/fs/cgroup%s/memory.max", dir);
-    if (!root_path(path, sizeof path, rel) || !read_small(path, buf, sizeof buf)) return 0;
+    if (!root_path(path, sizeof path, root, rel) || !read_small(path, buf, sizeof buf)) return 0;
     if (strncmp(buf, "max", 3) == 0) return 0;
     char *end;
     errno = 0;
@@ -108,10 +109,10 @@ static int cgroup_max(const char *dir, size_t *v)
     return 1;
 }
 
-static size_t detect_cgroup(void)
+static size_t detect_cgroup(const char *root)
 {
     char path[4400], buf[8192];
-    if (!root_path(path, sizeof path, "/proc/self/cgroup") || !read_small(path, buf, sizeof buf)) return 0;
+    if (!root_path(path, sizeof path, root, "/proc/self/cgroup") || !read_small(path, buf, sizeof buf)) return 0;
     /* the cgroup v2 line: "0::/some/path" */
     char *line = buf, *cg = NULL;
     while (line && *line) {
@@ -132,7 +133,7 @@ static size_t detect_cgroup(void)
     /* this cgroup and each parent up to the root: the smallest limit wins */
     size_t best = 0, v;
     for (;;) {
-        if (cgroup_max(dir, &v) && v > 0 && (best == 0 || v < best)) best = v;
+        if (cgroup_max(root, dir, &v) && v > 0 && (best == 0 || v < best)) best = v;
         if (dir[0] == '\0') break;
         char *slash = strrchr(dir, '/');
         if (!slash) break;
@@ -141,10 +142,10 @@ static size_t detect_cgroup(void)
     return best;
 }
 
-static size_t detect_meminfo(void)
+static size_t detect_meminfo(const char *root)
 {
     char path[4400], buf[16384];
-    if (!root_path(path, sizeof path, "/proc/meminfo") || !read_small(path, buf, sizeof buf)) return 0;
+    if (!root_path(path, sizeof path, root, "/proc/meminfo") || !read_small(path, buf, sizeof buf)) return 0;
     const char *p = strstr(buf, "MemAvailable:");
     if (!p) return 0;
     p += strlen("MemAvailable:");
@@ -155,14 +156,14 @@ static size_t detect_meminfo(void)
     return (size_t)kb * 1024;
 }
 
-size_t cz_budget_detect(const char **source)
+size_t cz_budget_detect(const char *root, const char **source)
 {
-    size_t v = detect_cgroup();
+    size_t v = detect_cgroup(root);
     if (v) {
         if (source) *source = "cgroup memory.max";
         return v;
     }
-    v = detect_meminfo();
+    v = detect_meminfo(root);
     if (source) *source = v ? "MemAvailable" : NULL;
     return v;
 }
@@ -179,11 +180,16 @@ static size_t default_margin(size_t detected)
 
 cz_status cz_budget_create(cz_budget **out, size_t limit, size_t margin, cz_error *err)
 {
+    return cz_budget_create_at(out, limit, margin, NULL, err);
+}
+
+cz_status cz_budget_create_at(cz_budget **out, size_t limit, size_t margin, const char *root, cz_error *err)
+{
     if (!out) return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_budget_create: out is NULL");
     *out = NULL;
     if (limit == 0) {
         const char *source = NULL;
-        size_t detected = cz_budget_detect(&source);
+        size_t detected = cz_budget_detect(root, &source);
         if (!detected)
             return cz_error_set(err, CZ_ERR_UNSUPPORTED,
                                 "memory budget: no limit given and none detected (no cgroup v2 memory.max, "
@@ -450,4 +456,98 @@ void cz_budget_stats_get(cz_budget *b, cz_budget_stats *out)
     out->refused = b->refused;
     out->overreleased = b->overreleased;
     pthread_mutex_unlock(&b->lock);
+}
+
+size_t cz_budget_used(cz_budget *b)
+{
+    if (!b) return 0;
+    pthread_mutex_lock(&b->lock);
+    size_t u = b->used;
+    pthread_mutex_unlock(&b->lock);
+    return u;
+}
+
+/* ---- budgeted allocator ------------------------------------------------ */
+
+static void *ba_alloc(void *ctx, size_t bytes)
+{
+    cz_budget_alloc *ba = ctx;
+    const size_t limit = cz_budget_limit(ba->budget);
+    const size_t held = __atomic_load_n(ba->held, __ATOMIC_RELAXED);
+    cz_error e;
+    cz_error_clear(&e);
+    cz_status st;
+    if (held + bytes > limit || held + bytes < held) {
+        char m1[32], m2[32];
+        st = cz_error_set(&e, CZ_ERR_BUDGET,
+                          "memory budget: %s needs more than %zu bytes (%s MiB) and the budget is %zu bytes (%s MiB)",
+                          consumer_for(ba->who), held + bytes, mib(m1, held + bytes), limit, mib(m2, limit));
+    } else {
+        size_t pre = __atomic_load_n(&ba->prepaid, __ATOMIC_RELAXED), take;
+        do {
+            take = pre < bytes ? pre : bytes;
+        } while (!__atomic_compare_exchange_n(&ba->prepaid, &pre, pre - take, 1, __ATOMIC_RELAXED,
+                                              __ATOMIC_RELAXED));
+        st = cz_budget_reserve(ba->budget, ba->who, bytes - take, ba->timeout_s, ba->cancel, &e);
+        if (st != CZ_OK) __atomic_add_fetch(&ba->prepaid, take, __ATOMIC_RELAXED);
+    }
+    if (st != CZ_OK) {
+        if (ba->refusal.status == CZ_OK) ba->refusal = e;
+        return NULL;
+    }
+    void *p = ba->base ? ba->base->alloc(ba->base->ctx, bytes) : cz_alloc(NULL, bytes);
+    if (!p) {
+        cz_budget_release(ba->budget, ba->who, bytes);
+        return NULL;
+    }
+    size_t now = __atomic_add_fetch(ba->held, bytes, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&ba->held_own, ba->held == &ba->held_own ? 0 : bytes, __ATOMIC_RELAXED);
+    size_t pk = __atomic_load_n(&ba->peak, __ATOMIC_RELAXED);
+    while (now > pk && !__atomic_compare_exchange_n(&ba->peak, &pk, now, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+    return p;
+}
+
+static void ba_free(void *ctx, void *p, size_t bytes)
+{
+    cz_budget_alloc *ba = ctx;
+    if (!p) return;
+    if (ba->base)
+        ba->base->free(ba->base->ctx, p, bytes);
+    else
+        cz_free(NULL, p, bytes);
+    cz_budget_release(ba->budget, ba->who, bytes);
+    __atomic_sub_fetch(ba->held, bytes, __ATOMIC_RELAXED);
+    if (ba->held != &ba->held_own) __atomic_sub_fetch(&ba->held_own, bytes, __ATOMIC_RELAXED);
+}
+
+void cz_budget_alloc_init(cz_budget_alloc *ba, cz_budget *b, cz_mem_consumer who, const cz_allocator *base)
+{
+    memset(ba, 0, sizeof *ba);
+    ba->a.alloc = ba_alloc;
+    ba->a.free = ba_free;
+    ba->a.ctx = ba;
+    ba->budget = b;
+    ba->who = who;
+    ba->base = base;
+    ba->timeout_s = -1;
+    ba->held = &ba->held_own;
+    cz_error_clear(&ba->refusal);
+}
+
+void cz_budget_alloc_join(cz_budget_alloc *ba, cz_budget_alloc *group) { ba->held = group->held; }
+
+size_t cz_budget_alloc_held(const cz_budget_alloc *ba) { return __atomic_load_n(ba->held, __ATOMIC_RELAXED); }
+
+cz_status cz_budget_alloc_prepay(cz_budget_alloc *ba, size_t bytes, cz_error *err)
+{
+    cz_status st = cz_budget_reserve(ba->budget, ba->who, bytes, ba->timeout_s, ba->cancel, err);
+    if (st == CZ_OK) __atomic_add_fetch(&ba->prepaid, bytes, __ATOMIC_RELAXED);
+    return st;
+}
+
+void cz_budget_alloc_drop_prepaid(cz_budget_alloc *ba)
+{
+    size_t left = __atomic_exchange_n(&ba->prepaid, 0, __ATOMIC_RELAXED);
+    if (left) cz_budget_release(ba->budget, ba->who, left);
 }

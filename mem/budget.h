@@ -1,5 +1,5 @@
 /*
- * engine/budget: one byte budget for the whole process.
+ * mem/budget: one byte budget for the whole process.
  *
  * DESIGN: every large consumer (proving keys in host memory, constraint
  * matrices, each job's working set, the buffers of the pinned pool) reserves
@@ -25,24 +25,26 @@
  * both cases minus a safety margin (default: 5% of it, at least 256 MiB, at
  * most 4 GiB) for everything small that is not counted.
  */
-#ifndef CZ_ENGINE_BUDGET_H
-#define CZ_ENGINE_BUDGET_H
+#ifndef CZ_MEM_BUDGET_H
+#define CZ_MEM_BUDGET_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/alloc.h"
 #include "util/error.h"
 
 typedef enum cz_mem_consumer {
-    CZ_MEM_KEY = 0,  /* proving keys held in host memory */
-    CZ_MEM_MATRIX,   /* constraint matrices (CSR) */
-    CZ_MEM_WORKSET,  /* a job's working memory outside the pool */
-    CZ_MEM_POOL,     /* buffers of the pinned pool (engine/bufpool.h) */
-    CZ_MEM_OTHER,
+    CZ_MEM_KEY = 0,  /* proving keys' point tables in host memory */
+    CZ_MEM_MATRIX,   /* constraint matrices (CSR): the A/B coefficients of keys */
+    CZ_MEM_WITNESS,  /* witnesses held for partitions between synthesis and finalize */
+    CZ_MEM_WORKSET,  /* a, b, c working sets outside the pool (cz_abc_bytes) */
+    CZ_MEM_SCRATCH,  /* backend scratch: CPU MSM buckets, CPU NTT twiddle tables */
+    CZ_MEM_POOL,     /* buffers of the pinned pool (mem/bufpool.h) */
     CZ_MEM_CONSUMERS_
 } cz_mem_consumer;
 
-const char *cz_mem_consumer_name(cz_mem_consumer c); /* "key", "matrix", ... */
+const char *cz_mem_consumer_name(cz_mem_consumer c); /* "key", "matrix", "witness", ... */
 
 typedef enum cz_reclaim_stage { CZ_RECLAIM_POOL = 0, CZ_RECLAIM_KEYS = 1, CZ_RECLAIM_STAGES_ } cz_reclaim_stage;
 
@@ -71,11 +73,11 @@ typedef struct cz_budget_stats {
  * Files read: /proc/self/cgroup (the cgroup v2 line "0::<path>"), then
  * /sys/fs/cgroup<path>/memory.max and that of every parent up to the root
  * (the smallest numeric limit wins; "max" is no limit), else the MemAvailable
- * line of /proc/meminfo. For tests, the environment variable
- * CZ_BUDGET_PROC_ROOT (a directory) is prepended to each of these paths, so a
- * fake tree <root>/proc/self/cgroup, <root>/sys/fs/cgroup/..., <root>/proc/meminfo
- * stands in for the real one. */
-size_t cz_budget_detect(const char **source);
+ * line of /proc/meminfo. root (NULL or "": the real files) is prepended to
+ * each of these paths, so a fake tree <root>/proc/self/cgroup,
+ * <root>/sys/fs/cgroup/..., <root>/proc/meminfo stands in for the real one
+ * (tests). */
+size_t cz_budget_detect(const char *root, const char **source);
 
 /* limit 0: detected minus the margin; margin (bytes) applies to detected
  * limits only, 0 = the default. CZ_ERR_UNSUPPORTED when limit is 0 and
@@ -83,6 +85,8 @@ size_t cz_budget_detect(const char **source);
  * the margin. All reclaimers must have been removed (or must no longer run)
  * before cz_budget_free. */
 cz_status cz_budget_create(cz_budget **out, size_t limit, size_t margin, cz_error *err);
+/* The same with detection under root (cz_budget_detect). */
+cz_status cz_budget_create_at(cz_budget **out, size_t limit, size_t margin, const char *root, cz_error *err);
 void cz_budget_free(cz_budget *b);
 
 /* Several reclaimers per stage are allowed (called in registration order);
@@ -116,5 +120,52 @@ void cz_budget_transfer(cz_budget *b, cz_mem_consumer from, cz_mem_consumer to, 
 
 void cz_budget_stats_get(cz_budget *b, cz_budget_stats *out);
 size_t cz_budget_limit(const cz_budget *b);
+/* Bytes reserved now (all consumers). */
+size_t cz_budget_used(cz_budget *b);
+
+/*
+ * A budgeted allocator: a cz_allocator (util/alloc.h) whose every
+ * allocation is first reserved in the budget for one consumer and released
+ * when freed, so loaders that take an allocator (keys, witnesses) are counted
+ * as what they really allocate. Memory comes from base (NULL: ordinary
+ * aligned heap memory; the pinned allocator of a backend, say).
+ *
+ * A reservation that does not fit waits (timeout_s, cancel as for
+ * cz_budget_reserve) unless what the allocators of its group already hold
+ * plus the new piece exceed the whole budget: then nothing anyone else frees
+ * can make room, and it fails at once (waiting would hang). The group is the
+ * allocator itself, or the one given to cz_budget_alloc_join: a key's point
+ * tables (CZ_MEM_KEY) and its matrices (CZ_MEM_MATRIX) are one load and one
+ * group. The first refusal is kept in `refusal` (the loader sees only NULL
+ * and says "out of memory"; callers report this instead).
+ *
+ * An allocator object must outlive every block it handed out (blocks are
+ * released through it). Thread-safe.
+ */
+typedef struct cz_budget_alloc {
+    cz_allocator a;      /* hand &a to the loader */
+    cz_budget *budget;
+    cz_mem_consumer who;
+    const cz_allocator *base;
+    double timeout_s;    /* default -1: wait without a deadline */
+    const volatile int *cancel;
+    size_t held_own;     /* bytes this allocator holds */
+    size_t *held;        /* its group's counter (&held_own, or the joined one's) */
+    size_t peak;         /* most its group held at once */
+    size_t prepaid;      /* reserved ahead (cz_budget_alloc_prepay), not yet allocated */
+    cz_error refusal;    /* the first refusal (status CZ_OK: none) */
+} cz_budget_alloc;
+
+void cz_budget_alloc_init(cz_budget_alloc *ba, cz_budget *b, cz_mem_consumer who, const cz_allocator *base);
+/* Makes ba count in the group of `group` (initialised already). */
+void cz_budget_alloc_join(cz_budget_alloc *ba, cz_budget_alloc *group);
+/* Bytes ba's group holds now. */
+size_t cz_budget_alloc_held(const cz_budget_alloc *ba);
+/* Reserves bytes now (waiting as an allocation would) for allocations to
+ * come: they draw on it before reserving anew. The engine takes all of a
+ * partition's memory at one point this way, then fills it later. */
+cz_status cz_budget_alloc_prepay(cz_budget_alloc *ba, size_t bytes, cz_error *err);
+/* Releases what is left of the prepaid bytes. */
+void cz_budget_alloc_drop_prepaid(cz_budget_alloc *ba);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * engine/bufpool: a pool of large host buffers that the GPU reads at line
+ * mem/bufpool: a pool of large host buffers that the GPU reads at line
  * rate (pinned with cudaHostAlloc in CUDA builds), reused across jobs.
  *
  * DESIGN: pinning is slow (~1.8 GB/s on the H200 host, LIMITS.md), so
@@ -7,7 +7,7 @@
  * list (best fit: the smallest free buffer that is large enough, if it is
  * not more than twice the request), gives it back when done, and the next
  * job reuses it. Every byte the pool holds, in use or idle, is reserved in
- * the memory budget (engine/budget.h, consumer CZ_MEM_POOL); the pool
+ * the memory budget (mem/budget.h, consumer CZ_MEM_POOL); the pool
  * registers itself as the budget's first reclaimer, giving back idle
  * buffers (largest first) when another consumer needs room.
  *
@@ -19,15 +19,16 @@
  * Thread-safe. Counters: hits (served from the free list), misses (new
  * allocations), fallbacks, shrinks (buffers given back to make room).
  */
-#ifndef CZ_ENGINE_BUFPOOL_H
-#define CZ_ENGINE_BUFPOOL_H
+#ifndef CZ_MEM_BUFPOOL_H
+#define CZ_MEM_BUFPOOL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/budget.h"
+#include "mem/budget.h"
 #include "util/alloc.h"
 #include "util/error.h"
+#include "util/log.h"
 
 typedef struct cz_bufpool cz_bufpool;
 
@@ -41,10 +42,10 @@ typedef struct cz_bufpool_stats {
 } cz_bufpool_stats;
 
 /* alloc: where the memory comes from (NULL: ordinary aligned memory).
- * log (may be NULL): one line, no newline, for the fallback notice. The
- * pool adds itself as a CZ_RECLAIM_POOL reclaimer of b. */
-cz_status cz_bufpool_create(cz_bufpool **out, cz_budget *b, const cz_allocator *alloc,
-                            void (*log)(void *ctx, const char *line), void *log_ctx, cz_error *err);
+ * log (may be NULL: silent; copied): the fallback notice (warn) and misuse
+ * (error). The pool adds itself as a CZ_RECLAIM_POOL reclaimer of b. */
+cz_status cz_bufpool_create(cz_bufpool **out, cz_budget *b, const cz_allocator *alloc, const cz_logger *log,
+                            cz_error *err);
 /* All buffers must have been put back. Removes the pool's reclaimer from
  * the budget, frees every buffer and releases its bytes from the budget. (A
  * buffer still in use is leaked rather than freed under its user, its bytes
