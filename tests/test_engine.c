@@ -825,6 +825,297 @@ static void test_devices_keys(fixture *f1, fixture *f2)
     engine_done(e, k1);
 }
 
+/* ---- events, keys registered without loading, admission ---- */
+
+/* What a job's callback saw: counts per partition, the order of events. */
+typedef struct ev_log {
+    pthread_mutex_t mu;
+    int part_events[64];  /* CZ_EVENT_PARTITION per partition */
+    int stage_mask[64];   /* bit s: CZ_EVENT_STAGE of stage s seen */
+    int stage_after_end;  /* a stage event after the partition's end */
+    int job_events;
+    int job_before_parts; /* the job event came while partitions were unreported */
+    int bad_id;           /* an event with another job's id or tag */
+    uint64_t id;
+    void *tag;
+    size_t n;
+    cz_status job_status;
+    cz_status part_status[64];
+} ev_log;
+
+static void ev_cb(void *ctx, const cz_engine_event *ev)
+{
+    ev_log *l = ctx;
+    pthread_mutex_lock(&l->mu);
+    if (ev->job_id != l->id || ev->tag != l->tag || ev->partitions != l->n) l->bad_id++;
+    if (ev->kind == CZ_EVENT_STAGE && ev->partition < 64) {
+        if (l->part_events[ev->partition]) l->stage_after_end++;
+        l->stage_mask[ev->partition] |= 1 << ev->stage;
+    } else if (ev->kind == CZ_EVENT_PARTITION && ev->partition < 64) {
+        l->part_events[ev->partition]++;
+        l->part_status[ev->partition] = ev->status;
+        if (!ev->result || ev->result->status != ev->status) l->bad_id++;
+    } else if (ev->kind == CZ_EVENT_JOB) {
+        l->job_events++;
+        l->job_status = ev->status;
+        for (size_t i = 0; i < l->n; i++)
+            if (l->part_events[i] != 1) l->job_before_parts++;
+    }
+    pthread_mutex_unlock(&l->mu);
+}
+
+static void ev_init(ev_log *l, uint64_t id, size_t n)
+{
+    memset(l, 0, sizeof *l);
+    pthread_mutex_init(&l->mu, NULL);
+    l->id = id;
+    l->tag = l;
+    l->n = n;
+}
+
+/* every partition and the job reported exactly once, the job last */
+static int ev_exactly_once(ev_log *l)
+{
+    pthread_mutex_lock(&l->mu);
+    int ok = l->job_events == 1 && l->job_before_parts == 0 && l->bad_id == 0 && l->stage_after_end == 0;
+    for (size_t i = 0; i < l->n; i++) ok &= l->part_events[i] == 1;
+    pthread_mutex_unlock(&l->mu);
+    return ok;
+}
+
+/* submits n partitions of f with ws as borrowed witnesses, with ev_cb */
+static cz_status submit_logged(cz_engine *e, cz_engine_key *k, const fixture *f, size_t n, int prio, ev_log *l,
+                               uint64_t id, cz_job **j, cz_error *err)
+{
+    cz_synth *parts[64];
+    ev_init(l, id, n);
+    for (size_t i = 0; i < n; i++) {
+        cz_status st = cz_synth_from_wtns(&parts[i], (cz_wtns *)&f->w, 0, NULL, err);
+        if (st != CZ_OK) return st;
+    }
+    cz_job_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.id = id;
+    spec.tag = l;
+    spec.key = k;
+    spec.parts = parts;
+    spec.n = n;
+    spec.priority = prio;
+    spec.on_event = ev_cb;
+    spec.event_ctx = l;
+    cz_status st = cz_engine_submit_job(e, &spec, j, err);
+    if (st != CZ_OK)
+        for (size_t i = 0; i < n; i++) cz_synth_free(parts[i]);
+    return st;
+}
+
+static void test_events(fixture *f)
+{
+    cz_engine_key *k;
+    cz_engine *e = engine_with_key((size_t)1 << 30, 2, f, &k);
+    if (!e) return;
+    cz_error err;
+    cz_error_clear(&err);
+    /* a job that completes: each partition went through the three stages */
+    ev_log l;
+    cz_job *j;
+    CHECK(submit_logged(e, k, f, 5, 0, &l, 77, &j, &err) == CZ_OK);
+    CHECK(cz_job_wait(j, -1) == CZ_OK && job_all_ok(f, j) && cz_job_done(j) && cz_job_id(j) == 77);
+    CHECK(ev_exactly_once(&l) && l.job_status == CZ_OK);
+    for (int i = 0; i < 5; i++) CHECK_MSG(l.stage_mask[i] == 7 && l.part_status[i] == CZ_OK, "partition %d stages %x", i, l.stage_mask[i]);
+    cz_job_free(j);
+
+    /* cancel: a running job and a queued one, each event once */
+    ev_log lr, lq;
+    cz_job *run, *queued;
+    CHECK(submit_logged(e, k, f, 12, 0, &lr, 1, &run, &err) == CZ_OK);
+    CHECK(submit_logged(e, k, f, 6, 0, &lq, 2, &queued, &err) == CZ_OK);
+    cz_job_cancel(queued);
+    while (cz_job_wait(run, 0.002) == CZ_ERR_TIMEOUT) {
+        pthread_mutex_lock(&lr.mu);
+        int ended = 0;
+        for (int i = 0; i < 12; i++) ended += lr.part_events[i];
+        pthread_mutex_unlock(&lr.mu);
+        if (ended >= 2) break;
+    }
+    cz_job_cancel(run);
+    cz_job_cancel(run); /* twice: no second report */
+    CHECK(cz_job_wait(run, 60) == CZ_OK && cz_job_wait(queued, 60) == CZ_OK);
+    CHECK(ev_exactly_once(&lr) && ev_exactly_once(&lq));
+    CHECK(lq.job_status == CZ_ERR_CANCELLED);
+    int cancelled = 0;
+    for (int i = 0; i < 12; i++) cancelled += lr.part_status[i] == CZ_ERR_CANCELLED;
+    CHECK_MSG(cancelled >= 1 && lr.job_status == CZ_ERR_CANCELLED, "%d cancelled", cancelled);
+    cz_job_free(run);
+    cz_job_free(queued);
+
+    /* a witness of another circuit at submit: nothing reported, nothing owned */
+    cz_wtns shorter = f->w;
+    shorter.n--;
+    cz_synth *bad;
+    CHECK(cz_synth_from_wtns(&bad, &shorter, 0, "the short witness", &err) == CZ_OK);
+    cz_job_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.key = k;
+    spec.parts = &bad;
+    spec.n = 1;
+    cz_error_clear(&err);
+    CHECK(cz_engine_submit_job(e, &spec, &j, &err) == CZ_ERR_MISMATCH && j == NULL);
+    CHECK(strstr(cz_error_msg(&err), "the short witness") != NULL);
+    cz_synth_free(bad);
+
+    /* witness files read at synthesis, their memory counted as CZ_MEM_WITNESS */
+    cz_synth *fs[3];
+    for (int i = 0; i < 3; i++) CHECK(cz_synth_from_file(&fs[i], f->wtns, &err) == CZ_OK);
+    cz_synth_info si;
+    CHECK(cz_synth_info_get(fs[0], &si, &err) == CZ_OK && si.witness_bytes == (size_t)f->w.n * 32);
+    ev_init(&l, 9, 3);
+    spec.parts = fs;
+    spec.n = 3;
+    spec.id = 9;
+    spec.tag = &l;
+    spec.on_event = ev_cb;
+    spec.event_ctx = &l;
+    CHECK(cz_engine_submit_job(e, &spec, &j, &err) == CZ_OK);
+    CHECK(cz_job_wait(j, -1) == CZ_OK && job_all_ok(f, j) && ev_exactly_once(&l));
+    cz_engine_stats s;
+    cz_engine_stats_get(e, &s);
+    CHECK(s.budget.by[CZ_MEM_WITNESS] == 0 && s.jobs_active == 0 && s.partitions_queued == 0);
+    cz_job_free(j);
+    cz_synth *missing;
+    cz_error_clear(&err);
+    CHECK(cz_synth_from_file(&missing, "/nonexistent/w.wtns", &err) == CZ_ERR_IO &&
+          strstr(cz_error_msg(&err), "/nonexistent/w.wtns"));
+    engine_done(e, k);
+
+    /* device failures: every event still once (partitions moved, or failed
+     * when no device is left) */
+    fake_farm farm;
+    memset(&farm, 0, sizeof farm);
+    farm.sleep_ms = 5;
+    farm.fail_dev[0] = 1;
+    farm.fail_from[0] = 3;
+    e = farm_engine(&farm, 2, f, &k);
+    if (!e) return;
+    CHECK(submit_logged(e, k, f, 6, 0, &l, 5, &j, &err) == CZ_OK);
+    CHECK(cz_job_wait(j, -1) == CZ_OK && ev_exactly_once(&l) && l.job_status == CZ_OK && job_all_ok(f, j));
+    cz_job_free(j);
+    engine_done(e, k);
+    memset(&farm, 0, sizeof farm);
+    farm.fail_dev[0] = 0;
+    farm.fail_from[0] = 1;
+    farm.fail_dev[1] = 1;
+    farm.fail_from[1] = 1;
+    e = farm_engine(&farm, 2, f, &k);
+    if (!e) return;
+    CHECK(submit_logged(e, k, f, 4, 0, &l, 6, &j, &err) == CZ_OK);
+    CHECK(cz_job_wait(j, -1) == CZ_OK && ev_exactly_once(&l) && l.job_status == CZ_ERR_NO_DEVICE);
+    cz_job_free(j);
+    engine_done(e, k);
+}
+
+typedef struct {
+    pthread_mutex_t mu;
+    int calls;
+    cz_status st;
+    char msg[256];
+} load_log;
+
+static void load_cb(void *ctx, cz_engine_key *k, cz_status st, const char *error)
+{
+    (void)k;
+    load_log *l = ctx;
+    pthread_mutex_lock(&l->mu);
+    l->calls++;
+    l->st = st;
+    snprintf(l->msg, sizeof l->msg, "%s", error);
+    pthread_mutex_unlock(&l->mu);
+}
+
+static int load_calls(load_log *l)
+{
+    pthread_mutex_lock(&l->mu);
+    int c = l->calls;
+    pthread_mutex_unlock(&l->mu);
+    return c;
+}
+
+static void test_keys_async(fixture *f1, fixture *f2)
+{
+    cz_engine *e = engine((size_t)1 << 30, 2);
+    if (!e) return;
+    cz_error err;
+    cz_error_clear(&err);
+    cz_engine_key *k;
+    CHECK(cz_engine_key_register(e, f1->zkey, &k, &err) == CZ_OK);
+    CHECK(cz_engine_key_state_get(e, k) == CZ_KEY_UNLOADED);
+    CHECK(cz_engine_key_bytes(k) == f1->zk.bytes); /* predicted from the header */
+    CHECK(cz_engine_key_info(k)->n_vars == f1->zk.n_vars && cz_engine_key_info(k)->curve == f1->zk.curve);
+    cz_engine_stats s;
+    cz_engine_stats_get(e, &s);
+    CHECK(s.budget.used == 0 && s.keys == 1 && s.keys_loaded == 0);
+    load_log ll;
+    memset(&ll, 0, sizeof ll);
+    pthread_mutex_init(&ll.mu, NULL);
+    CHECK(cz_engine_key_preload(e, k, load_cb, &ll, &err) == CZ_OK);
+    for (int i = 0; i < 3000 && load_calls(&ll) == 0; i++) usleep(1000);
+    CHECK(load_calls(&ll) == 1 && ll.st == CZ_OK);
+    CHECK(cz_engine_key_state_get(e, k) == CZ_KEY_LOADED);
+    cz_engine_stats_get(e, &s);
+    CHECK(s.budget.by[CZ_MEM_KEY] + s.budget.by[CZ_MEM_MATRIX] == f1->zk.bytes && s.budget.by[CZ_MEM_MATRIX] > 0);
+    /* preloading a loaded key reports at once */
+    CHECK(cz_engine_key_preload(e, k, load_cb, &ll, &err) == CZ_OK);
+    for (int i = 0; i < 3000 && load_calls(&ll) < 2; i++) usleep(1000);
+    CHECK(load_calls(&ll) == 2 && ll.st == CZ_OK);
+    CHECK(run_job(e, k, f1, 2, NULL, NULL, 0));
+    CHECK(cz_engine_key_jobs(e, k) == 0);
+    /* a job on a key never loaded loads it in synthesis */
+    cz_engine_key *k2;
+    CHECK(cz_engine_key_register(e, f2->zkey, &k2, &err) == CZ_OK);
+    CHECK(run_job(e, k2, f2, 2, NULL, NULL, 0) && cz_engine_key_state_get(e, k2) == CZ_KEY_LOADED);
+    /* not a key: refused at registration, naming the file */
+    cz_engine_key *bad = NULL;
+    cz_error_clear(&err);
+    CHECK(cz_engine_key_register(e, f1->wtns, &bad, &err) != CZ_OK && bad == NULL);
+    CHECK(strstr(cz_error_msg(&err), f1->wtns) != NULL);
+    cz_engine_key_remove(e, k2);
+    cz_engine_key_remove(e, k);
+    /* a preload of another key, its callback once */
+    CHECK(cz_engine_key_register(e, f2->zkey, &k, &err) == CZ_OK);
+    memset(&ll, 0, sizeof ll);
+    pthread_mutex_init(&ll.mu, NULL);
+    CHECK(cz_engine_key_preload(e, k, load_cb, &ll, &err) == CZ_OK);
+    for (int i = 0; i < 3000 && load_calls(&ll) == 0; i++) usleep(1000);
+    CHECK(load_calls(&ll) == 1);
+    cz_engine_key_remove(e, k);
+    cz_engine_free(e);
+}
+
+static void test_admit(fixture *f)
+{
+    /* room for the key and one partition, not two */
+    size_t budget = f->zk.bytes + f->part + f->part / 2;
+    cz_engine_key *k;
+    cz_engine *e = engine_with_key(budget, 1, f, &k);
+    if (!e) return;
+    cz_engine_admission a;
+    CHECK(cz_engine_admit(e, k, 0, &a) == CZ_OK);
+    CHECK(a.fits && a.can_start && a.key_bytes == 0 && a.need == f->part && a.missing == 0 && a.limit == budget);
+    CHECK(a.devices_in_service == 1);
+    /* a witness that does not fit beside the key */
+    CHECK(cz_engine_admit(e, k, budget, &a) == CZ_OK);
+    CHECK(!a.fits && !a.can_start && a.missing > 0);
+    /* with a partition's memory taken by someone else: fits, cannot start now */
+    cz_budget *b = cz_engine_budget(e);
+    cz_error err;
+    cz_error_clear(&err);
+    CHECK(cz_budget_reserve(b, CZ_MEM_WORKSET, f->part, 0, NULL, &err) == CZ_OK);
+    CHECK(cz_engine_admit(e, k, 0, &a) == CZ_OK);
+    CHECK_MSG(a.fits && !a.can_start && a.missing > 0 && a.missing <= f->part, "missing %zu", a.missing);
+    cz_budget_release(b, CZ_MEM_WORKSET, f->part);
+    engine_done(e, k);
+}
+
 /* device specs that cannot be served are refused at create */
 static void test_device_specs(void)
 {
@@ -880,6 +1171,9 @@ int main(void)
         test_device_failure(&f1);
         test_devices_keys(&f1, &f2);
         test_device_specs();
+        test_events(&f1);
+        test_keys_async(&f1, &f2);
+        test_admit(&f1);
         free_fixture(&f1);
         free_fixture(&f2);
     }
