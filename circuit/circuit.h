@@ -5,8 +5,8 @@
  * DESIGN: the engine and the prover do not know where a witness comes from
  * or how a, b, c are computed. A partition's input is a cz_synth: a table
  * of operations plus a context, made by a constructor of this layer:
- *   - cz_synth_from_wtns: a witness already in memory (borrowed, or owned:
- *     freed with the synth);
+ *   - cz_synth_borrow_wtns / cz_synth_take_wtns: a witness already in
+ *     memory (borrowed, or moved in and freed with the synth);
  *   - cz_synth_from_file: a .wtns file whose header is checked at once and
  *     whose values are read only when the partition is synthesized (so a
  *     queued job holds no witness memory), into memory the caller's
@@ -79,10 +79,12 @@ typedef struct cz_synth cz_synth;
 
 /* A synth over ops and ctx (ctx destroyed with it). */
 cz_status cz_synth_create(cz_synth **out, const cz_synth_ops *ops, void *ctx, const char *name, cz_error *err);
-/* A witness in memory: borrowed (the caller keeps it alive and unchanged
- * until the synth is freed), or with own = 1 moved in (*w is emptied and the
- * values are freed with the synth). */
-cz_status cz_synth_from_wtns(cz_synth **out, cz_wtns *w, int own, const char *name, cz_error *err);
+/* A witness in memory, borrowed: the caller keeps it alive and unchanged
+ * until the synth is freed. name labels messages (NULL: "the witness"). */
+cz_status cz_synth_borrow_wtns(cz_synth **out, const cz_wtns *w, const char *name, cz_error *err);
+/* A witness in memory, moved in: *w is emptied on success and its values are
+ * freed with the synth; on failure the caller keeps it. */
+cz_status cz_synth_take_wtns(cz_synth **out, cz_wtns *w, const char *name, cz_error *err);
 /* A .wtns file: its header is checked now (CZ_ERR_FORMAT ... naming the
  * file), its values read and validated at prepare. */
 cz_status cz_synth_from_file(cz_synth **out, const char *path, cz_error *err);

@@ -98,8 +98,8 @@ void cz_synth_release(cz_synth *s)
 /* ---- a witness in memory ---- */
 
 typedef struct {
-    cz_wtns own;         /* moved in (own = 1) */
-    const cz_wtns *w;    /* what is read */
+    cz_wtns own;      /* moved in (cz_synth_take_wtns) */
+    const cz_wtns *w; /* what is read */
 } mem_ctx;
 
 static cz_status mem_info(void *ctx, cz_synth_info *out, cz_error *err)
@@ -139,10 +139,10 @@ static const cz_synth_ops mem_ops = {
     /* .destroy  = */ mem_destroy,
 };
 
-cz_status cz_synth_from_wtns(cz_synth **out, cz_wtns *w, int own, const char *name, cz_error *err)
+static cz_status from_wtns(cz_synth **out, cz_wtns *w, int own, const char *name, cz_error *err)
 {
     *out = NULL;
-    if (!w || !w->values) return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_synth_from_wtns: no witness");
+    if (!w || !w->values) return cz_error_set(err, CZ_ERR_INVALID_ARG, "a synth from a witness: no witness");
     mem_ctx *m = calloc(1, sizeof *m);
     cz_synth *s = m ? synth_new(&mem_ops, m, name ? name : "the witness") : NULL;
     if (!s) { /* nothing taken: the caller keeps its witness */
@@ -158,6 +158,16 @@ cz_status cz_synth_from_wtns(cz_synth **out, cz_wtns *w, int own, const char *na
     }
     *out = s;
     return CZ_OK;
+}
+
+cz_status cz_synth_borrow_wtns(cz_synth **out, const cz_wtns *w, const char *name, cz_error *err)
+{
+    return from_wtns(out, (cz_wtns *)w, 0, name, err); /* not written: own = 0 */
+}
+
+cz_status cz_synth_take_wtns(cz_synth **out, cz_wtns *w, const char *name, cz_error *err)
+{
+    return from_wtns(out, w, 1, name, err);
 }
 
 /* ---- a .wtns file read at prepare ---- */

@@ -1039,7 +1039,7 @@ cz_status cz_engine_submit(cz_engine *e, cz_engine_key *key, const cz_wtns *cons
         if (!witnesses[i])
             st = cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_engine_submit: %s is NULL", name);
         else
-            st = cz_synth_from_wtns(&parts[i], (cz_wtns *)witnesses[i], 0, name, err);
+            st = cz_synth_borrow_wtns(&parts[i], witnesses[i], name, err);
     }
     if (st == CZ_OK) {
         cz_job_spec spec;

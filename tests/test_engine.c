@@ -890,7 +890,7 @@ static cz_status submit_logged(cz_engine *e, cz_engine_key *k, const fixture *f,
     cz_synth *parts[64];
     ev_init(l, id, n);
     for (size_t i = 0; i < n; i++) {
-        cz_status st = cz_synth_from_wtns(&parts[i], (cz_wtns *)&f->w, 0, NULL, err);
+        cz_status st = cz_synth_borrow_wtns(&parts[i], &f->w, NULL, err);
         if (st != CZ_OK) return st;
     }
     cz_job_spec spec;
@@ -953,7 +953,7 @@ static void test_events(fixture *f)
     cz_wtns shorter = f->w;
     shorter.n--;
     cz_synth *bad;
-    CHECK(cz_synth_from_wtns(&bad, &shorter, 0, "the short witness", &err) == CZ_OK);
+    CHECK(cz_synth_borrow_wtns(&bad, &shorter, "the short witness", &err) == CZ_OK);
     cz_job_spec spec;
     memset(&spec, 0, sizeof spec);
     spec.key = k;
