@@ -94,6 +94,43 @@ static int exit_for(cz_status st)
     }
 }
 
+/* The library's lines (util/log.h) on stderr: "cuzk-engine: ..." for the
+ * engine, "cuzk: ..." for the rest; warnings and errors always, the
+ * engine's timeline (debug) when asked for. */
+static void stderr_log(void *ctx, cz_log_level level, const char *component, const char *line)
+{
+    (void)ctx;
+    (void)level;
+    if (g_progress) fputs("\r\033[K", stderr);
+    fprintf(stderr, "%s: %s\n", strcmp(component, "engine") == 0 ? "cuzk-engine" : "cuzk", line);
+}
+static const cz_logger g_log = {stderr_log, NULL, CZ_LOG_WARN};
+
+/* The environment variables the CLI maps onto the engine's configuration
+ * (the library reads none): CZ_ENGINE_TIMELINE=1 (per-stage timeline) and
+ * CZ_ENGINE_FAIL_DEVICE=D:K (device D fails at its K-th step). 0 after a
+ * message when one is malformed. */
+static int engine_env(cz_engine_config *c)
+{
+    const char *tl = getenv("CZ_ENGINE_TIMELINE");
+    c->timeline = tl && *tl == '1';
+    c->log = g_log;
+    if (c->timeline) c->log.level = CZ_LOG_DEBUG;
+    const char *fail = getenv("CZ_ENGINE_FAIL_DEVICE");
+    if (fail && *fail) {
+        int d = -1;
+        unsigned long long k = 0;
+        char extra;
+        if (sscanf(fail, "%d:%llu%c", &d, &k, &extra) != 2 || d < 0 || k == 0) {
+            fprintf(stderr, "cuzk: CZ_ENGINE_FAIL_DEVICE='%s': expected DEVICE:STEP, as in 1:5\n", fail);
+            return 0;
+        }
+        c->fail_device = d;
+        c->fail_step = k;
+    }
+    return 1;
+}
+
 static int fail(cz_status st, const cz_error *err)
 {
     msg("error: %s", cz_error_msg(err));
@@ -308,6 +345,7 @@ static int cmd_bench_engine(int argc, char **argv)
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     cz_engine_config cfg;
     cz_engine_config_default(&cfg);
+    if (!engine_env(&cfg)) return EXIT_USAGE;
     uint64_t jobs = 20, parts = 10, v;
     int c;
     while ((c = getopt_long(argc, argv, "j:p:d:g:t:qh", opts, NULL)) != -1) {
@@ -516,6 +554,7 @@ static int cmd_prove(int argc, char **argv)
     cz_backend_opts bopts;
     memset(&bopts, 0, sizeof bopts);
     bopts.fallback = 1;
+    bopts.log = &g_log;
     if ((st = cz_backend_create(&be, device, &bopts, &err)) != CZ_OK) return fail(st, &err);
     if (g_verbose) msg("device: %s", be->name);
 

@@ -13,6 +13,7 @@
 #                                       2^24 keys in < 10 min on this machine)
 #   scripts/gpu_check.sh bench          bench_gpu_msm and bench_gpu_ntt --write
 #                                       (into RESULTS-gpu.md of the archive)
+#   scripts/gpu_check.sh msm            bench_gpu_msm alone
 #   scripts/gpu_check.sh ptx            a second build with -DCZ_CUDA_PTX=ON (PTX
 #                                       carry-chain products): its GPU tests and
 #                                       the MSM benchmark, to compare
@@ -25,7 +26,7 @@
 #                                       warm proofs: gen-circuit + setup, then
 #                                       `cuzk prove --repeat 4 -v` on cuda (key
 #                                       resident, pinned a/b/c; medians of 2..4)
-#   scripts/gpu_check.sh trace          CZ_MSM_TRACE=1 MSM phases up to 2^24
+#   scripts/gpu_check.sh trace          bench_gpu_msm --trace: MSM phases up to 2^24
 #   scripts/gpu_check.sh engine [K:profile[:jobs[:nopin_jobs]]]..
 #                                       cuzk bench-engine (issue 6): jobs (20) x 10
 #                                       partitions (default: 2^22 filecoin and 2^24
@@ -205,7 +206,7 @@ stage_multi() {
 }
 
 stage_trace() {
-  CZ_MSM_TRACE=1 ./$bld/bench/bench_gpu_msm --max-log=24 --g2-log=20 --repeats=1 >"$out/trace.log" 2>&1
+  ./$bld/bench/bench_gpu_msm --trace --max-log=24 --g2-log=20 --repeats=1 >"$out/trace.log" 2>&1
   grep -E "bls12_381_g1.*chunk 0\+16777216|bn254_g1.*chunk 0\+16777216" "$out/trace.log" | head -8
 }
 
@@ -272,6 +273,10 @@ stage_ptx() {
   ./build-gpu-ptx/bench/bench_gpu_ntt 2>&1 | tee "$out/bench-ntt-ptx.log"
 }
 
+stage_msm() {
+  ./$bld/bench/bench_gpu_msm --write="$out/RESULTS-gpu.md" 2>&1 | tee "$out/bench-msm.log"
+}
+
 stage_bench() {
   ./$bld/bench/bench_gpu_msm --write="$out/RESULTS-gpu.md" 2>&1 | tee "$out/bench-msm.log"
   ./$bld/bench/bench_gpu_ntt --write="$out/RESULTS-gpu.md" 2>&1 | tee "$out/bench-ntt.log"
@@ -327,6 +332,7 @@ while [ $# -gt 0 ]; do
     ;;
   setup24) stage_setup24 || rc=1 ;;
   bench) stage_bench || rc=1 ;;
+  msm) stage_msm || rc=1 ;;
   ptx) stage_ptx || rc=1 ;;
   *) echo "unknown stage $s" >&2; exit 2 ;;
   esac
