@@ -303,6 +303,7 @@ int main(int argc, char **argv)
                   cz_cuda_name(g_ctx), b.repeats);
     cz_bench_table t;
     cz_bench_table_init(&t, "GPU MSM, whole call", "group|n|bases|ms|ns/point");
+    rc = 0; /* (cz_bench_init's -1 meant "run") */
     for (int lg = 20; lg <= max_log; lg += 2)
         rc |= bench_group<bls12_381_g1>(&b, &t, lg, lg == 24, lg == 24, lg == 24);
     if (max_log >= 24) rc |= bench_group<bn254_g1>(&b, &t, 24, false, true, true);
