@@ -109,6 +109,8 @@ struct cz_engine {
     cz_engine_key *keys;
     preload *loads, **loads_tail;
     int stop;
+    int drain;          /* cz_engine_drain */
+    uint64_t in_flight; /* partitions taken by synthesis, not yet ended */
     pthread_t synth_th[MAX_SYNTH_WORKERS], fin_th, load_th;
     int nsynth, started_fin, started_load;
     uint64_t seq, tick;
@@ -176,12 +178,14 @@ static void emit_stage(cz_engine *e, cz_job *j, size_t idx, cz_partition_stage s
 }
 
 /* Partition idx of j has its result (set by the caller, no lock held):
- * reports it, and the job when it was the last. */
-static void part_end(cz_engine *e, cz_job *j, size_t idx)
+ * reports it, and the job when it was the last. taken: it had been taken
+ * by synthesis (counted in flight). */
+static void part_end_(cz_engine *e, cz_job *j, size_t idx, int taken)
 {
     pthread_mutex_lock(&e->mu);
     cz_partition_result *r = &j->res[idx];
     r->t.total_s = cz_now() - j->t_submit;
+    if (taken) e->in_flight--;
     if (r->status == CZ_OK)
         e->parts_done++;
     else
@@ -204,6 +208,8 @@ static void part_end(cz_engine *e, cz_job *j, size_t idx)
     pthread_cond_broadcast(&e->cv_done);
     pthread_mutex_unlock(&e->mu);
 }
+
+static void part_end(cz_engine *e, cz_job *j, size_t idx) { part_end_(e, j, idx, 1); }
 
 static int job_cancelled(const cz_job *j) { return __atomic_load_n(&j->cancel, __ATOMIC_ACQUIRE); }
 
@@ -740,15 +746,16 @@ static void *synth_main(void *arg)
     cz_engine *e = arg;
     for (;;) {
         pthread_mutex_lock(&e->mu);
-        cz_job *j;
+        cz_job *j = NULL;
         /* a partition to synthesize, unless enough wait for the device */
-        while ((!(j = pick_job_locked(e)) || e->gpu_ready >= e->cfg.max_ready) && !e->stop)
+        while ((e->drain || !(j = pick_job_locked(e)) || e->gpu_ready >= e->cfg.max_ready) && !e->stop)
             pthread_cond_wait(&e->cv_synth, &e->mu);
-        if (!j) {
+        if (e->stop) {
             pthread_mutex_unlock(&e->mu);
             return NULL;
         }
         size_t idx = j->next_synth++;
+        e->in_flight++;
         if (j->next_synth == j->n) unlink_waiting_locked(e, j);
         pthread_mutex_unlock(&e->mu);
 
@@ -1103,7 +1110,7 @@ void cz_job_cancel(cz_job *j)
     pthread_mutex_unlock(&e->mu);
     for (size_t idx = from; idx < to; idx++) {
         set_result(&j->res[idx], CZ_ERR_CANCELLED, "cancelled");
-        part_end(e, j, idx);
+        part_end_(e, j, idx, 0);
     }
 }
 
@@ -1284,6 +1291,22 @@ const char *cz_engine_device_name(const cz_engine *e)
 int cz_engine_device_count(const cz_engine *e) { return e ? e->ndev : 0; }
 
 cz_budget *cz_engine_budget(cz_engine *e) { return e ? e->budget : NULL; }
+
+void cz_engine_drain(cz_engine *e, int on)
+{
+    pthread_mutex_lock(&e->mu);
+    e->drain = on != 0;
+    pthread_cond_broadcast(&e->cv_synth);
+    pthread_mutex_unlock(&e->mu);
+}
+
+uint64_t cz_engine_in_flight(cz_engine *e)
+{
+    pthread_mutex_lock(&e->mu);
+    uint64_t n = e->in_flight;
+    pthread_mutex_unlock(&e->mu);
+    return n;
+}
 
 void cz_engine_stats_get(cz_engine *e, cz_engine_stats *out)
 {

@@ -219,6 +219,12 @@ const char *cz_engine_device_name(const cz_engine *e);
 int cz_engine_device_count(const cz_engine *e);
 void cz_engine_stats_get(cz_engine *e, cz_engine_stats *out);
 cz_budget *cz_engine_budget(cz_engine *e);
+/* Drain (on = 1): no partition starts synthesis any more; those in a stage
+ * go on to their end. Queued partitions stay queued (a daemon that shuts
+ * down leaves them in its store). on = 0 resumes. */
+void cz_engine_drain(cz_engine *e, int on);
+/* Partitions between the start of synthesis and their end. */
+uint64_t cz_engine_in_flight(cz_engine *e);
 
 /* ---- keys ---- */
 

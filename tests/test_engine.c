@@ -1091,6 +1091,41 @@ static void test_keys_async(fixture *f1, fixture *f2)
     cz_engine_free(e);
 }
 
+/* drain: partitions in a stage finish, no new one starts, the rest waits */
+static void test_drain(fixture *f)
+{
+    cz_engine_key *k;
+    cz_engine *e = engine_with_key((size_t)1 << 30, 1, f, &k);
+    if (!e) return;
+    cz_error err;
+    cz_error_clear(&err);
+    ev_log l;
+    cz_job *j;
+    CHECK(submit_logged(e, k, f, 8, 0, &l, 3, &j, &err) == CZ_OK);
+    for (int i = 0; i < 5000 && cz_engine_in_flight(e) == 0 && !cz_job_done(j); i++) usleep(200);
+    cz_engine_drain(e, 1);
+    for (int i = 0; i < 20000 && cz_engine_in_flight(e) > 0; i++) usleep(500);
+    CHECK(cz_engine_in_flight(e) == 0);
+    pthread_mutex_lock(&l.mu);
+    int ended = 0;
+    for (int i = 0; i < 8; i++) ended += l.part_events[i];
+    pthread_mutex_unlock(&l.mu);
+    usleep(20000); /* still nothing new starts */
+    CHECK(cz_engine_in_flight(e) == 0);
+    pthread_mutex_lock(&l.mu);
+    int ended2 = 0;
+    for (int i = 0; i < 8; i++) ended2 += l.part_events[i];
+    pthread_mutex_unlock(&l.mu);
+    CHECK_MSG(ended >= 1 && ended < 8 && ended2 == ended && !cz_job_done(j), "ended %d then %d", ended, ended2);
+    cz_engine_stats s;
+    cz_engine_stats_get(e, &s);
+    CHECK(s.partitions_queued == (uint64_t)(8 - ended));
+    cz_engine_drain(e, 0);
+    CHECK(cz_job_wait(j, -1) == CZ_OK && job_all_ok(f, j) && ev_exactly_once(&l));
+    cz_job_free(j);
+    engine_done(e, k);
+}
+
 static void test_admit(fixture *f)
 {
     /* room for the key and one partition, not two */
@@ -1174,6 +1209,7 @@ int main(void)
         test_events(&f1);
         test_keys_async(&f1, &f2);
         test_admit(&f1);
+        test_drain(&f1);
         free_fixture(&f1);
         free_fixture(&f2);
     }
