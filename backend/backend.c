@@ -194,7 +194,9 @@ static cz_status cuda_maybe_wrapped(cz_backend **out, int index, const cz_backen
     cz_status st = cz_backend_cuda_create(out, index, opts, err);
     if (st != CZ_OK || !opts || !opts->fallback) return st;
     cz_backend *cpu = NULL;
-    if ((st = cz_backend_cpu_create(&cpu, opts, err)) != CZ_OK) {
+    cz_backend_opts co = *opts; /* a GPU window the CPU cannot take: its own choice */
+    if (co.msm_window > CZ_MSM_MAX_WINDOW) co.msm_window = 0;
+    if ((st = cz_backend_cpu_create(&cpu, &co, err)) != CZ_OK) {
         cz_backend_free(*out);
         *out = NULL;
         return st;

@@ -118,7 +118,8 @@ typedef struct cz_backend_opts {
     cz_budget *budget;     /* where the CPU backend reserves the twiddle tables it keeps (NULL: not counted) */
     const cz_logger *log;  /* copied; NULL: silent */
     /* MSM tuning, 0 = automatic (the cost model): */
-    int msm_window;        /* Pippenger window bits (CPU: 2..CZ_MSM_MAX_WINDOW; CUDA: its own bounds) */
+    int msm_window;        /* Pippenger window bits (CPU: 2..CZ_MSM_MAX_WINDOW; CUDA: 4..20; a CPU
+                            * fallback given a window above its range chooses its own) */
     size_t msm_run;        /* CUDA: points per bucket-sum run */
     size_t msm_chunk;      /* CUDA: points per upload chunk */
     int msm_trace;         /* CUDA: per-phase MSM times on the logger at debug level */

@@ -1,0 +1,1023 @@
+/* daemon/jobs: the job manager (contract and design in jobs.h). */
+#include "daemon/jobs.h"
+
+#include <errno.h>
+#include <gnutls/crypto.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "daemon/metrics.h"
+#include "ec/ec_serde.h"
+#include "io/proof.h"
+#include "util/rng.h"
+
+/* a key known to the daemon */
+typedef struct dkey {
+    cz_store_key sk;
+    cz_engine_key *ek;
+    struct dkey *next;
+} dkey;
+
+/* a job in the engine */
+typedef struct djob {
+    char id[CZ_STORE_ID_MAX];
+    cz_job *ej;
+    size_t n;           /* engine partitions */
+    uint32_t *idx;      /* engine partition -> store partition */
+    uint32_t *attempt;  /* its claim's attempt (0: not claimed) */
+    size_t n_store;     /* the job's partitions in the store */
+    cz_jobs_progress *progress; /* by store partition */
+    int cancelled;      /* cancelled by a request (its events are not recorded) */
+    struct djob *next;
+} djob;
+
+/* an engine event on its way to the event thread */
+typedef struct ev {
+    cz_engine_event_kind kind;
+    djob *dj;
+    size_t part;
+    cz_partition_stage stage;
+    int device;
+    struct ev *next;
+} ev;
+
+typedef struct watch {
+    char id[CZ_STORE_ID_MAX];
+    cz_jobs_watch_fn fn;
+    void *ctx;
+    struct watch *next;
+} watch;
+
+struct cz_jobs {
+    cz_jobs_config c;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;      /* events queued; event thread idle */
+    dkey *keys;
+    djob *jobs;
+    ev *q, **q_tail;
+    int q_busy;             /* the event thread is handling one */
+    watch *watches;
+    pthread_t th;
+    int started, stop, draining, closing;
+    uint64_t accepted, done, failed, cancelled;
+};
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+int cz_jobs_priority(const char *cls)
+{
+    if (!cls || !*cls || !strcmp(cls, "normal")) return 10;
+    if (!strcmp(cls, "critical")) return 30;
+    if (!strcmp(cls, "high")) return 20;
+    if (!strcmp(cls, "low")) return 0;
+    return -1;
+}
+
+static void hex(char *out, const uint8_t *b, size_t n)
+{
+    static const char d[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = d[b[i] >> 4];
+        out[2 * i + 1] = d[b[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+/* the error code of a failed partition, as the API reports it */
+static const char *fail_code(cz_status st)
+{
+    switch (st) {
+    case CZ_ERR_UNSATISFIED:
+    case CZ_ERR_VERIFY: return "unsatisfied";
+    case CZ_ERR_CANCELLED: return "cancelled";
+    case CZ_ERR_CUDA:
+    case CZ_ERR_NO_DEVICE:
+    case CZ_ERR_DEVICE_MEMORY: return "device";
+    case CZ_ERR_NO_MEMORY:
+    case CZ_ERR_BUDGET: return "resources";
+    case CZ_ERR_INTERNAL: return "internal";
+    default: return "input";
+    }
+}
+
+/* one line per job event (text, or a JSON object with the same fields) */
+static void job_event(cz_jobs *j, cz_log_level lv, const char *event, const char *id, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void job_event(cz_jobs *j, cz_log_level lv, const char *event, const char *id, const char *fmt, ...)
+{
+    if (!cz_log_enabled(&j->c.log, lv)) return;
+    char detail[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    cz_log(&j->c.log, lv, "jobs", "job %s %s: %s", id, event, detail);
+}
+
+/* ---- keys ---- */
+
+static dkey *key_find_locked(cz_jobs *j, const char *id_or_path)
+{
+    for (dkey *k = j->keys; k; k = k->next)
+        if (!strcmp(k->sk.id, id_or_path) || !strcmp(k->sk.path, id_or_path)) return k;
+    return NULL;
+}
+
+static void key_id_of(char *out, const char *canonical)
+{
+    uint8_t h[32];
+    gnutls_hash_fast(GNUTLS_DIG_SHA256, canonical, strlen(canonical), h);
+    out[0] = 'k';
+    out[1] = '_';
+    hex(out + 2, h, 8);
+}
+
+static void key_info_locked(cz_jobs *j, const dkey *k, cz_jobs_key_info *o)
+{
+    memset(o, 0, sizeof *o);
+    o->key = k->sk;
+    o->state = cz_engine_key_state_get(j->c.engine, k->ek);
+    cz_engine_key_error(j->c.engine, k->ek, o->error, sizeof o->error);
+    o->bytes = cz_engine_key_bytes(k->ek);
+    const cz_zkey *zi = cz_engine_key_info(k->ek);
+    o->domain_size = zi->domain_size;
+    o->n_vars = zi->n_vars;
+    o->n_public = zi->n_public;
+    o->curve = (int)zi->curve;
+    o->resident = cz_engine_key_resident(j->c.engine, k->ek);
+}
+
+static int key_jobs(cz_jobs *j, const char *key_id)
+{
+    cz_store_job *u = NULL;
+    size_t n = 0;
+    int c = 0;
+    if (j->c.store->ops->jobs_unfinished(j->c.store, &u, &n, NULL) == CZ_OK)
+        for (size_t i = 0; i < n; i++) c += !strcmp(u[i].key_id, key_id);
+    free(u);
+    return c;
+}
+
+static void preload_done(void *ctx, cz_engine_key *k, cz_status st, const char *error)
+{
+    cz_jobs *j = ctx;
+    if (st == CZ_OK)
+        CZ_LOG(&j->c.log, CZ_LOG_INFO, "jobs", "key %s loaded (%zu MiB)", cz_engine_key_path(k),
+               cz_engine_key_bytes(k) >> 20);
+    else if (st != CZ_ERR_CANCELLED)
+        CZ_LOG(&j->c.log, CZ_LOG_ERROR, "jobs", "key %s: loading failed: %s", cz_engine_key_path(k), error);
+}
+
+/* Registers sk with the engine (the caller holds no lock). */
+static cz_status key_attach(cz_jobs *j, const cz_store_key *sk, dkey **out, cz_error *err)
+{
+    dkey *k = calloc(1, sizeof *k);
+    if (!k) return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
+    k->sk = *sk;
+    cz_status st = cz_engine_key_register(j->c.engine, sk->path, &k->ek, err);
+    if (st != CZ_OK) {
+        free(k);
+        return st;
+    }
+    pthread_mutex_lock(&j->mu);
+    k->next = j->keys;
+    j->keys = k;
+    pthread_mutex_unlock(&j->mu);
+    (void)cz_engine_key_preload(j->c.engine, k->ek, preload_done, j, NULL);
+    *out = k;
+    return CZ_OK;
+}
+
+cz_status cz_jobs_key_add(cz_jobs *j, const char *canonical, cz_jobs_key_info *out, int *created, cz_error *err)
+{
+    *created = 0;
+    pthread_mutex_lock(&j->mu);
+    dkey *k = key_find_locked(j, canonical);
+    if (k) {
+        key_info_locked(j, k, out);
+        pthread_mutex_unlock(&j->mu);
+        out->jobs = key_jobs(j, out->key.id);
+        return CZ_OK;
+    }
+    pthread_mutex_unlock(&j->mu);
+    cz_store_key sk;
+    memset(&sk, 0, sizeof sk);
+    key_id_of(sk.id, canonical);
+    snprintf(sk.path, sizeof sk.path, "%s", canonical);
+    sk.created = now_s();
+    cz_status st = key_attach(j, &sk, &k, err); /* reads and checks the header */
+    if (st != CZ_OK) return st;
+    if ((st = j->c.store->ops->key_put(j->c.store, &sk, err)) != CZ_OK) {
+        (void)cz_jobs_key_remove(j, sk.id, NULL);
+        return st;
+    }
+    *created = 1;
+    pthread_mutex_lock(&j->mu);
+    key_info_locked(j, k, out);
+    pthread_mutex_unlock(&j->mu);
+    CZ_LOG(&j->c.log, CZ_LOG_INFO, "jobs", "key %s registered: %s", sk.id, sk.path);
+    return CZ_OK;
+}
+
+cz_status cz_jobs_key_get(cz_jobs *j, const char *id_or_path, cz_jobs_key_info *out, int *found, cz_error *err)
+{
+    (void)err;
+    pthread_mutex_lock(&j->mu);
+    dkey *k = key_find_locked(j, id_or_path);
+    *found = k != NULL;
+    if (k) key_info_locked(j, k, out);
+    pthread_mutex_unlock(&j->mu);
+    if (*found) out->jobs = key_jobs(j, out->key.id);
+    return CZ_OK;
+}
+
+cz_status cz_jobs_key_list(cz_jobs *j, cz_jobs_key_info **out, size_t *n, cz_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    pthread_mutex_lock(&j->mu);
+    size_t c = 0;
+    for (dkey *k = j->keys; k; k = k->next) c++;
+    cz_jobs_key_info *a = calloc(c ? c : 1, sizeof *a);
+    if (!a) {
+        pthread_mutex_unlock(&j->mu);
+        return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
+    }
+    size_t i = 0;
+    for (dkey *k = j->keys; k; k = k->next) key_info_locked(j, k, &a[i++]);
+    pthread_mutex_unlock(&j->mu);
+    for (size_t q = 0; q < c; q++) a[q].jobs = key_jobs(j, a[q].key.id);
+    *out = a;
+    *n = c;
+    return CZ_OK;
+}
+
+cz_status cz_jobs_key_remove(cz_jobs *j, const char *id, cz_error *err)
+{
+    int busy = key_jobs(j, id);
+    pthread_mutex_lock(&j->mu);
+    dkey **pp = &j->keys;
+    while (*pp && strcmp((*pp)->sk.id, id)) pp = &(*pp)->next;
+    dkey *k = *pp;
+    if (!k) {
+        pthread_mutex_unlock(&j->mu);
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "no key %s", id);
+    }
+    if (busy > 0 || cz_engine_key_jobs(j->c.engine, k->ek) > 0) {
+        pthread_mutex_unlock(&j->mu);
+        return cz_error_set(err, CZ_ERR_MISMATCH, "key %s is used by %d job%s that are not finished", id, busy,
+                            busy == 1 ? "" : "s");
+    }
+    *pp = k->next;
+    pthread_mutex_unlock(&j->mu);
+    cz_status st = j->c.store->ops->key_delete(j->c.store, id, err);
+    cz_engine_key_remove(j->c.engine, k->ek);
+    CZ_LOG(&j->c.log, CZ_LOG_INFO, "jobs", "key %s removed: %s", id, k->sk.path);
+    free(k);
+    return st;
+}
+
+/* ---- events: engine threads -> queue -> event thread ---- */
+
+static void on_event(void *ctx, const cz_engine_event *e)
+{
+    djob *dj = e->tag;
+    cz_jobs *j = ctx;
+    ev *v = calloc(1, sizeof *v);
+    if (!v) return; /* lost: the partition is proved again after a restart */
+    v->kind = e->kind;
+    v->dj = dj;
+    v->part = e->partition;
+    v->stage = e->stage;
+    v->device = e->device;
+    pthread_mutex_lock(&j->mu);
+    *j->q_tail = v;
+    j->q_tail = &v->next;
+    pthread_cond_broadcast(&j->cv);
+    pthread_mutex_unlock(&j->mu);
+}
+
+/* Wakes (and drops) the watchers of a final job; no lock held. */
+static void fire_watches(cz_jobs *j, const char *id)
+{
+    pthread_mutex_lock(&j->mu);
+    watch *fire = NULL;
+    for (watch **pp = &j->watches; *pp;) {
+        watch *w = *pp;
+        if (!strcmp(w->id, id)) {
+            *pp = w->next;
+            w->next = fire;
+            fire = w;
+        } else {
+            pp = &w->next;
+        }
+    }
+    pthread_mutex_unlock(&j->mu);
+    while (fire) {
+        watch *n = fire->next;
+        fire->fn(fire->ctx);
+        free(fire);
+        fire = n;
+    }
+}
+
+/* The results of a proved partition in the store's form. */
+static cz_status results_of(const cz_job *ej, size_t part, const cz_store_part *sp, cz_store_part *out,
+                            cz_error *err)
+{
+    (void)sp;
+    size_t n;
+    const cz_partition_result *r = &cz_job_results(ej, &n)[part];
+    memset(out, 0, sizeof *out);
+    cz_status st = cz_proof_format_json(&r->proof, &out->proof_json, err);
+    if (st == CZ_OK) st = cz_public_format_json(r->proof.curve, r->pub, r->n_pub, &out->public_json, err);
+    if (st != CZ_OK) return st;
+    if (r->proof.curve == CZ_CURVE_BLS12_381) {
+        if ((st = cz_proof_to_bellperson(out->proof_bin, &r->proof, err)) != CZ_OK) return st;
+        out->has_bin = 1;
+    }
+    const cz_partition_timings *t = &r->t;
+    char buf[1024];
+    snprintf(buf, sizeof buf,
+             "{\"queue\": %.6f, \"key_load\": %.6f, \"synthesis\": %.6f, \"gpu_wait\": %.6f, \"device\": %.6f, "
+             "\"h\": %.6f, \"h2d\": %.6f, \"h2d_bytes\": %llu, \"msm_a\": %.6f, \"msm_b1\": %.6f, \"msm_b2\": %.6f, "
+             "\"msm_c\": %.6f, \"msm_h\": %.6f, \"finalize\": %.6f, \"total\": %.6f, \"device_index\": %d, "
+             "\"retries\": %d}",
+             t->queue_s, t->key_load_s, t->synth_s, t->gpu_wait_s, t->device_s, t->stages.h, t->stages.h2d,
+             (unsigned long long)t->stages.h2d_bytes, t->stages.msm_a, t->stages.msm_b1, t->stages.msm_b2,
+             t->stages.msm_c, t->stages.msm_h, t->finalize_s, t->total_s, t->device, t->retries);
+    if (!(out->timings_json = strdup(buf))) return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
+    return CZ_OK;
+}
+
+static void free_results(cz_store_part *p)
+{
+    free(p->proof_json);
+    free(p->public_json);
+    free(p->timings_json);
+    p->proof_json = p->public_json = p->timings_json = NULL;
+}
+
+static void djob_free(djob *dj)
+{
+    if (!dj) return;
+    free(dj->idx);
+    free(dj->attempt);
+    free(dj->progress);
+    free(dj);
+}
+
+/* claims store partition s of dj; 1 when claimed */
+static int claim(cz_jobs *j, djob *dj, size_t part)
+{
+    if (dj->attempt[part]) return 1;
+    cz_error err;
+    cz_error_clear(&err);
+    uint32_t a = 0;
+    if (j->c.store->ops->claim(j->c.store, dj->id, dj->idx[part], j->c.owner, &a, &err) != CZ_OK) {
+        if (!dj->cancelled)
+            CZ_LOG(&j->c.log, CZ_LOG_WARN, "jobs", "job %s partition %u: claim refused: %s", dj->id, dj->idx[part],
+                   cz_error_msg(&err));
+        return 0;
+    }
+    dj->attempt[part] = a;
+    return 1;
+}
+
+static void handle(cz_jobs *j, ev *v)
+{
+    djob *dj = v->dj;
+    cz_store *s = j->c.store;
+    cz_error err;
+    cz_error_clear(&err);
+    if (v->kind == CZ_EVENT_STAGE) {
+        if (j->closing) return;
+        pthread_mutex_lock(&j->mu);
+        dj->progress[dj->idx[v->part]].stage = (int)v->stage;
+        dj->progress[dj->idx[v->part]].device = v->device;
+        pthread_mutex_unlock(&j->mu);
+        if (v->stage == CZ_STAGE_SYNTH && !dj->cancelled) {
+            int first = 1;
+            for (size_t i = 0; i < dj->n; i++) first &= dj->attempt[i] == 0;
+            if (claim(j, dj, v->part) && first) job_event(j, CZ_LOG_INFO, "started", dj->id, "partition %u", dj->idx[v->part]);
+        }
+        return;
+    }
+    if (v->kind == CZ_EVENT_PARTITION) {
+        size_t n;
+        const cz_partition_result *r = &cz_job_results(dj->ej, &n)[v->part];
+        pthread_mutex_lock(&j->mu);
+        dj->progress[dj->idx[v->part]].stage = -1;
+        pthread_mutex_unlock(&j->mu);
+        if (j->c.metrics) cz_metrics_partition_end(j->c.metrics, r);
+        if (dj->cancelled || j->closing) return; /* recorded by the cancel / left queued for the next start */
+        if (r->status == CZ_ERR_CANCELLED) return;
+        if (!claim(j, dj, v->part)) return;
+        if (r->status == CZ_OK) {
+            cz_store_part res;
+            cz_status st = results_of(dj->ej, v->part, NULL, &res, &err);
+            if (st == CZ_OK)
+                st = s->ops->complete(s, dj->id, dj->idx[v->part], j->c.owner, dj->attempt[v->part], &res, &err);
+            free_results(&res);
+            if (st != CZ_OK)
+                CZ_LOG(&j->c.log, CZ_LOG_ERROR, "jobs", "job %s partition %u: the result was not recorded: %s",
+                       dj->id, dj->idx[v->part], cz_error_msg(&err));
+        } else {
+            cz_status st = s->ops->fail(s, dj->id, dj->idx[v->part], j->c.owner, dj->attempt[v->part], 0,
+                                        fail_code(r->status), r->error, &err);
+            if (st != CZ_OK)
+                CZ_LOG(&j->c.log, CZ_LOG_ERROR, "jobs", "job %s partition %u: the failure was not recorded: %s",
+                       dj->id, dj->idx[v->part], cz_error_msg(&err));
+        }
+        return;
+    }
+    /* the job's end in the engine */
+    cz_job_free(dj->ej);
+    dj->ej = NULL;
+    pthread_mutex_lock(&j->mu);
+    for (djob **pp = &j->jobs; *pp; pp = &(*pp)->next)
+        if (*pp == dj) {
+            *pp = dj->next;
+            break;
+        }
+    pthread_mutex_unlock(&j->mu);
+    if (!j->closing && !dj->cancelled) {
+        cz_store_job sj;
+        int found = 0;
+        if (s->ops->job_get(s, dj->id, &sj, &found, &err) == CZ_OK && found && cz_job_state_final(sj.state)) {
+            cz_spool_remove_job(j->c.spool, dj->id);
+            pthread_mutex_lock(&j->mu);
+            if (sj.state == CZ_JOB_DONE)
+                j->done++;
+            else
+                j->failed++;
+            pthread_mutex_unlock(&j->mu);
+            if (j->c.metrics) cz_metrics_job_end(j->c.metrics, sj.state, sj.finished - sj.created);
+            if (sj.state == CZ_JOB_DONE)
+                job_event(j, CZ_LOG_INFO, "done", dj->id, "%u partitions in %.3f s", sj.n_parts,
+                          sj.finished - sj.created);
+            else
+                job_event(j, CZ_LOG_WARN, "failed", dj->id, "%s: %s", sj.error_code, sj.error);
+            fire_watches(j, dj->id);
+        }
+    }
+    djob_free(dj);
+}
+
+static void *event_main(void *arg)
+{
+    cz_jobs *j = arg;
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        while (!j->q && !j->stop) pthread_cond_wait(&j->cv, &j->mu);
+        ev *v = j->q;
+        if (v) {
+            j->q = v->next;
+            if (!j->q) j->q_tail = &j->q;
+            j->q_busy = 1;
+        }
+        pthread_mutex_unlock(&j->mu);
+        if (!v) return NULL;
+        handle(j, v);
+        free(v);
+        pthread_mutex_lock(&j->mu);
+        j->q_busy = 0;
+        pthread_cond_broadcast(&j->cv);
+        pthread_mutex_unlock(&j->mu);
+    }
+}
+
+/* ---- handing jobs to the engine ---- */
+
+/* Submits the partitions of job sj that are queued to the engine. */
+static cz_status engine_start(cz_jobs *j, const cz_store_job *sj, cz_store_part *parts, size_t n, cz_error *err)
+{
+    pthread_mutex_lock(&j->mu);
+    dkey *k = key_find_locked(j, sj->key_id);
+    cz_engine_key *ek = k ? k->ek : NULL;
+    pthread_mutex_unlock(&j->mu);
+    if (!ek) return cz_error_set(err, CZ_ERR_MISMATCH, "the key %s of job %s is not registered", sj->key_id, sj->id);
+    djob *dj = calloc(1, sizeof *dj);
+    cz_synth **synths = calloc(n ? n : 1, sizeof *synths);
+    if (!dj || !synths || !(dj->idx = calloc(n ? n : 1, sizeof *dj->idx)) ||
+        !(dj->attempt = calloc(n ? n : 1, sizeof *dj->attempt)) ||
+        !(dj->progress = calloc(sj->n_parts ? sj->n_parts : 1, sizeof *dj->progress))) {
+        djob_free(dj);
+        free(synths);
+        return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
+    }
+    snprintf(dj->id, sizeof dj->id, "%s", sj->id);
+    dj->n_store = sj->n_parts;
+    for (uint32_t i = 0; i < sj->n_parts; i++) dj->progress[i].stage = -1;
+    cz_status st = CZ_OK;
+    size_t m = 0;
+    for (size_t i = 0; i < n && st == CZ_OK; i++) {
+        if (parts[i].state != CZ_PART_QUEUED) continue;
+        st = cz_synth_from_file(&synths[m], parts[i].witness, err);
+        if (st == CZ_OK) dj->idx[m++] = parts[i].idx;
+    }
+    if (st == CZ_OK && m == 0) st = cz_error_set(err, CZ_ERR_INTERNAL, "job %s has no queued partition", sj->id);
+    if (st == CZ_OK) {
+        dj->n = m;
+        cz_job_spec spec;
+        memset(&spec, 0, sizeof spec);
+        spec.tag = dj;
+        spec.key = ek;
+        spec.parts = synths;
+        spec.n = m;
+        spec.priority = cz_jobs_priority(sj->priority);
+        spec.on_event = on_event;
+        spec.event_ctx = j;
+        pthread_mutex_lock(&j->mu); /* listed before its first event can arrive */
+        dj->next = j->jobs;
+        j->jobs = dj;
+        st = cz_engine_submit_job(j->c.engine, &spec, &dj->ej, err);
+        if (st != CZ_OK) j->jobs = dj->next;
+        pthread_mutex_unlock(&j->mu);
+    }
+    if (st != CZ_OK) {
+        for (size_t i = 0; i < m; i++) cz_synth_free(synths[i]);
+        djob_free(dj);
+    }
+    free(synths);
+    return st;
+}
+
+/* A job the engine cannot take: its queued partitions fail with err. */
+static void fail_job(cz_jobs *j, const char *id, const cz_store_part *parts, size_t n, cz_status why,
+                     const cz_error *cause)
+{
+    cz_store *s = j->c.store;
+    for (size_t i = 0; i < n; i++) {
+        if (parts[i].state != CZ_PART_QUEUED && parts[i].state != CZ_PART_RUNNING) continue;
+        uint32_t a = 0;
+        if (parts[i].state == CZ_PART_QUEUED && s->ops->claim(s, id, parts[i].idx, j->c.owner, &a, NULL) != CZ_OK)
+            continue;
+        if (parts[i].state == CZ_PART_RUNNING) a = parts[i].attempts;
+        if (s->ops->fail(s, id, parts[i].idx, j->c.owner, a, 0, fail_code(why), cz_error_msg(cause), NULL) == CZ_OK)
+            break; /* the job is failed now; the rest were cancelled with it */
+    }
+    cz_spool_remove_job(j->c.spool, id);
+    job_event(j, CZ_LOG_WARN, "failed", id, "%s: %s", fail_code(why), cz_error_msg(cause));
+    fire_watches(j, id);
+}
+
+static int spool_keep(void *ctx, const char *name)
+{
+    cz_jobs *j = ctx;
+    cz_store_job sj;
+    int found = 0;
+    return j->c.store->ops->job_get(j->c.store, name, &sj, &found, NULL) == CZ_OK && found &&
+           !cz_job_state_final(sj.state);
+}
+
+cz_status cz_jobs_create(cz_jobs **out, const cz_jobs_config *c, cz_error *err)
+{
+    *out = NULL;
+    cz_jobs *j = calloc(1, sizeof *j);
+    if (!j) return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
+    j->c = *c;
+    pthread_mutex_init(&j->mu, NULL);
+    pthread_cond_init(&j->cv, NULL);
+    j->q_tail = &j->q;
+    cz_store *s = c->store;
+    cz_status st;
+    /* keys */
+    cz_store_key *keys = NULL;
+    size_t nk = 0;
+    if ((st = s->ops->key_list(s, &keys, &nk, err)) != CZ_OK) goto fail;
+    for (size_t i = 0; i < nk; i++) {
+        dkey *k;
+        cz_error kerr;
+        cz_error_clear(&kerr);
+        if (key_attach(j, &keys[i], &k, &kerr) != CZ_OK)
+            CZ_LOG(&c->log, CZ_LOG_ERROR, "jobs", "key %s (%s) cannot be registered again: %s", keys[i].id,
+                   keys[i].path, cz_error_msg(&kerr));
+    }
+    free(keys);
+    if (pthread_create(&j->th, NULL, event_main, j) != 0) {
+        st = cz_error_set(err, CZ_ERR_NO_MEMORY, "cannot start the job event thread");
+        goto fail;
+    }
+    j->started = 1;
+    /* jobs: what was running when the process ended is queued again */
+    uint64_t requeued = 0;
+    if ((st = s->ops->recover(s, c->owner, &requeued, err)) != CZ_OK) goto fail;
+    cz_spool_gc(c->spool, spool_keep, j);
+    cz_store_job *u = NULL;
+    size_t nu = 0;
+    if ((st = s->ops->jobs_unfinished(s, &u, &nu, err)) != CZ_OK) goto fail;
+    size_t resumed = 0;
+    for (size_t i = 0; i < nu; i++) {
+        cz_store_part *parts = NULL;
+        size_t np = 0;
+        cz_error jerr;
+        cz_error_clear(&jerr);
+        cz_status js = s->ops->parts_get(s, u[i].id, 0, &parts, &np, &jerr);
+        if (js == CZ_OK) js = engine_start(j, &u[i], parts, np, &jerr);
+        if (js == CZ_OK)
+            resumed++;
+        else if (parts)
+            fail_job(j, u[i].id, parts, np, js, &jerr);
+        cz_store_parts_free(parts, np);
+    }
+    free(u);
+    if (nu || requeued)
+        CZ_LOG(&c->log, CZ_LOG_INFO, "jobs", "recovered %zu unfinished job%s (%llu partition%s were running)", resumed,
+               resumed == 1 ? "" : "s", (unsigned long long)requeued, requeued == 1 ? "" : "s");
+    *out = j;
+    return CZ_OK;
+fail:
+    cz_jobs_free(j);
+    return st;
+}
+
+void cz_jobs_free(cz_jobs *j)
+{
+    if (!j) return;
+    pthread_mutex_lock(&j->mu);
+    j->closing = 1;
+    djob *list = j->jobs;
+    j->jobs = NULL;
+    pthread_mutex_unlock(&j->mu);
+    /* the engine's jobs: cancelled without recording it (they stay as the
+     * store has them); their events are dropped by the event thread */
+    for (djob *dj = list; dj;) {
+        djob *n = dj->next;
+        if (dj->ej) cz_job_free(dj->ej);
+        dj->ej = NULL;
+        dj = n;
+    }
+    if (j->started) {
+        pthread_mutex_lock(&j->mu);
+        while (j->q || j->q_busy) pthread_cond_wait(&j->cv, &j->mu);
+        j->stop = 1;
+        pthread_cond_broadcast(&j->cv);
+        pthread_mutex_unlock(&j->mu);
+        pthread_join(j->th, NULL);
+    }
+    while (list) {
+        djob *n = list->next;
+        djob_free(list);
+        list = n;
+    }
+    while (j->watches) { /* nobody waits past the end */
+        watch *w = j->watches;
+        j->watches = w->next;
+        w->fn(w->ctx);
+        free(w);
+    }
+    while (j->keys) {
+        dkey *k = j->keys;
+        j->keys = k->next;
+        cz_engine_key_remove(j->c.engine, k->ek);
+        free(k);
+    }
+    pthread_mutex_destroy(&j->mu);
+    pthread_cond_destroy(&j->cv);
+    free(j);
+}
+
+/* ---- submit ---- */
+
+static cz_status refuse(cz_jobs_refusal *why, cz_jobs_refusal w, cz_error *err, cz_status st, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static cz_status refuse(cz_jobs_refusal *why, cz_jobs_refusal w, cz_error *err, cz_status st, const char *fmt, ...)
+{
+    *why = w;
+    char m[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m, sizeof m, fmt, ap);
+    va_end(ap);
+    return cz_error_set(err, st, "%s", m);
+}
+
+cz_status cz_jobs_submit(cz_jobs *j, const cz_jobs_submit_req *r, cz_store_job *out, int *existing,
+                         cz_jobs_refusal *why, cz_error *err)
+{
+    *existing = 0;
+    *why = CZ_REFUSE_NONE;
+    cz_store *s = j->c.store;
+    pthread_mutex_lock(&j->mu);
+    int draining = j->draining;
+    dkey *k = key_find_locked(j, r->key_id ? r->key_id : "");
+    cz_store_key sk;
+    cz_engine_key *ek = k ? k->ek : NULL;
+    if (k) sk = k->sk;
+    pthread_mutex_unlock(&j->mu);
+    if (draining)
+        return refuse(why, CZ_REFUSE_UNAVAILABLE, err, CZ_ERR_UNSUPPORTED, "the daemon is shutting down");
+    const int prio = cz_jobs_priority(r->priority);
+    if (prio < 0)
+        return refuse(why, CZ_REFUSE_BAD_REQUEST, err, CZ_ERR_INVALID_ARG,
+                      "priority '%s': expected critical, high, normal or low", r->priority);
+    if (r->n == 0) return refuse(why, CZ_REFUSE_BAD_REQUEST, err, CZ_ERR_INVALID_ARG, "partitions: none given");
+    if (r->n > j->c.max_parts)
+        return refuse(why, CZ_REFUSE_BAD_REQUEST, err, CZ_ERR_INVALID_ARG, "partitions: %zu, at most %u", r->n,
+                      j->c.max_parts);
+    if (r->idem_key && strlen(r->idem_key) >= CZ_STORE_IDEM_MAX)
+        return refuse(why, CZ_REFUSE_BAD_REQUEST, err, CZ_ERR_INVALID_ARG,
+                      "idempotency_key: longer than %d bytes", CZ_STORE_IDEM_MAX - 1);
+    if (!ek) return refuse(why, CZ_REFUSE_UNKNOWN_KEY, err, CZ_ERR_INVALID_ARG, "key '%s' is not registered",
+                          r->key_id ? r->key_id : "");
+    /* the inputs: headers checked against the key */
+    const cz_zkey *zi = cz_engine_key_info(ek);
+    size_t wmax = 0;
+    gnutls_hash_hd_t h;
+    if (gnutls_hash_init(&h, GNUTLS_DIG_SHA256) < 0)
+        return refuse(why, CZ_REFUSE_INTERNAL, err, CZ_ERR_INTERNAL, "SHA-256 is not available");
+    gnutls_hash(h, sk.id, strlen(sk.id));
+    gnutls_hash(h, r->priority ? r->priority : "normal", strlen(r->priority ? r->priority : "normal"));
+    for (size_t i = 0; i < r->n; i++) {
+        const cz_jobs_part_in *p = &r->parts[i];
+        const char *path = p->upload ? p->upload->tmp : p->witness;
+        cz_synth *sy = NULL;
+        cz_error perr;
+        cz_error_clear(&perr);
+        cz_status st = cz_synth_from_file(&sy, path, &perr);
+        if (st == CZ_OK) st = cz_synth_check(sy, zi, sk.path, &perr);
+        cz_synth_info si;
+        if (st == CZ_OK) st = cz_synth_info_get(sy, &si, &perr);
+        cz_synth_free(sy);
+        if (st != CZ_OK) {
+            gnutls_hash_deinit(h, NULL);
+            return refuse(why, st == CZ_ERR_IO && !p->upload ? CZ_REFUSE_BAD_REQUEST : CZ_REFUSE_INPUT, err, st,
+                          "partition %zu (%s): %s", i, p->upload ? "uploaded witness" : p->witness,
+                          cz_error_msg(&perr));
+        }
+        if (si.witness_bytes > wmax) wmax = si.witness_bytes;
+        char tag[64];
+        snprintf(tag, sizeof tag, "|%zu|", i);
+        gnutls_hash(h, tag, strlen(tag));
+        if (p->upload)
+            gnutls_hash(h, p->upload->sha256, sizeof p->upload->sha256);
+        else
+            gnutls_hash(h, p->witness, strlen(p->witness));
+    }
+    uint8_t digest[32];
+    gnutls_hash_deinit(h, digest);
+    cz_engine_admission adm;
+    cz_engine_admit(j->c.engine, ek, wmax, &adm);
+    if (!adm.fits)
+        return refuse(why, CZ_REFUSE_BUDGET, err, CZ_ERR_BUDGET,
+                      "the job needs %zu bytes (%zu MiB: key %zu MiB and one partition) at least; the memory budget "
+                      "is %zu bytes (%zu MiB)",
+                      cz_engine_key_bytes(ek) + adm.need - adm.key_bytes,
+                      (cz_engine_key_bytes(ek) + adm.need - adm.key_bytes) >> 20, cz_engine_key_bytes(ek) >> 20,
+                      adm.limit, adm.limit >> 20);
+    if (adm.devices_in_service == 0)
+        return refuse(why, CZ_REFUSE_UNAVAILABLE, err, CZ_ERR_NO_DEVICE, "no device is in service");
+    cz_store_counts cnt;
+    cz_error serr;
+    cz_error_clear(&serr);
+    if (s->ops->counts(s, &cnt, &serr) != CZ_OK)
+        return refuse(why, CZ_REFUSE_INTERNAL, err, CZ_ERR_IO, "%s", cz_error_msg(&serr));
+    uint64_t unfinished = cnt.jobs[CZ_JOB_QUEUED] + cnt.jobs[CZ_JOB_RUNNING];
+    if (unfinished >= j->c.max_jobs)
+        return refuse(why, CZ_REFUSE_FULL, err, CZ_ERR_BUDGET, "%llu jobs are queued or running, the limit is %llu",
+                      (unsigned long long)unfinished, (unsigned long long)j->c.max_jobs);
+
+    /* the job: id, spool, store */
+    cz_store_job sj;
+    memset(&sj, 0, sizeof sj);
+    uint8_t rnd[8];
+    if (cz_os_random(rnd, sizeof rnd) != CZ_OK)
+        return refuse(why, CZ_REFUSE_INTERNAL, err, CZ_ERR_IO, "the OS random source failed");
+    sj.id[0] = 'j';
+    sj.id[1] = '_';
+    hex(sj.id + 2, rnd, sizeof rnd);
+    snprintf(sj.key_id, sizeof sj.key_id, "%s", sk.id);
+    snprintf(sj.priority, sizeof sj.priority, "%s", r->priority && *r->priority ? r->priority : "normal");
+    sj.state = CZ_JOB_QUEUED;
+    sj.n_parts = (uint32_t)r->n;
+    sj.created = now_s();
+    if (r->idem_key) snprintf(sj.idem_key, sizeof sj.idem_key, "%s", r->idem_key);
+    hex(sj.idem_hash, digest, sizeof digest);
+    cz_store_part *parts = calloc(r->n, sizeof *parts);
+    size_t nup = 0;
+    for (size_t i = 0; i < r->n; i++) nup += r->parts[i].upload != NULL;
+    cz_spool_file *ups = nup ? calloc(nup, sizeof *ups) : NULL;
+    char(*paths)[4200] = nup ? calloc(nup, sizeof *paths) : NULL;
+    if (!parts || (nup && (!ups || !paths))) {
+        free(parts);
+        free(ups);
+        free(paths);
+        return refuse(why, CZ_REFUSE_INTERNAL, err, CZ_ERR_NO_MEMORY, "out of memory");
+    }
+    for (size_t i = 0, q = 0; i < r->n; i++)
+        if (r->parts[i].upload) ups[q++] = *r->parts[i].upload;
+    cz_status st = CZ_OK;
+    if (nup) st = cz_spool_commit(j->c.spool, sj.id, ups, nup, paths, &serr); /* (ups: copies; r's keep their names) */
+    if (st == CZ_OK) {
+        for (size_t i = 0, q = 0; i < r->n; i++) {
+            parts[i].idx = (uint32_t)i;
+            parts[i].state = CZ_PART_QUEUED;
+            if (r->parts[i].upload) {
+                snprintf(parts[i].witness, sizeof parts[i].witness, "%s", paths[q++]);
+                parts[i].spooled = 1;
+            } else {
+                snprintf(parts[i].witness, sizeof parts[i].witness, "%s", r->parts[i].witness);
+            }
+        }
+        st = s->ops->submit(s, &sj, parts, out, existing, &serr);
+        if (st != CZ_OK || *existing) {
+            if (nup) { /* not ours after all: the uploads go back for the caller to abort */
+                for (size_t i = 0, q = 0; i < r->n; i++)
+                    if (r->parts[i].upload) rename(paths[q++], r->parts[i].upload->tmp);
+                cz_spool_remove_job(j->c.spool, sj.id);
+            }
+        } else {
+            for (size_t i = 0; i < r->n; i++)
+                if (r->parts[i].upload) r->parts[i].upload->tmp[0] = '\0'; /* moved */
+        }
+    }
+    free(ups);
+    free(paths);
+    if (st != CZ_OK) {
+        free(parts);
+        if (st == CZ_ERR_MISMATCH)
+            return refuse(why, CZ_REFUSE_CONFLICT, err, st, "idempotency_key '%s' was used for other inputs (%s)",
+                          r->idem_key ? r->idem_key : "", cz_error_msg(&serr));
+        return refuse(why, CZ_REFUSE_INTERNAL, err, st, "%s", cz_error_msg(&serr));
+    }
+    if (*existing) {
+        free(parts);
+        return CZ_OK;
+    }
+    pthread_mutex_lock(&j->mu);
+    j->accepted++;
+    pthread_mutex_unlock(&j->mu);
+    if (j->c.metrics) cz_metrics_job_accepted(j->c.metrics);
+    job_event(j, CZ_LOG_INFO, "accepted", sj.id, "key %s, %u partition%s, priority %s", sj.key_id, sj.n_parts,
+              sj.n_parts == 1 ? "" : "s", sj.priority);
+    cz_error eerr;
+    cz_error_clear(&eerr);
+    if ((st = engine_start(j, out, parts, r->n, &eerr)) != CZ_OK) fail_job(j, out->id, parts, r->n, st, &eerr);
+    free(parts);
+    return CZ_OK;
+}
+
+/* ---- reads, cancel, delete ---- */
+
+cz_status cz_jobs_get(cz_jobs *j, const char *id, cz_store_job *job, cz_store_part **parts, size_t *n,
+                      cz_jobs_progress **progress, int with_results, int *found, cz_error *err)
+{
+    cz_store *s = j->c.store;
+    if (parts) *parts = NULL;
+    if (n) *n = 0;
+    if (progress) *progress = NULL;
+    cz_status st = s->ops->job_get(s, id, job, found, err);
+    if (st != CZ_OK || !*found || !parts) return st;
+    if ((st = s->ops->parts_get(s, id, with_results, parts, n, err)) != CZ_OK) return st;
+    if (!progress) return CZ_OK;
+    cz_jobs_progress *pg = calloc(*n ? *n : 1, sizeof *pg);
+    if (!pg) return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < *n; i++) pg[i].stage = -1;
+    pthread_mutex_lock(&j->mu);
+    for (djob *dj = j->jobs; dj; dj = dj->next)
+        if (!strcmp(dj->id, id))
+            for (size_t i = 0; i < *n && i < dj->n_store; i++) pg[i] = dj->progress[i];
+    pthread_mutex_unlock(&j->mu);
+    *progress = pg;
+    return CZ_OK;
+}
+
+cz_status cz_jobs_mark_fetched(cz_jobs *j, const char *id, cz_error *err)
+{
+    return j->c.store->ops->mark_fetched(j->c.store, id, err);
+}
+
+cz_status cz_jobs_delete(cz_jobs *j, const char *id, int *found, int *removed, cz_error *err)
+{
+    cz_store *s = j->c.store;
+    *removed = 0;
+    cz_store_job sj;
+    cz_status st = s->ops->job_get(s, id, &sj, found, err);
+    if (st != CZ_OK || !*found) return st;
+    if (cz_job_state_final(sj.state)) {
+        if ((st = s->ops->job_delete(s, id, err)) != CZ_OK) return st;
+        cz_spool_remove_job(j->c.spool, id);
+        *removed = 1;
+        return CZ_OK;
+    }
+    int changed = 0;
+    if ((st = s->ops->cancel(s, id, &changed, err)) != CZ_OK) return st;
+    pthread_mutex_lock(&j->mu);
+    for (djob *dj = j->jobs; dj; dj = dj->next)
+        if (!strcmp(dj->id, id)) {
+            dj->cancelled = 1;
+            if (dj->ej) cz_job_cancel(dj->ej);
+        }
+    if (changed) j->cancelled++;
+    pthread_mutex_unlock(&j->mu);
+    if (changed) {
+        if (j->c.metrics) cz_metrics_job_end(j->c.metrics, CZ_JOB_CANCELLED, now_s() - sj.created);
+        job_event(j, CZ_LOG_INFO, "cancelled", id, "by a request");
+        fire_watches(j, id);
+    }
+    return CZ_OK;
+}
+
+void *cz_jobs_watch(cz_jobs *j, const char *id, cz_jobs_watch_fn fn, void *ctx)
+{
+    watch *w = calloc(1, sizeof *w);
+    if (!w) {
+        fn(ctx);
+        return NULL;
+    }
+    snprintf(w->id, sizeof w->id, "%s", id);
+    w->fn = fn;
+    w->ctx = ctx;
+    pthread_mutex_lock(&j->mu);
+    w->next = j->watches;
+    j->watches = w;
+    pthread_mutex_unlock(&j->mu);
+    /* it may have become final before the watch was in place */
+    cz_store_job sj;
+    int found = 0;
+    if (j->c.store->ops->job_get(j->c.store, id, &sj, &found, NULL) != CZ_OK || !found ||
+        cz_job_state_final(sj.state))
+        fire_watches(j, id);
+    return w;
+}
+
+void cz_jobs_unwatch(cz_jobs *j, void *handle)
+{
+    if (!handle) return;
+    pthread_mutex_lock(&j->mu);
+    for (watch **pp = &j->watches; *pp; pp = &(*pp)->next)
+        if (*pp == handle) {
+            *pp = ((watch *)handle)->next;
+            free(handle);
+            break;
+        }
+    pthread_mutex_unlock(&j->mu);
+}
+
+/* ---- housekeeping, shutdown, status ---- */
+
+void cz_jobs_tick(cz_jobs *j)
+{
+    cz_store *s = j->c.store;
+    (void)s->ops->heartbeat(s, j->c.owner, NULL);
+    for (;;) {
+        cz_store_job *ex = NULL;
+        size_t n = 0;
+        cz_error err;
+        cz_error_clear(&err);
+        if (s->ops->expired(s, now_s() - j->c.retention_s, j->c.keep_until_fetched, 64, &ex, &n, &err) != CZ_OK) {
+            CZ_LOG(&j->c.log, CZ_LOG_ERROR, "jobs", "expiry: %s", cz_error_msg(&err));
+            free(ex);
+            return;
+        }
+        for (size_t i = 0; i < n; i++) {
+            cz_spool_remove_job(j->c.spool, ex[i].id);
+            if (s->ops->job_delete(s, ex[i].id, &err) == CZ_OK)
+                job_event(j, CZ_LOG_DEBUG, "expired", ex[i].id, "finished %.0f s ago", now_s() - ex[i].finished);
+        }
+        free(ex);
+        if (n < 64) return;
+    }
+}
+
+int cz_jobs_drain(cz_jobs *j, double grace_s)
+{
+    pthread_mutex_lock(&j->mu);
+    j->draining = 1;
+    pthread_mutex_unlock(&j->mu);
+    cz_engine_drain(j->c.engine, 1);
+    double end = now_s() + grace_s;
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        int idle = !j->q && !j->q_busy;
+        pthread_mutex_unlock(&j->mu);
+        if (cz_engine_in_flight(j->c.engine) == 0 && idle) return 1;
+        if (now_s() >= end) return 0;
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+void cz_jobs_status_get(cz_jobs *j, cz_jobs_status *out)
+{
+    memset(out, 0, sizeof *out);
+    (void)j->c.store->ops->counts(j->c.store, &out->store, NULL);
+    pthread_mutex_lock(&j->mu);
+    for (djob *dj = j->jobs; dj; dj = dj->next) out->engine_jobs++;
+    out->accepted = j->accepted;
+    out->done = j->done;
+    out->failed = j->failed;
+    out->cancelled = j->cancelled;
+    out->draining = j->draining;
+    pthread_mutex_unlock(&j->mu);
+}
