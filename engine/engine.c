@@ -956,6 +956,16 @@ static void *fin_main(void *arg)
         r->t.stages.finalize = ft.finalize;
         r->t.stages.verify = ft.verify;
         timeline(e, j, idx, st == CZ_OK ? "finalized" : "failed verification");
+        if (st == CZ_OK) { /* the public signals, before the witness goes */
+            const cz_wtns *w = cz_synth_witness(j->parts[idx]);
+            const size_t np = j->key->zk.n_public;
+            if (np && !(r->pub = malloc(np * 32))) {
+                st = cz_error_set(&err, CZ_ERR_NO_MEMORY, "out of memory for the public signals");
+            } else if (np) {
+                memcpy(r->pub, (const uint8_t *)w->values + 32, np * 32);
+                r->n_pub = np;
+            }
+        }
         item_free(e, it);
         if (st == CZ_OK)
             r->status = CZ_OK;
@@ -1132,7 +1142,10 @@ void cz_job_free(cz_job *j)
     if (!j) return;
     cz_job_cancel(j);
     (void)cz_job_wait(j, -1);
-    for (size_t i = 0; i < j->n; i++) cz_synth_free(j->parts[i]);
+    for (size_t i = 0; i < j->n; i++) {
+        cz_synth_free(j->parts[i]);
+        free(j->res[i].pub);
+    }
     free(j->parts);
     free(j->res);
     free(j);

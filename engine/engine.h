@@ -170,7 +170,9 @@ typedef struct cz_partition_timings {
 typedef struct cz_partition_result {
     cz_status status;
     char error[256];
-    cz_proof proof; /* valid when status == CZ_OK */
+    cz_proof proof;   /* valid when status == CZ_OK */
+    void *pub;        /* and its public signals: n_public scalars (32 bytes, Montgomery), owned by the job */
+    size_t n_pub;
     cz_partition_timings t;
 } cz_partition_result;
 

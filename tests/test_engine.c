@@ -218,6 +218,8 @@ static void test_partitions(fixture *f)
     for (size_t i = 0; i < n; i++) {
         CHECK(r[i].t.synth_s >= 0 && r[i].t.device_s > 0 && r[i].t.total_s >= r[i].t.device_s);
         CHECK(r[i].t.abc_bytes == f->abc);
+        CHECK(r[i].n_pub == f->zk.n_public &&
+              (!r[i].n_pub || memcmp(r[i].pub, (const uint8_t *)f->w.values + 32, 32 * r[i].n_pub) == 0));
     }
     /* the same file registered again (by another spelling of its path):
      * the same key, not a second copy; it stays until both are removed */
