@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ec/ec.h"
+#include "ec/ec_serde.h"
 #include "io/json.h"
 #include "util/atomic_file.h"
 
@@ -359,4 +360,58 @@ done:
     cz_json_free(doc);
     if (st != CZ_OK) cz_vkey_free(vk);
     return st;
+}
+
+/* ---- bellperson binary proof ---- */
+
+_Static_assert(sizeof(cz_bls12_381_g1_affine) == sizeof(((cz_proof *)0)->a), "cz_proof.a holds a BLS12-381 G1 point");
+_Static_assert(sizeof(cz_bls12_381_g2_affine) == sizeof(((cz_proof *)0)->b), "cz_proof.b holds a BLS12-381 G2 point");
+_Static_assert(48 + 96 + 48 == CZ_PROOF_BIN_BYTES, "A || B || C compressed");
+
+cz_status cz_proof_to_bellperson(uint8_t out[CZ_PROOF_BIN_BYTES], const cz_proof *p, cz_error *err)
+{
+    if (p->curve != CZ_CURVE_BLS12_381)
+        return cz_error_set(err, CZ_ERR_UNSUPPORTED, "the bellperson binary proof is for BLS12-381 only; this proof is on %s",
+                            cz_curve_name(p->curve));
+    cz_bls12_381_g1_to_compressed(out, (const cz_bls12_381_g1_affine *)p->a);
+    cz_bls12_381_g2_to_compressed(out + 48, (const cz_bls12_381_g2_affine *)p->b);
+    cz_bls12_381_g1_to_compressed(out + 144, (const cz_bls12_381_g1_affine *)p->c);
+    return CZ_OK;
+}
+
+cz_status cz_proof_from_bellperson(cz_proof *p, const uint8_t in[CZ_PROOF_BIN_BYTES], cz_error *err)
+{
+    cz_bls12_381_g1_affine a, c;
+    cz_bls12_381_g2_affine b;
+    cz_status st;
+    if ((st = cz_bls12_381_g1_from_compressed(&a, in, 0)) != CZ_OK)
+        return cz_error_set(err, st, "bellperson proof: A (G1, bytes 0..47, at byte offset 0): %s", cz_status_str(st));
+    if ((st = cz_bls12_381_g2_from_compressed(&b, in + 48, 0)) != CZ_OK)
+        return cz_error_set(err, st, "bellperson proof: B (G2, bytes 48..143, at byte offset 48): %s",
+                            cz_status_str(st));
+    if ((st = cz_bls12_381_g1_from_compressed(&c, in + 144, 0)) != CZ_OK)
+        return cz_error_set(err, st, "bellperson proof: C (G1, bytes 144..191, at byte offset 144): %s",
+                            cz_status_str(st));
+    memset(p, 0, sizeof *p);
+    p->curve = CZ_CURVE_BLS12_381;
+    memcpy(p->a, &a, sizeof a);
+    memcpy(p->b, &b, sizeof b);
+    memcpy(p->c, &c, sizeof c);
+    return CZ_OK;
+}
+
+cz_status cz_proof_write_bin(const char *path, const cz_proof *p, cz_error *err)
+{
+    uint8_t buf[CZ_PROOF_BIN_BYTES];
+    cz_error e;
+    cz_error_clear(&e);
+    cz_status st = cz_proof_to_bellperson(buf, p, &e);
+    if (st != CZ_OK) return cz_error_set(err, st, "%s: %s", path, cz_error_msg(&e));
+    cz_atomic_file af;
+    if ((st = cz_atomic_file_open(&af, path, err)) != CZ_OK) return st;
+    if (fwrite(buf, 1, sizeof buf, af.fp) != sizeof buf) {
+        cz_atomic_file_abort(&af);
+        return cz_error_set(err, CZ_ERR_IO, "%s: write failed", path);
+    }
+    return cz_atomic_file_commit(&af, err);
 }
