@@ -169,7 +169,8 @@ static cz_status bench_run(bench_result *br, const bench_cmd *b, const cz_wtns *
         if ((st = cz_engine_submit(e, k, ws, (size_t)parts, 0, &js[i], err)) != CZ_OK) goto out;
     for (uint64_t i = 0; i < jobs; i++) {
         (void)cz_job_wait(js[i], -1);
-        if (cli_progress) fprintf(stderr, "\rcuzk: job %llu/%llu done", (unsigned long long)i + 1, (unsigned long long)jobs);
+        if (cli_progress)
+            fprintf(stderr, "\rcuzk: job %llu/%llu done", (unsigned long long)i + 1, (unsigned long long)jobs);
         size_t n;
         const cz_partition_result *r = cz_job_results(js[i], &n);
         for (size_t q = 0; q < n && q < parts; q++) {
@@ -194,7 +195,8 @@ static cz_status bench_run(bench_result *br, const bench_cmd *b, const cz_wtns *
     run->log_domain = info->log_domain;
     run->domain_size = info->domain_size;
     run->key_bytes = cz_engine_key_bytes(k);
-    if (!(br->device_name = strdup(cz_engine_device_name(e)))) st = cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
+    if (!(br->device_name = strdup(cz_engine_device_name(e))))
+        st = cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
     run->key_name = b->zkey_path;
     run->device_name = br->device_name;
     run->jobs = jobs;

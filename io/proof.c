@@ -371,7 +371,8 @@ _Static_assert(48 + 96 + 48 == CZ_PROOF_BIN_BYTES, "A || B || C compressed");
 cz_status cz_proof_to_bellperson(uint8_t out[CZ_PROOF_BIN_BYTES], const cz_proof *p, cz_error *err)
 {
     if (p->curve != CZ_CURVE_BLS12_381)
-        return cz_error_set(err, CZ_ERR_UNSUPPORTED, "the bellperson binary proof is for BLS12-381 only; this proof is on %s",
+        return cz_error_set(err, CZ_ERR_UNSUPPORTED,
+                            "the bellperson binary proof is for BLS12-381 only; this proof is on %s",
                             cz_curve_name(p->curve));
     cz_bls12_381_g1_to_compressed(out, (const cz_bls12_381_g1_affine *)p->a);
     cz_bls12_381_g2_to_compressed(out + 48, (const cz_bls12_381_g2_affine *)p->b);

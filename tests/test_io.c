@@ -573,8 +573,9 @@ static void test_bellperson(void)
     memcpy(g.a, cz_bls12_381_g1_generator(), sizeof(cz_bls12_381_g1_affine));
     memcpy(g.b, cz_bls12_381_g2_generator(), sizeof(cz_bls12_381_g2_affine));
     from_hex(want, "97f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb");
-    from_hex(want + 48, "93e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e"
-                        "024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8");
+    from_hex(want + 48,
+             "93e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e"
+             "024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8");
     memset(want + 144, 0, 48);
     want[144] = 0xc0; /* compressed infinity */
     cz_error_clear(&err);
