@@ -386,13 +386,11 @@ cz_status cz_proof_from_bellperson(cz_proof *p, const uint8_t in[CZ_PROOF_BIN_BY
     cz_bls12_381_g2_affine b;
     cz_status st;
     if ((st = cz_bls12_381_g1_from_compressed(&a, in, 0)) != CZ_OK)
-        return cz_error_set(err, st, "bellperson proof: A (G1, bytes 0..47, at byte offset 0): %s", cz_status_str(st));
+        return cz_error_set(err, st, "bellperson proof: A (G1) at byte offset 0: %s", cz_status_str(st));
     if ((st = cz_bls12_381_g2_from_compressed(&b, in + 48, 0)) != CZ_OK)
-        return cz_error_set(err, st, "bellperson proof: B (G2, bytes 48..143, at byte offset 48): %s",
-                            cz_status_str(st));
+        return cz_error_set(err, st, "bellperson proof: B (G2) at byte offset 48: %s", cz_status_str(st));
     if ((st = cz_bls12_381_g1_from_compressed(&c, in + 144, 0)) != CZ_OK)
-        return cz_error_set(err, st, "bellperson proof: C (G1, bytes 144..191, at byte offset 144): %s",
-                            cz_status_str(st));
+        return cz_error_set(err, st, "bellperson proof: C (G1) at byte offset 144: %s", cz_status_str(st));
     memset(p, 0, sizeof *p);
     p->curve = CZ_CURVE_BLS12_381;
     memcpy(p->a, &a, sizeof a);
