@@ -19,6 +19,9 @@
 #include <unistd.h>
 
 #include "cuzk/curve.h"
+#include "groth16/groth16.h"
+#include "io/proof.h"
+#include "io/zkey.h"
 
 #define JSON_BODY_MAX (1u << 20) /* a job description, a key registration */
 #define POST_BUFFER 65536
@@ -42,6 +45,7 @@ enum route {
     R_STATUS,
     R_KEYS,    /* /v1/keys */
     R_KEY,     /* /v1/keys/{id} */
+    R_KEY_VK,  /* /v1/keys/{id}/verification_key.json */
     R_PROOFS,  /* /v1/proofs */
     R_PROOF,   /* /v1/proofs/{id} */
     R_RESULT,  /* /v1/proofs/{id}/proof.json | public.json | proof.bin */
@@ -534,6 +538,32 @@ static enum MHD_Result do_key(req *r)
     return send_json(r, 200, json_pack("{s:s,s:b}", "id", r->id, "removed", 1));
 }
 
+/* the verifying key of a registered key, as `cuzk export-vkey` writes it */
+static enum MHD_Result do_key_vk(req *r)
+{
+    cz_error err;
+    cz_error_clear(&err);
+    cz_jobs_key_info ki;
+    int found = 0;
+    (void)cz_jobs_key_get(r->h->c.jobs, r->id, &ki, &found, &err);
+    if (!found) return send_error(r, 404, "not_found", "no key '%s'", r->id);
+    cz_zkey zk;
+    cz_zkey_opts zo;
+    memset(&zo, 0, sizeof zo);
+    zo.header_only = 1;
+    if (cz_zkey_load(&zk, ki.key.path, &zo, &err) != CZ_OK) return send_error(r, 500, "bad_key", "%s", cz_error_msg(&err));
+    cz_vkey vk;
+    cz_status st = cz_vkey_from_zkey(&vk, &zk);
+    cz_zkey_free(&zk);
+    if (st != CZ_OK) return send_error(r, 500, "internal", "out of memory");
+    uint64_t ab[72];
+    char *text = NULL;
+    if ((st = cz_groth16_alphabeta(ab, &vk)) == CZ_OK) st = cz_vkey_format_json(&vk, ab, &text, &err);
+    cz_vkey_free(&vk);
+    if (st != CZ_OK) return send_error(r, 500, "internal", "%s", cz_error_msg(&err));
+    return send_buf(r, 200, "application/json", text, strlen(text), 1, NULL, NULL);
+}
+
 /* the answer to a job request once the body is in */
 static enum MHD_Result do_submit(req *r)
 {
@@ -858,8 +888,8 @@ static int route(req *r, const char *url)
     memcpy(r->id, rest, idn);
     r->id[idn] = '\0';
     if (!slash) return r->route = one;
-    if (one != R_PROOF) return 0;
     const char *f = slash + 1;
+    if (one == R_KEY) return !strcmp(f, "verification_key.json") ? (r->route = R_KEY_VK) : 0;
     if (strcmp(f, "proof.json") && strcmp(f, "public.json") && strcmp(f, "proof.bin")) return 0;
     snprintf(r->file, sizeof r->file, "%s", f);
     return r->route = R_RESULT;
@@ -873,6 +903,7 @@ static enum MHD_Result dispatch(req *r)
     case R_STATUS: return do_status(r);
     case R_KEYS: return r->method == 'P' ? do_keys_post(r) : do_keys_list(r);
     case R_KEY: return do_key(r);
+    case R_KEY_VK: return do_key_vk(r);
     case R_PROOFS: return do_submit(r);
     case R_PROOF: return r->method == 'D' ? do_proof_delete(r) : do_proof_get(r);
     case R_RESULT: return do_result(r);
@@ -887,6 +918,7 @@ static int method_ok(const req *r)
     case R_HEALTHZ:
     case R_METRICS:
     case R_STATUS:
+    case R_KEY_VK:
     case R_RESULT: return r->method == 'G';
     case R_KEYS: return r->method == 'G' || r->method == 'P';
     case R_KEY: return r->method == 'G' || r->method == 'D';

@@ -40,7 +40,7 @@
 #endif
 
 /* exit codes */
-enum { X_OK = 0, X_FAIL = 1, X_USAGE = 2, X_CONFIG = 3 };
+enum { CZD_OK = 0, CZD_FAIL = 1, CZD_USAGE = 2, CZD_CONFIG = 3 };
 
 static int g_json_logs;
 static pthread_mutex_t g_log_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -150,24 +150,24 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
-            return X_OK;
+            return CZD_OK;
         }
         if (!strcmp(argv[i], "--version")) {
             printf("cuzkd %s\n", CUZK_VERSION);
-            return X_OK;
+            return CZD_OK;
         }
         if (!strcmp(argv[i], "--print-example-config")) {
             cz_conf_print_example(stdout);
-            return X_OK;
+            return CZD_OK;
         }
         if (!strcmp(argv[i], "--config")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "cuzkd: --config needs a file\n");
-                return X_USAGE;
+                return CZD_USAGE;
             }
             if (cz_conf_load_file(&conf, argv[i + 1], &err) != CZ_OK) {
                 fprintf(stderr, "cuzkd: %s\n", cz_error_msg(&err));
-                return X_CONFIG;
+                return CZD_CONFIG;
             }
             i++;
         }
@@ -184,7 +184,7 @@ int main(int argc, char **argv)
         }
         if (strncmp(a, "--", 2) != 0) {
             fprintf(stderr, "cuzkd: unexpected argument '%s' (see --help)\n", a);
-            return X_USAGE;
+            return CZD_USAGE;
         }
         char key[128];
         const char *val = NULL, *eq = strchr(a + 2, '=');
@@ -196,14 +196,14 @@ int main(int argc, char **argv)
             if (*p == '-') *p = '_';
         if (!cz_conf_has_key(key)) {
             fprintf(stderr, "cuzkd: unknown option '%s' (see --help)\n", a);
-            return X_USAGE;
+            return CZD_USAGE;
         }
         if (eq) {
             val = eq + 1;
         } else if (cz_conf_key_takes_value(key)) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "cuzkd: %s needs a value\n", a);
-                return X_USAGE;
+                return CZD_USAGE;
             }
             val = argv[++i];
         } else {
@@ -213,30 +213,30 @@ int main(int argc, char **argv)
         snprintf(from, sizeof from, "--%s", key);
         if (cz_conf_set(&conf, key, val, from, &err) != CZ_OK) {
             fprintf(stderr, "cuzkd: %s\n", cz_error_msg(&err));
-            return X_CONFIG;
+            return CZD_CONFIG;
         }
     }
     if (!conf.host_id[0] && gethostname(conf.host_id, sizeof conf.host_id - 1) != 0)
         snprintf(conf.host_id, sizeof conf.host_id, "cuzkd");
     if (cz_conf_validate(&conf, &err) != CZ_OK) {
         fprintf(stderr, "cuzkd: configuration: %s\n", cz_error_msg(&err));
-        return X_CONFIG;
+        return CZD_CONFIG;
     }
     char *token = read_token(&conf, &err);
     if (!token && err.status != CZ_OK) {
         fprintf(stderr, "cuzkd: token: %s\n", cz_error_msg(&err));
-        return X_CONFIG;
+        return CZD_CONFIG;
     }
     if (!token && !cz_conf_listen_is_loopback(&conf)) { /* (validate checked the source exists) */
         fprintf(stderr, "cuzkd: listen %s is not a loopback address: a token is required (token_file or CUZKD_TOKEN)\n",
                 conf.listen);
-        return X_CONFIG;
+        return CZD_CONFIG;
     }
     if (check_only) {
         cz_conf_print(&conf, stdout);
         printf("# token: %s\n", token ? "set" : "none (loopback only)");
         free(token);
-        return X_OK;
+        return CZD_OK;
     }
     g_json_logs = !strcmp(conf.log_format, "json");
     cz_logger log = {log_sink, NULL, CZ_LOG_INFO};
@@ -246,7 +246,7 @@ int main(int argc, char **argv)
     if (conf.tls_cert[0]) {
         if (!(cert = slurp(conf.tls_cert, 1 << 20, &err)) || !(key = slurp(conf.tls_key, 1 << 20, &err))) {
             fprintf(stderr, "cuzkd: TLS: %s\n", cz_error_msg(&err));
-            return X_CONFIG;
+            return CZD_CONFIG;
         }
     }
     static char allow[CZ_CONF_LIST_MAX][4096];
@@ -256,7 +256,7 @@ int main(int argc, char **argv)
         if (!r || stat(r, &st) != 0 || !S_ISDIR(st.st_mode)) {
             fprintf(stderr, "cuzkd: allow_dir '%s': %s\n", conf.allow_dir[i], r ? "not a directory" : strerror(errno));
             free(r);
-            return X_CONFIG;
+            return CZD_CONFIG;
         }
         snprintf(allow[i], sizeof allow[i], "%s", r);
         free(r);
@@ -271,7 +271,7 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    int rc = X_FAIL;
+    int rc = CZD_FAIL;
     cz_store *store = NULL;
     cz_spool *spool = NULL;
     cz_engine *engine = NULL;
@@ -364,7 +364,7 @@ int main(int argc, char **argv)
     cz_http_set_draining(http, 1);
     int all = cz_jobs_drain(jobs, (double)conf.shutdown_grace_s);
     CZ_LOG(&log, CZ_LOG_INFO, "cuzkd", "%s; what was not proved stays queued", all ? "every running partition finished" : "grace period over");
-    rc = X_OK;
+    rc = CZD_OK;
     goto out;
 fail:
     CZ_LOG(&log, CZ_LOG_ERROR, "cuzkd", "%s", cz_error_msg(&err));

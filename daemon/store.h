@@ -39,7 +39,7 @@
 
 #define CZ_STORE_ID_MAX 40    /* ids: "k_" / "j_" + hex */
 #define CZ_STORE_IDEM_MAX 128 /* idempotency keys */
-#define CZ_STORE_PATH_MAX 4096
+#define CZ_STORE_PATH_MAX 4200
 
 typedef enum cz_job_state {
     CZ_JOB_QUEUED = 0, /* accepted, no partition started */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ec/ec.h"
+#include "ec/ec_serde.h"
 #include "io/json.h"
 #include "util/atomic_file.h"
 
@@ -100,12 +101,8 @@ static void write_g2(FILE *f, cz_curve c, const uint64_t *p, const char *indent)
             indent, indent, indent);
 }
 
-cz_status cz_proof_write_json(const char *path, const cz_proof *p, cz_error *err)
+static void emit_proof(FILE *f, const cz_proof *p)
 {
-    cz_atomic_file af;
-    cz_status st = cz_atomic_file_open(&af, path, err);
-    if (st != CZ_OK) return st;
-    FILE *f = af.fp;
     fprintf(f, "{\n \"pi_a\": ");
     write_g1(f, p->curve, p->a, " ");
     fprintf(f, ",\n \"pi_b\": ");
@@ -113,6 +110,25 @@ cz_status cz_proof_write_json(const char *path, const cz_proof *p, cz_error *err
     fprintf(f, ",\n \"pi_c\": ");
     write_g1(f, p->curve, p->c, " ");
     fprintf(f, ",\n \"protocol\": \"groth16\",\n \"curve\": \"%s\"\n}", cz_curve_snarkjs_name(p->curve));
+}
+
+static void emit_public(FILE *f, cz_curve curve, const void *values, size_t n)
+{
+    char buf[CZ_FP_DEC_MAX];
+    fprintf(f, "[");
+    for (size_t i = 0; i < n; i++) {
+        fr_dec(curve, buf, (const uint8_t *)values + 32 * i);
+        fprintf(f, "%s\n \"%s\"", i ? "," : "", buf);
+    }
+    fprintf(f, "%s]", n ? "\n" : "");
+}
+
+cz_status cz_proof_write_json(const char *path, const cz_proof *p, cz_error *err)
+{
+    cz_atomic_file af;
+    cz_status st = cz_atomic_file_open(&af, path, err);
+    if (st != CZ_OK) return st;
+    emit_proof(af.fp, p);
     return cz_atomic_file_commit(&af, err);
 }
 
@@ -121,23 +137,12 @@ cz_status cz_public_write_json(const char *path, cz_curve curve, const void *val
     cz_atomic_file af;
     cz_status st = cz_atomic_file_open(&af, path, err);
     if (st != CZ_OK) return st;
-    FILE *f = af.fp;
-    char buf[CZ_FP_DEC_MAX];
-    fprintf(f, "[");
-    for (size_t i = 0; i < n; i++) {
-        fr_dec(curve, buf, (const uint8_t *)values + 32 * i);
-        fprintf(f, "%s\n \"%s\"", i ? "," : "", buf);
-    }
-    fprintf(f, "%s]", n ? "\n" : "");
+    emit_public(af.fp, curve, values, n);
     return cz_atomic_file_commit(&af, err);
 }
 
-cz_status cz_vkey_write_json(const char *path, const cz_vkey *vk, const void *alphabeta, cz_error *err)
+static void emit_vkey(FILE *f, const cz_vkey *vk, const void *alphabeta)
 {
-    cz_atomic_file af;
-    cz_status st = cz_atomic_file_open(&af, path, err);
-    if (st != CZ_OK) return st;
-    FILE *f = af.fp;
     cz_curve c = vk->curve;
     fprintf(f, "{\n \"protocol\": \"groth16\",\n \"curve\": \"%s\",\n \"nPublic\": %u,\n \"vk_alpha_1\": ",
             cz_curve_snarkjs_name(c), vk->n_public);
@@ -171,7 +176,46 @@ cz_status cz_vkey_write_json(const char *path, const cz_vkey *vk, const void *al
         write_g1(f, c, vk->ic + 12 * (size_t)i, "  ");
     }
     fprintf(f, "\n ]\n}");
+}
+
+cz_status cz_vkey_write_json(const char *path, const cz_vkey *vk, const void *alphabeta, cz_error *err)
+{
+    cz_atomic_file af;
+    cz_status st = cz_atomic_file_open(&af, path, err);
+    if (st != CZ_OK) return st;
+    emit_vkey(af.fp, vk, alphabeta);
     return cz_atomic_file_commit(&af, err);
+}
+
+/* text of one emit_* into a malloc'ed string */
+#define CZ_FORMAT_TO_STRING(out, err, call)                                                                           \
+    do {                                                                                                            \
+        size_t len_ = 0;                                                                                            \
+        *(out) = NULL;                                                                                              \
+        FILE *f = open_memstream((out), &len_);                                                                     \
+        if (!f) return cz_error_set((err), CZ_ERR_NO_MEMORY, "out of memory");                                      \
+        call;                                                                                                       \
+        if (fclose(f) != 0) {                                                                                       \
+            free(*(out));                                                                                           \
+            *(out) = NULL;                                                                                          \
+            return cz_error_set((err), CZ_ERR_NO_MEMORY, "out of memory");                                          \
+        }                                                                                                           \
+        return CZ_OK;                                                                                               \
+    } while (0)
+
+cz_status cz_proof_format_json(const cz_proof *p, char **out, cz_error *err)
+{
+    CZ_FORMAT_TO_STRING(out, err, emit_proof(f, p));
+}
+
+cz_status cz_public_format_json(cz_curve curve, const void *values, size_t n, char **out, cz_error *err)
+{
+    CZ_FORMAT_TO_STRING(out, err, emit_public(f, curve, values, n));
+}
+
+cz_status cz_vkey_format_json(const cz_vkey *vk, const void *alphabeta, char **out, cz_error *err)
+{
+    CZ_FORMAT_TO_STRING(out, err, emit_vkey(f, vk, alphabeta));
 }
 
 /* ---- reading ---- */
@@ -359,4 +403,57 @@ done:
     cz_json_free(doc);
     if (st != CZ_OK) cz_vkey_free(vk);
     return st;
+}
+
+/* ---- bellperson binary proof ---- */
+
+_Static_assert(sizeof(cz_bls12_381_g1_affine) == sizeof(((cz_proof *)0)->a), "cz_proof.a holds a BLS12-381 G1 point");
+_Static_assert(sizeof(cz_bls12_381_g2_affine) == sizeof(((cz_proof *)0)->b), "cz_proof.b holds a BLS12-381 G2 point");
+_Static_assert(48 + 96 + 48 == CZ_PROOF_BIN_BYTES, "A || B || C compressed");
+
+cz_status cz_proof_to_bellperson(uint8_t out[CZ_PROOF_BIN_BYTES], const cz_proof *p, cz_error *err)
+{
+    if (p->curve != CZ_CURVE_BLS12_381)
+        return cz_error_set(err, CZ_ERR_UNSUPPORTED,
+                            "the bellperson binary proof is for BLS12-381 only; this proof is on %s",
+                            cz_curve_name(p->curve));
+    cz_bls12_381_g1_to_compressed(out, (const cz_bls12_381_g1_affine *)p->a);
+    cz_bls12_381_g2_to_compressed(out + 48, (const cz_bls12_381_g2_affine *)p->b);
+    cz_bls12_381_g1_to_compressed(out + 144, (const cz_bls12_381_g1_affine *)p->c);
+    return CZ_OK;
+}
+
+cz_status cz_proof_from_bellperson(cz_proof *p, const uint8_t in[CZ_PROOF_BIN_BYTES], cz_error *err)
+{
+    cz_bls12_381_g1_affine a, c;
+    cz_bls12_381_g2_affine b;
+    cz_status st;
+    if ((st = cz_bls12_381_g1_from_compressed(&a, in, 0)) != CZ_OK)
+        return cz_error_set(err, st, "bellperson proof: A (G1) at byte offset 0: %s", cz_status_str(st));
+    if ((st = cz_bls12_381_g2_from_compressed(&b, in + 48, 0)) != CZ_OK)
+        return cz_error_set(err, st, "bellperson proof: B (G2) at byte offset 48: %s", cz_status_str(st));
+    if ((st = cz_bls12_381_g1_from_compressed(&c, in + 144, 0)) != CZ_OK)
+        return cz_error_set(err, st, "bellperson proof: C (G1) at byte offset 144: %s", cz_status_str(st));
+    memset(p, 0, sizeof *p);
+    p->curve = CZ_CURVE_BLS12_381;
+    memcpy(p->a, &a, sizeof a);
+    memcpy(p->b, &b, sizeof b);
+    memcpy(p->c, &c, sizeof c);
+    return CZ_OK;
+}
+
+cz_status cz_proof_write_bin(const char *path, const cz_proof *p, cz_error *err)
+{
+    uint8_t buf[CZ_PROOF_BIN_BYTES];
+    cz_error e;
+    cz_error_clear(&e);
+    cz_status st = cz_proof_to_bellperson(buf, p, &e);
+    if (st != CZ_OK) return cz_error_set(err, st, "%s: %s", path, cz_error_msg(&e));
+    cz_atomic_file af;
+    if ((st = cz_atomic_file_open(&af, path, err)) != CZ_OK) return st;
+    if (fwrite(buf, 1, sizeof buf, af.fp) != sizeof buf) {
+        cz_atomic_file_abort(&af);
+        return cz_error_set(err, CZ_ERR_IO, "%s: write failed", path);
+    }
+    return cz_atomic_file_commit(&af, err);
 }

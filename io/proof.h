@@ -50,9 +50,28 @@ cz_status cz_public_read_json(void **values, size_t *n, cz_curve curve, const ch
  * type (12 Fq coefficients in tower order), written as vk_alphabeta_12. */
 cz_status cz_vkey_write_json(const char *path, const cz_vkey *vk, const void *alphabeta, cz_error *err);
 cz_status cz_vkey_read_json(cz_vkey *vk, const char *path, cz_error *err);
+/* The same texts the writers write, into malloc'ed strings (the daemon's
+ * results and answers). */
+cz_status cz_proof_format_json(const cz_proof *p, char **out, cz_error *err);
+cz_status cz_public_format_json(cz_curve curve, const void *values, size_t n, char **out, cz_error *err);
+cz_status cz_vkey_format_json(const cz_vkey *vk, const void *alphabeta, char **out, cz_error *err);
 
 /* bellperson/zcash binary proof (BLS12-381 only): A (48) || B (96) || C (48),
- * compressed. */
+ * compressed, in the zcash encoding of ec/ec_serde.h (big-endian x, flag
+ * bits 0x80 compressed, 0x40 infinity, 0x20 sign of y). */
 #define CZ_PROOF_BIN_BYTES 192
+
+/* Encodes p; CZ_ERR_UNSUPPORTED (with a message naming the curve) unless p
+ * is a BLS12-381 proof. p's points must be valid (as the prover and the
+ * readers make them). */
+cz_status cz_proof_to_bellperson(uint8_t out[CZ_PROOF_BIN_BYTES], const cz_proof *p, cz_error *err);
+/* Decodes a binary proof with every check of ec/ec_serde.h (flag bits,
+ * coordinates < q, on the curve, in the prime-order subgroup); on failure
+ * the status of the first bad point and a message naming it and its byte
+ * offset (0, 48 or 144), *p unchanged. */
+cz_status cz_proof_from_bellperson(cz_proof *p, const uint8_t in[CZ_PROOF_BIN_BYTES], cz_error *err);
+/* Writes the binary proof of p to path through util/atomic_file (the file
+ * appears whole or not at all). */
+cz_status cz_proof_write_bin(const char *path, const cz_proof *p, cz_error *err);
 
 #endif

@@ -6,7 +6,10 @@
  * public JSON readers agree with the zkey and witness; and every kind of
  * corrupted file (truncation at many lengths, wrong magic/version, bad
  * sizes, indices, values >= p, off-curve points, malformed JSON) is rejected
- * with the right status and never crashes.
+ * with the right status and never crashes. The bellperson binary proof:
+ * known encodings (generators, infinity), the round trip of proofs made by
+ * the prover and by snarkjs, and tampered bytes (flag bits, x >= q, points
+ * off the curve or outside the subgroup) rejected with the offset named.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +18,8 @@
 
 #include "ec/ec.h"
 #include "circuit/gen_circuit.h"
+#include "ec/ec_serde.h"
+#include "groth16/groth16.h"
 #include "groth16/setup.h"
 #include "io/binfile.h"
 #include "io/json.h"
@@ -521,6 +526,182 @@ static void test_coef_layout(void)
     free(d);
 }
 
+
+/* ---- bellperson binary proof ---- */
+static void from_hex(uint8_t *out, const char *hex)
+{
+    for (size_t i = 0; hex[2 * i]; i++) {
+        unsigned v;
+        sscanf(hex + 2 * i, "%2x", &v);
+        out[i] = (uint8_t)v;
+    }
+}
+
+/* A compressed G1 (g2 = 0) or G2 (g2 = 1) encoding with x = (k) resp.
+ * x = (c1 = k, c0 = 0) whose decoding gives want (NOT_ON_CURVE: x^3 + b is
+ * no square; NOT_IN_SUBGROUP: a point of the curve outside the order-r
+ * subgroup); 0 when none of k = 1..200 does. */
+static int find_bad_x(uint8_t *enc, int g2, cz_status want)
+{
+    size_t len = g2 ? 96 : 48;
+    for (unsigned k = 1; k <= 200; k++) {
+        memset(enc, 0, len);
+        enc[0] = 0x80;
+        enc[47] = (uint8_t)k; /* G1: x = k; G2: x.c1 = k (the first 48 bytes), x.c0 = 0 */
+        cz_status st;
+        if (g2) {
+            cz_bls12_381_g2_affine q;
+            st = cz_bls12_381_g2_from_compressed(&q, enc, 0);
+        } else {
+            cz_bls12_381_g1_affine q;
+            st = cz_bls12_381_g1_from_compressed(&q, enc, 0);
+        }
+        if (st == want) return 1;
+    }
+    return 0;
+}
+
+static void test_bellperson(void)
+{
+    cz_error err;
+    uint8_t bin[CZ_PROOF_BIN_BYTES], want[CZ_PROOF_BIN_BYTES];
+
+    /* known points: A = the G1 generator, B = the G2 generator, C = infinity */
+    cz_proof g;
+    memset(&g, 0, sizeof g);
+    g.curve = CZ_CURVE_BLS12_381;
+    memcpy(g.a, cz_bls12_381_g1_generator(), sizeof(cz_bls12_381_g1_affine));
+    memcpy(g.b, cz_bls12_381_g2_generator(), sizeof(cz_bls12_381_g2_affine));
+    from_hex(want, "97f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb");
+    from_hex(want + 48,
+             "93e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e"
+             "024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8");
+    memset(want + 144, 0, 48);
+    want[144] = 0xc0; /* compressed infinity */
+    cz_error_clear(&err);
+    CHECK(cz_proof_to_bellperson(bin, &g, &err) == CZ_OK);
+    CHECK_MSG(memcmp(bin, want, sizeof bin) == 0, "the generators' encoding differs from the zcash one");
+    cz_proof back;
+    CHECK(cz_proof_from_bellperson(&back, want, &err) == CZ_OK && memcmp(&back, &g, sizeof g) == 0);
+
+    /* BN254 proofs have no bellperson encoding */
+    cz_proof bn = g;
+    bn.curve = CZ_CURVE_BN254;
+    cz_error_clear(&err);
+    CHECK(cz_proof_to_bellperson(bin, &bn, &err) == CZ_ERR_UNSUPPORTED && strstr(err.msg, "BLS12-381") &&
+          strstr(err.msg, "bn254"));
+    char path[300];
+    snprintf(path, sizeof path, "%s/bn.bin", tmpdir);
+    cz_error_clear(&err);
+    CHECK(cz_proof_write_bin(path, &bn, &err) == CZ_ERR_UNSUPPORTED && strstr(err.msg, path) &&
+          access(path, F_OK) != 0);
+
+    /* round trips: a proof of the prover (fresh blinding) and snarkjs's own */
+    cz_zkey zk;
+    cz_wtns w;
+    cz_proof proofs[2];
+    int nproofs = 0;
+    cz_error_clear(&err);
+    if (cz_zkey_load(&zk, FIX "bls12381/poseidon/circuit.zkey", NULL, &err) == CZ_OK) {
+        if (cz_wtns_load(&w, FIX "bls12381/poseidon/witness.wtns", NULL, &err) == CZ_OK) {
+            CHECK_MSG(cz_groth16_prove(&proofs[0], &zk, &w, NULL, NULL, &err) == CZ_OK, "prove: %s",
+                      cz_error_msg(&err));
+            nproofs += err.status == CZ_OK;
+            cz_wtns_free(&w);
+        }
+        cz_zkey_free(&zk);
+    }
+    CHECK_MSG(nproofs == 1, "%s", cz_error_msg(&err));
+    cz_error_clear(&err);
+    CHECK(cz_proof_read_json(&proofs[nproofs], CZ_CURVE_BLS12_381, FIX "bls12381/poseidon/proof.json", &err) == CZ_OK);
+    nproofs += err.status == CZ_OK;
+    for (int i = 0; i < nproofs; i++) {
+        cz_error_clear(&err);
+        CHECK(cz_proof_to_bellperson(bin, &proofs[i], &err) == CZ_OK);
+        CHECK((bin[0] & 0xc0) == 0x80 && (bin[48] & 0xc0) == 0x80 && (bin[144] & 0xc0) == 0x80);
+        memset(&back, 0xab, sizeof back);
+        CHECK_MSG(cz_proof_from_bellperson(&back, bin, &err) == CZ_OK, "%s", cz_error_msg(&err));
+        CHECK(memcmp(&back, &proofs[i], sizeof back) == 0);
+        /* the file holds exactly the encoding */
+        snprintf(path, sizeof path, "%s/proof%d.bin", tmpdir, i);
+        CHECK(cz_proof_write_bin(path, &proofs[i], &err) == CZ_OK);
+        size_t len = 0;
+        uint8_t *file = slurp(path, &len);
+        CHECK(file && len == CZ_PROOF_BIN_BYTES && memcmp(file, bin, len) == 0);
+        free(file);
+    }
+    if (nproofs == 0) return;
+    CHECK(cz_proof_to_bellperson(want, &proofs[0], &err) == CZ_OK);
+
+    /* tampered bytes: status, the offset in the message, *p unchanged */
+    struct {
+        int off;          /* byte changed */
+        uint8_t xor_mask; /* by this */
+        cz_status st;
+        const char *name;
+    } flips[] = {
+        {0, 0x80, CZ_ERR_ENCODING, "A: compression flag cleared"},
+        {48, 0x80, CZ_ERR_ENCODING, "B: compression flag cleared"},
+        {144, 0x80, CZ_ERR_ENCODING, "C: compression flag cleared"},
+        {0, 0x40, CZ_ERR_ENCODING, "A: infinity flag on a point"},
+        {144, 0x40, CZ_ERR_ENCODING, "C: infinity flag on a point"},
+    };
+    for (size_t i = 0; i < CZ_ARRAY_LEN(flips); i++) {
+        memcpy(bin, want, sizeof bin);
+        bin[flips[i].off] ^= flips[i].xor_mask;
+        char at[32];
+        snprintf(at, sizeof at, "offset %d", flips[i].off);
+        memset(&back, 0x5a, sizeof back);
+        cz_proof before = back;
+        cz_error_clear(&err);
+        cz_status st = cz_proof_from_bellperson(&back, bin, &err);
+        CHECK_MSG(st == flips[i].st && strstr(err.msg, at) && memcmp(&back, &before, sizeof back) == 0,
+                  "%s: %s (%s)", flips[i].name, cz_status_str(st), err.msg);
+    }
+    /* x >= q (all value bits set) in B */
+    memcpy(bin, want, sizeof bin);
+    memset(bin + 48, 0xff, 96);
+    bin[48] = 0x9f;
+    cz_error_clear(&err);
+    CHECK_MSG(cz_proof_from_bellperson(&back, bin, &err) == CZ_ERR_RANGE && strstr(err.msg, "offset 48"), "%s",
+              err.msg);
+    /* infinity with a stray byte in C */
+    memcpy(bin, want, sizeof bin);
+    memset(bin + 144, 0, 48);
+    bin[144] = 0xc0;
+    CHECK(cz_proof_from_bellperson(&back, bin, &err) == CZ_OK); /* C = infinity is a valid encoding */
+    bin[191] = 1;
+    cz_error_clear(&err);
+    CHECK(cz_proof_from_bellperson(&back, bin, &err) == CZ_ERR_ENCODING && strstr(err.msg, "offset 144"));
+    /* off the curve (no point has that x), and on the curve but outside the
+     * prime-order subgroup (the curve's other points: the wrong group) */
+    static const struct {
+        int off, g2;
+        cz_status st;
+    } bad_x[] = {{0, 0, CZ_ERR_NOT_ON_CURVE},  {144, 0, CZ_ERR_NOT_ON_CURVE},  {48, 1, CZ_ERR_NOT_ON_CURVE},
+                 {0, 0, CZ_ERR_NOT_IN_SUBGROUP}, {144, 0, CZ_ERR_NOT_IN_SUBGROUP}, {48, 1, CZ_ERR_NOT_IN_SUBGROUP}};
+    for (size_t i = 0; i < CZ_ARRAY_LEN(bad_x); i++) {
+        memcpy(bin, want, sizeof bin);
+        int found = find_bad_x(bin + bad_x[i].off, bad_x[i].g2, bad_x[i].st);
+        CHECK_MSG(found, "no x = 1..200 gives %s", cz_status_str(bad_x[i].st));
+        if (!found) continue;
+        char at[32];
+        snprintf(at, sizeof at, "offset %d", bad_x[i].off);
+        cz_error_clear(&err);
+        cz_status st = cz_proof_from_bellperson(&back, bin, &err);
+        CHECK_MSG(st == bad_x[i].st && strstr(err.msg, at), "offset %d: %s (%s)", bad_x[i].off, cz_status_str(st),
+                  err.msg);
+    }
+    /* a BN254 G1 point (its generator (1, 2), 32 bytes) in A's place */
+    memcpy(bin, want, sizeof bin);
+    uint8_t bn_g1[32];
+    cz_bn254_g1_to_compressed(bn_g1, cz_bn254_g1_generator());
+    memset(bin, 0, 48);
+    memcpy(bin, bn_g1, 32);
+    cz_error_clear(&err);
+    CHECK_MSG(cz_proof_from_bellperson(&back, bin, &err) != CZ_OK && strstr(err.msg, "offset 0"), "%s", err.msg);
+}
+
 int main(void)
 {
     cz_rng rng;
@@ -544,6 +725,7 @@ int main(void)
     }
     test_corruption(&rng);
     test_coef_layout();
+    test_bellperson();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("could not remove %s\n", tmpdir);

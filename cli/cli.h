@@ -1,0 +1,103 @@
+/*
+ * cli: what the commands of the `cuzk` tool share.
+ *
+ * DESIGN: one file per command (cli/cmd_<name>.c: its usage text next to its
+ * handler); cli/main.c holds the command table (name, synopsis, summary,
+ * handler, usage) that dispatches and that `cuzk --help` and `cuzk help CMD`
+ * are made from. Commands parse their options with getopt_long (main() has
+ * reset optind; argv[0] is the command's name), call the library, and map
+ * its status to one of the documented exit codes below. Messages go to
+ * stderr prefixed "cuzk: " (msg()); progress lines only when stderr is a
+ * terminal and --quiet is not given (cli_progress_init()).
+ */
+#ifndef CZ_CLI_CLI_H
+#define CZ_CLI_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/status.h"
+#include "engine/engine.h"
+#include "util/error.h"
+#include "util/log.h"
+
+#ifndef CUZK_VERSION
+#define CUZK_VERSION "0.1.0"
+#endif
+
+/* exit codes (documented in `cuzk --help` and README.md) */
+enum cli_exit {
+    EXIT_OK = 0,
+    EXIT_INVALID = 1,     /* verify: the proof is invalid */
+    EXIT_USAGE = 2,       /* bad command line */
+    EXIT_INPUT = 3,       /* unreadable or malformed input, inputs that do not match */
+    EXIT_UNSATISFIED = 4, /* the witness does not satisfy the circuit */
+    EXIT_OUTPUT = 5,      /* an output file cannot be written */
+    EXIT_RESOURCE = 6,    /* out of memory, device failure */
+    EXIT_INTERNAL = 70,
+};
+
+/* The exit code of a library status: CZ_OK 0, CZ_ERR_VERIFY 1,
+ * CZ_ERR_UNSATISFIED 4, memory / device / budget 6, CZ_ERR_INTERNAL 70,
+ * everything else 3 (bad input). */
+int exit_for(cz_status st);
+/* msg("error: <err's message>") and exit_for(st). */
+int fail(cz_status st, const cz_error *err);
+/* The same for a command that was writing its outputs: CZ_ERR_IO is 5 (an
+ * output cannot be written) instead of 3. */
+int fail_output(cz_status st, const cz_error *err);
+
+/* set by the commands' -q / -v options */
+extern int cli_quiet, cli_verbose;
+/* progress lines on: set by cli_progress_init() */
+extern int cli_progress;
+/* Turns progress lines on when stderr is a terminal and not cli_quiet. */
+void cli_progress_init(void);
+
+/* The library's lines (util/log.h) on stderr: "cuzk-engine: ..." from the
+ * engine, "cuzk: ..." from the rest; warnings and errors. */
+extern const cz_logger cli_log;
+/* The environment variables the CLI maps onto the engine's configuration
+ * (the library reads none): CZ_ENGINE_TIMELINE=1 (the per-stage timeline,
+ * debug lines on stderr) and CZ_ENGINE_FAIL_DEVICE=D:K (device D fails at
+ * its K-th step); also sets c->log to cli_log. 0 after a message when one is
+ * malformed. */
+int cli_engine_env(cz_engine_config *c);
+
+/* "cuzk: <text>\n" on stderr */
+void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Progress: stage() starts a stage ("\r  <what> ..." on a terminal),
+ * stage_done() ends it with its time and returns the seconds since stage(). */
+void stage(const char *what);
+double stage_done(void);
+/* Ends the line of a stage that failed (before its error message). */
+void stage_abort(void);
+
+/* "123" or "2^K" (K <= 63); 1 when s is one, else 0. */
+int parse_count(const char *s, uint64_t *out);
+/* A count option in [lo, hi]: 1 with *out set, or 0 after a message naming
+ * opt and the range. */
+int opt_count(const char *opt, const char *arg, uint64_t lo, uint64_t hi, uint64_t *out);
+/* -t/--threads N (1..4096) for every command: sets the default pool's size;
+ * 0 after a message when arg is not such a count. */
+int opt_threads(const char *arg);
+
+/* "123 B", "1.5 KiB", ... "2.0 TiB" into buf */
+void human_bytes(char *buf, size_t cap, uint64_t b);
+/* The process's peak resident set size in bytes (0 when unknown). */
+size_t peak_rss_bytes(void);
+
+/* ---- the commands (cli/cmd_*.c): handler and usage text ---- */
+int cmd_prove(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_export_vkey(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_setup(int argc, char **argv);
+int cmd_gen_circuit(int argc, char **argv);
+int cmd_bench_engine(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+extern const char USAGE_PROVE[], USAGE_VERIFY[], USAGE_EXPORT_VKEY[], USAGE_INFO[], USAGE_SETUP[], USAGE_GEN_CIRCUIT[],
+    USAGE_BENCH_ENGINE[], USAGE_SUBMIT[], USAGE_STATUS[];
+
+#endif
