@@ -747,7 +747,7 @@ static enum MHD_Result do_proof_delete(req *r)
     if (cz_jobs_delete(r->h->c.jobs, r->id, &found, &removed, &err) != CZ_OK)
         return send_error(r, 500, "internal", "%s", cz_error_msg(&err));
     if (!found) return send_error(r, 404, "not_found", "no job '%s'", r->id);
-    return send_json(r, 200, json_pack("{s:s,s:s}", "id", r->id, removed ? "removed" : "cancelled", "true"));
+    return send_json(r, 200, json_pack("{s:s,s:b}", "id", r->id, removed ? "removed" : "cancelled", 1));
 }
 
 /* ---- long-polls ---- */
@@ -963,8 +963,9 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn, const c
                 if (!r->pp) return send_error(r, 400, "bad_request", "malformed multipart/form-data header");
             } else if (ct && strncasecmp(ct, "application/json", 16) != 0) {
                 return send_error(r, 415, "unsupported_media_type",
-                                  "Content-Type '%s': expected application/json%s", ct,
-                                  r->route == R_PROOFS ? " or multipart/form-data" : "");
+                                  "Content-Type '%s': expected application/json%s (curl: -H 'Content-Type: "
+                                  "application/json')",
+                                  ct, r->route == R_PROOFS ? " or multipart/form-data" : "");
             }
         }
         return MHD_YES;
@@ -1084,13 +1085,13 @@ cz_status cz_http_start(cz_http **out, const cz_http_config *c, cz_error *err)
     pthread_mutex_init(&h->mu, NULL);
     unsigned threads = c->conf->http_threads ? c->conf->http_threads : 1;
     struct MHD_OptionItem ops[] = {
+        {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, h},
         {MHD_OPTION_SOCK_ADDR, 0, &ss},
         {MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)threads, NULL},
         {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)c->conf->connection_timeout_s, NULL},
         {MHD_OPTION_CONNECTION_LIMIT, 1024, NULL},
         {MHD_OPTION_PER_IP_CONNECTION_LIMIT, 256, NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed_cb, h},
-        {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, h},
         {c->tls_cert_pem ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, (void *)c->tls_cert_pem},
         {c->tls_cert_pem ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *)c->tls_key_pem},
         {MHD_OPTION_END, 0, NULL},

@@ -171,10 +171,7 @@ static int key_jobs(cz_jobs *j, const char *key_id)
 static void preload_done(void *ctx, cz_engine_key *k, cz_status st, const char *error)
 {
     cz_jobs *j = ctx;
-    if (st == CZ_OK)
-        CZ_LOG(&j->c.log, CZ_LOG_INFO, "jobs", "key %s loaded (%zu MiB)", cz_engine_key_path(k),
-               cz_engine_key_bytes(k) >> 20);
-    else if (st != CZ_ERR_CANCELLED)
+    if (st != CZ_OK && st != CZ_ERR_CANCELLED) /* (a load that worked: the engine says so) */
         CZ_LOG(&j->c.log, CZ_LOG_ERROR, "jobs", "key %s: loading failed: %s", cz_engine_key_path(k), error);
 }
 
@@ -464,8 +461,8 @@ static void handle(cz_jobs *j, ev *v)
             pthread_mutex_unlock(&j->mu);
             if (j->c.metrics) cz_metrics_job_end(j->c.metrics, sj.state, sj.finished - sj.created);
             if (sj.state == CZ_JOB_DONE)
-                job_event(j, CZ_LOG_INFO, "done", dj->id, "%u partitions in %.3f s", sj.n_parts,
-                          sj.finished - sj.created);
+                job_event(j, CZ_LOG_INFO, "done", dj->id, "%u partition%s in %.3f s", sj.n_parts,
+                          sj.n_parts == 1 ? "" : "s", sj.finished - sj.created);
             else
                 job_event(j, CZ_LOG_WARN, "failed", dj->id, "%s: %s", sj.error_code, sj.error);
             fire_watches(j, dj->id);
