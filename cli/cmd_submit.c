@@ -643,7 +643,7 @@ int cmd_status(int argc, char **argv)
         } else {
             const cz_json *v = field(r, "version", CZ_JSON_STRING), *h = field(r, "host", CZ_JSON_STRING);
             const cz_json *up = field(r, "uptime_s", CZ_JSON_NUMBER);
-            printf("cuzkd %s on %s, up %s s%s\n", v ? v->str : "?", h ? h->str : "?", up ? up->str : "?",
+            printf("cuzkd %s on %s, up %.0f s%s\n", v ? v->str : "?", h ? h->str : "?", up ? strtod(up->str, NULL) : 0.0,
                    cz_json_get(r, "draining") && cz_json_get(r, "draining")->boolean ? " (draining)" : "");
             const cz_json *devs = field(r, "devices", CZ_JSON_ARRAY);
             printf("devices:\n");

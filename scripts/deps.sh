@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages cuzk needs to build and test, if missing.
-# Build: gcc, cmake, make. Tests: GMP (field oracle), Node.js + npm (snarkjs).
+# Build: gcc, cmake, make, pkg-config. The daemon cuzkd: libmicrohttpd (HTTP,
+# TLS through GnuTLS), jansson (JSON), SQLite (job store), libinih (config),
+# GnuTLS (SHA-256); the client commands: libcurl. Tests: GMP (field oracle),
+# Node.js + npm (snarkjs), curl and sqlite3 (the daemon's tests), PostgreSQL
+# (the shared job store's tests).
 set -euo pipefail
-pkgs=(build-essential cmake libgmp-dev nodejs npm)
+pkgs=(build-essential cmake pkg-config libgmp-dev nodejs npm
+      libmicrohttpd-dev libjansson-dev libsqlite3-dev libinih-dev libgnutls28-dev libcurl4-openssl-dev
+      curl sqlite3)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
