@@ -143,7 +143,7 @@ static void bench_result_free(bench_result *br)
  * once (parts partitions of witness w each), wait for them in order, keep
  * the results and the stats after the first job and at the end. A failed
  * partition ends it with that partition's status. */
-static cz_status bench_run(bench_result *br, const bench_cmd *b, const cz_wtns *w, cz_error *err)
+static cz_status bench_run(bench_result *br, const bench_cmd *b, cz_error *err)
 {
     const uint64_t jobs = b->jobs, parts = b->parts;
     cz_engine_run *run = &br->run;
@@ -151,6 +151,12 @@ static cz_status bench_run(bench_result *br, const bench_cmd *b, const cz_wtns *
     cz_engine *e = NULL;
     cz_engine_key *k = NULL;
     cz_status st = CZ_OK;
+    /* the witness every partition proves, in the engine's budget (consumer
+     * witness): the process's memory is the budget's */
+    cz_wtns wtns;
+    memset(&wtns, 0, sizeof wtns);
+    const cz_wtns *w = &wtns;
+    cz_budget_alloc wa;
     cz_job **js = calloc(jobs, sizeof *js);
     const cz_wtns **ws = calloc(parts, sizeof *ws);
     br->results = calloc(jobs * parts, sizeof *br->results);
@@ -160,6 +166,16 @@ static cz_status bench_run(bench_result *br, const bench_cmd *b, const cz_wtns *
     }
     for (uint64_t i = 0; i < parts; i++) ws[i] = w;
     if ((st = cz_engine_create(&e, &b->cfg, err)) != CZ_OK) goto out;
+    cz_budget_alloc_init(&wa, cz_engine_budget(e), CZ_MEM_WITNESS, NULL);
+    wa.timeout_s = 0;
+    if ((st = cz_wtns_load(&wtns, b->wtns_path, &wa.a, err)) != CZ_OK) {
+        if (wa.refusal.status != CZ_OK) {
+            cz_error_clear(err);
+            st = cz_error_set(err, wa.refusal.status, "%s does not fit the memory budget: %s", b->wtns_path,
+                              cz_error_msg(&wa.refusal));
+        }
+        goto out;
+    }
     stage("loading the proving key");
     double t_key = cz_now();
     if ((st = cz_engine_key_add(e, b->zkey_path, &k, err)) != CZ_OK) goto out;
@@ -181,6 +197,7 @@ static cz_status bench_run(bench_result *br, const bench_cmd *b, const cz_wtns *
                 goto out;
             }
             br->results[i * parts + q] = r[q];
+            br->results[i * parts + q].pub = NULL; /* (the job's, freed with it) */
         }
         if (i == 0) {
             run->first_job_s = cz_now() - t0;
@@ -209,6 +226,7 @@ out:
     free(js);
     free(ws);
     if (k) cz_engine_key_remove(e, k);
+    cz_wtns_free(&wtns);
     cz_engine_free(e);
     return st;
 }
@@ -222,15 +240,12 @@ int cmd_bench_engine(int argc, char **argv)
     cli_progress_init();
     cz_error err;
     cz_error_clear(&err);
-    cz_wtns w;
-    cz_status st = cz_wtns_load(&w, b.wtns_path, NULL, &err);
-    if (st != CZ_OK) return fail(st, &err);
     bench_result br;
     cz_engine_report rep;
-    if ((st = bench_run(&br, &b, &w, &err)) == CZ_OK && (st = cz_engine_report_compute(&rep, &br.run, &err)) == CZ_OK)
+    cz_status st;
+    if ((st = bench_run(&br, &b, &err)) == CZ_OK && (st = cz_engine_report_compute(&rep, &br.run, &err)) == CZ_OK)
         cz_engine_report_print(stdout, &rep);
     bench_result_free(&br);
-    cz_wtns_free(&w);
     if (st != CZ_OK) {
         stage_abort();
         return fail(st, &err);

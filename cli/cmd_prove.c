@@ -173,6 +173,26 @@ static cz_status prove_load(prove_cmd *pc)
     zo.alloc = &pc->ka.a;
     zo.matrix_alloc = &pc->ma.a;
     st = cz_zkey_load(&pc->zk, pc->zkey_path, &zo, &pc->err);
+    if (st != CZ_OK && (pc->ka.refusal.status != CZ_OK || pc->ma.refusal.status != CZ_OK)) {
+        /* the whole need, from the header (not the piece that was refused) */
+        cz_zkey hdr;
+        cz_zkey_opts ho;
+        memset(&ho, 0, sizeof ho);
+        ho.header_only = 1;
+        if (cz_zkey_load(&hdr, pc->zkey_path, &ho, NULL) == CZ_OK) {
+            char need[32], lim[32];
+            const uint64_t n = cz_zkey_expected_bytes(&hdr);
+            cz_zkey_free(&hdr);
+            human_bytes(need, sizeof need, n);
+            human_bytes(lim, sizeof lim, cz_budget_limit(pc->budget));
+            cz_error_clear(&pc->err);
+            return cz_error_set(&pc->err, CZ_ERR_BUDGET,
+                                "%s does not fit the memory budget: the key needs %llu bytes (%s), the budget is %zu "
+                                "bytes (%s)%s",
+                                pc->zkey_path, (unsigned long long)n, need, cz_budget_limit(pc->budget), lim,
+                                pc->budget_bytes ? "" : "; --budget sets another");
+        }
+    }
     if ((st = budget_refused(pc, st, &pc->ka, &pc->ma, pc->zkey_path)) != CZ_OK) return st;
     pc->have_zk = 1;
     pc->t_key = stage_done();

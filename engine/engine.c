@@ -213,6 +213,20 @@ static void part_end(cz_engine *e, cz_job *j, size_t idx) { part_end_(e, j, idx,
 
 static int job_cancelled(const cz_job *j) { return __atomic_load_n(&j->cancel, __ATOMIC_ACQUIRE); }
 
+/* n bytes in a short unit ("129.6 KiB"), into buf */
+static const char *hbytes(char buf[24], size_t n)
+{
+    static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)n;
+    int i = 0;
+    while (v >= 1024 && i < 4) {
+        v /= 1024;
+        i++;
+    }
+    snprintf(buf, 24, i ? "%.1f %s" : "%.0f %s", v, u[i]);
+    return buf;
+}
+
 /* ---- keys: loaded through budgeted allocators ---- */
 
 /* The most bytes a backend of e allocates in host memory for a proof with
@@ -253,8 +267,17 @@ static cz_status key_ensure_locked(cz_engine *e, cz_engine_key *k, double *load_
     cz_error_clear(&lerr);
     cz_status st = cz_zkey_load(&zk, k->path, &o, &lerr);
     const cz_error *refusal = k->ka.refusal.status != CZ_OK ? &k->ka.refusal : &k->ma.refusal;
-    if (st != CZ_OK && refusal->status != CZ_OK)
-        st = cz_error_set(err, refusal->status, "%s: the key does not fit: %s", k->path, cz_error_msg(refusal));
+    if (st != CZ_OK && refusal->status != CZ_OK) {
+        /* the whole need, not the piece that was refused */
+        const size_t limit = cz_budget_limit(e->budget), used = cz_budget_used(e->budget);
+        const size_t mat = (size_t)(2 * ((uint64_t)k->info.domain_size + 1) * 8 + k->info.n_coef * 36);
+        char b1[24], b2[24], b3[24], b4[24], b5[24];
+        st = cz_error_set(err, refusal->status,
+                          "%s: the key does not fit the memory budget: it needs %zu bytes (%s: point tables %s, "
+                          "matrices %s); the budget is %zu bytes (%s), %s of it held by other consumers",
+                          k->path, k->bytes, hbytes(b1, k->bytes), hbytes(b2, k->bytes > mat ? k->bytes - mat : 0),
+                          hbytes(b3, mat), limit, hbytes(b4, limit), hbytes(b5, used));
+    }
     else if (st != CZ_OK)
         cz_error_set(err, st, "%s", cz_error_msg(&lerr));
     if (load_s) *load_s += cz_now() - t;
