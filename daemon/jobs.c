@@ -33,6 +33,7 @@ typedef struct djob {
     size_t n_store;     /* the job's partitions in the store */
     cz_jobs_progress *progress; /* by store partition */
     int cancelled;      /* cancelled by a request (its events are not recorded) */
+    int pins;           /* cz_jobs_delete is cancelling ej outside the lock: not freed until 0 */
     struct djob *next;
 } djob;
 
@@ -438,7 +439,10 @@ static void handle(cz_jobs *j, ev *v)
         }
         return;
     }
-    /* the job's end in the engine */
+    /* the job's end in the engine (not while a cancel outside the lock uses ej) */
+    pthread_mutex_lock(&j->mu);
+    while (dj->pins) pthread_cond_wait(&j->cv, &j->mu);
+    pthread_mutex_unlock(&j->mu);
     cz_job_free(dj->ej);
     dj->ej = NULL;
     pthread_mutex_lock(&j->mu);
@@ -911,13 +915,26 @@ cz_status cz_jobs_delete(cz_jobs *j, const char *id, int *found, int *removed, c
     int changed = 0;
     if ((st = s->ops->cancel(s, id, &changed, err)) != CZ_OK) return st;
     pthread_mutex_lock(&j->mu);
+    djob *hit = NULL;
     for (djob *dj = j->jobs; dj; dj = dj->next)
         if (!strcmp(dj->id, id)) {
             dj->cancelled = 1;
-            if (dj->ej) cz_job_cancel(dj->ej);
+            if (dj->ej && !hit) {
+                dj->pins++; /* the event thread frees ej at the job's end: not before we are done */
+                hit = dj;
+            }
         }
     if (changed) j->cancelled++;
     pthread_mutex_unlock(&j->mu);
+    /* Outside the lock: cz_job_cancel reports the partitions it ends on this
+     * thread, through on_event, which takes j->mu. */
+    if (hit) {
+        cz_job_cancel(hit->ej);
+        pthread_mutex_lock(&j->mu);
+        hit->pins--;
+        pthread_cond_broadcast(&j->cv);
+        pthread_mutex_unlock(&j->mu);
+    }
     if (changed) {
         if (j->c.metrics) cz_metrics_job_end(j->c.metrics, CZ_JOB_CANCELLED, now_s() - sj.created);
         job_event(j, CZ_LOG_INFO, "cancelled", id, "by a request");
