@@ -648,30 +648,38 @@ void cz_jobs_free(cz_jobs *j)
     if (!j) return;
     pthread_mutex_lock(&j->mu);
     j->closing = 1;
-    djob *list = j->jobs;
-    j->jobs = NULL;
     pthread_mutex_unlock(&j->mu);
-    /* the engine's jobs: cancelled without recording it (they stay as the
-     * store has them); their events are dropped by the event thread */
-    for (djob *dj = list; dj;) {
-        djob *n = dj->next;
-        if (dj->ej) cz_job_free(dj->ej);
-        dj->ej = NULL;
-        dj = n;
-    }
-    if (j->started) {
+    /* The engine's jobs: cancelled without recording it (they stay as the
+     * store has them; the event thread drops their events). Each is cancelled
+     * outside the lock (the partitions a cancel ends are reported on this
+     * thread, through on_event), pinned meanwhile; the event thread frees
+     * it at its job event, as always: it owns the djobs and their engine
+     * jobs, whose events may still be queued. */
+    for (;;) {
         pthread_mutex_lock(&j->mu);
-        while (j->q || j->q_busy) pthread_cond_wait(&j->cv, &j->mu);
+        djob *dj = j->jobs;
+        while (dj && (dj->cancelled || !dj->ej)) dj = dj->next; /* (cancelled by a request: ending already) */
+        if (dj) {
+            dj->cancelled = 1;
+            dj->pins++;
+        }
+        pthread_mutex_unlock(&j->mu);
+        if (!dj) break;
+        cz_job_cancel(dj->ej);
+        pthread_mutex_lock(&j->mu);
+        dj->pins--;
+        pthread_cond_broadcast(&j->cv);
+        pthread_mutex_unlock(&j->mu);
+    }
+    if (j->started) { /* every job's end handled, then the thread stops */
+        pthread_mutex_lock(&j->mu);
+        while (j->jobs || j->q || j->q_busy) pthread_cond_wait(&j->cv, &j->mu);
         j->stop = 1;
         pthread_cond_broadcast(&j->cv);
         pthread_mutex_unlock(&j->mu);
         pthread_join(j->th, NULL);
     }
-    while (list) {
-        djob *n = list->next;
-        djob_free(list);
-        list = n;
-    }
+    /* (without the event thread no job was handed to the engine) */
     while (j->watches) { /* nobody waits past the end */
         watch *w = j->watches;
         j->watches = w->next;
