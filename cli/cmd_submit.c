@@ -130,9 +130,19 @@ static size_t on_data(char *d, size_t sz, size_t nm, void *ctx)
     return n;
 }
 
+/* A job's upload: its JSON and the witness files, one part each. */
+typedef struct upload {
+    const char *job;
+    char **wits;
+    int nw;
+} upload;
+
 /* One request: the HTTP status (0 when the daemon could not be reached,
- * the libcurl error in err). body gets the response. */
-static long request(client *c, const char *method, const char *path, curl_mime *mime, const char *json, buf *body,
+ * the libcurl error in err). body gets the response. An upload is built
+ * into a new multipart body for each request: libcurl does not send a body
+ * again from a curl_mime an earlier request read (a retry would send the
+ * headers alone and wait for the daemon's connection timeout). */
+static long request(client *c, const char *method, const char *path, const upload *up, const char *json, buf *body,
                     long timeout_s, cz_error *err)
 {
     body->n = 0;
@@ -155,7 +165,21 @@ static long request(client *c, const char *method, const char *path, curl_mime *
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
     curl_easy_setopt(h, CURLOPT_TIMEOUT, timeout_s);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    if (mime) curl_easy_setopt(h, CURLOPT_MIMEPOST, mime);
+    curl_mime *mime = NULL;
+    if (up) {
+        mime = curl_mime_init(h);
+        curl_mimepart *part = curl_mime_addpart(mime);
+        curl_mime_name(part, "job");
+        curl_mime_data(part, up->job, CURL_ZERO_TERMINATED);
+        curl_mime_type(part, "application/json");
+        for (int i = 0; i < up->nw; i++) {
+            part = curl_mime_addpart(mime);
+            curl_mime_name(part, "witness");
+            curl_mime_filedata(part, up->wits[i]);
+            curl_mime_type(part, "application/octet-stream");
+        }
+        curl_easy_setopt(h, CURLOPT_MIMEPOST, mime);
+    }
     if (json) curl_easy_setopt(h, CURLOPT_POSTFIELDS, json);
     if (strcmp(method, "GET") && strcmp(method, "POST")) curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
     CURLcode rc = curl_easy_perform(h);
@@ -166,6 +190,7 @@ static long request(client *c, const char *method, const char *path, curl_mime *
         cz_error_set(err, CZ_ERR_IO, "%s: %s", url, curl_easy_strerror(rc));
     curl_slist_free_all(hd);
     curl_easy_cleanup(h);
+    curl_mime_free(mime);
     return status;
 }
 
@@ -196,13 +221,13 @@ static int exit_for_http(long status)
 }
 
 /* A request retried while the daemon cannot be reached or says 429/503. */
-static long request_retry(client *c, const char *method, const char *path, curl_mime *mime, const char *json,
+static long request_retry(client *c, const char *method, const char *path, const upload *up, const char *json,
                           buf *body, long timeout_s, cz_error *err)
 {
     double wait = 0.2;
     for (;;) {
         cz_error_clear(err);
-        long st = request(c, method, path, mime, json, body, timeout_s, err);
+        long st = request(c, method, path, up, json, body, timeout_s, err);
         if (st != 0 && st != 429 && st != 503 && st != 502) return st;
         if (cz_now() + wait > c->deadline) {
             if (st) cz_error_set(err, CZ_ERR_IO, "the daemon kept answering %ld", st);
@@ -450,7 +475,6 @@ int cmd_submit(int argc, char **argv)
     int rc = EXIT_OK;
     buf b = {0};
     char *jj = job_json(key, prio, idem, wits, nw, by_path);
-    curl_mime *mime = NULL;
     if (!jj) {
         msg("error: out of memory");
         rc = EXIT_RESOURCE;
@@ -460,22 +484,10 @@ int cmd_submit(int argc, char **argv)
     if (by_path) {
         st = request_retry(&cl, "POST", "/v1/proofs", NULL, jj, &b, 3600, &err);
     } else {
-        CURL *h = curl_easy_init();
-        mime = curl_mime_init(h);
-        curl_mimepart *part = curl_mime_addpart(mime);
-        curl_mime_name(part, "job");
-        curl_mime_data(part, jj, CURL_ZERO_TERMINATED);
-        curl_mime_type(part, "application/json");
-        for (int i = 0; i < nw; i++) {
-            part = curl_mime_addpart(mime);
-            curl_mime_name(part, "witness");
-            curl_mime_filedata(part, wits[i]);
-            curl_mime_type(part, "application/octet-stream");
-        }
+        const upload up = {jj, wits, nw};
         stage("uploading");
-        st = request_retry(&cl, "POST", "/v1/proofs", mime, NULL, &b, 3600, &err);
+        st = request_retry(&cl, "POST", "/v1/proofs", &up, NULL, &b, 3600, &err);
         stage_done();
-        curl_easy_cleanup(h);
     }
     if (st != 202 && st != 200) {
         if (!st) {
@@ -585,7 +597,6 @@ int cmd_submit(int argc, char **argv)
     if (rc == EXIT_OK && !cli_quiet)
         msg("job %s: %zu proof%s%s written to %s", job, nparts, nparts == 1 ? "" : "s", no_verify ? "" : " verified", out);
 done:
-    if (mime) curl_mime_free(mime);
     free(jj);
     free(b.p);
     curl_global_cleanup();
