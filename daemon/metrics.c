@@ -133,7 +133,9 @@ static void histogram(FILE *f, const char *name, const char *labels, const cz_hi
         fprintf(f, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, sep, h->bound[i],
                 (unsigned long long)cz_histogram_cumulative(h, i));
     fprintf(f, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep, (unsigned long long)h->count);
-    fprintf(f, "%s_sum{%s} %.9g\n%s_count{%s} %llu\n", name, labels, h->sum, name, labels, (unsigned long long)h->count);
+    const char *lo = labels[0] ? "{" : "", *lc = labels[0] ? "}" : ""; /* no labels: no braces */
+    fprintf(f, "%s_sum%s%s%s %.9g\n%s_count%s%s%s %llu\n", name, lo, labels, lc, h->sum, name, lo, labels, lc,
+            (unsigned long long)h->count);
 }
 
 /* a label value: the characters Prometheus needs escaped */
@@ -222,9 +224,10 @@ char *cz_metrics_render(cz_metrics *m, cz_engine *e, cz_jobs *jobs, uint64_t spo
     head(f, "cuzk_pool_requests_total", "counter", "Pinned pool requests served from the free list (hit) or not.");
     fprintf(f, "cuzk_pool_requests_total{result=\"hit\"} %llu\ncuzk_pool_requests_total{result=\"miss\"} %llu\n",
             (unsigned long long)es.pool.hits, (unsigned long long)es.pool.misses);
-    head(f, "cuzk_key_loads_total", "counter", "Proving keys loaded (and evicted).");
-    fprintf(f, "cuzk_key_loads_total %llu\ncuzk_key_evictions_total %llu\n", (unsigned long long)es.key_loads,
-            (unsigned long long)es.key_evictions);
+    head(f, "cuzk_key_loads_total", "counter", "Proving keys loaded.");
+    fprintf(f, "cuzk_key_loads_total %llu\n", (unsigned long long)es.key_loads);
+    head(f, "cuzk_key_evictions_total", "counter", "Proving keys evicted to make room in the budget.");
+    fprintf(f, "cuzk_key_evictions_total %llu\n", (unsigned long long)es.key_evictions);
     head(f, "cuzk_queue_depth", "gauge", "Jobs queued or running, by priority class.");
     static const char *const prio[4] = {"critical", "high", "normal", "low"};
     for (int i = 0; i < 4; i++)
