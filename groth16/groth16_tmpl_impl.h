@@ -23,9 +23,15 @@ static cz_status GN(blinding)(FR *v, const uint8_t *fixed, const char *name, cz_
             return cz_error_set(err, CZ_ERR_RANGE, "fixed blinding %s is >= r", name);
         return CZ_OK;
     }
+    /* from the OS CSPRNG only: a refused draw fails the proof (CZ_ERR_RANDOM) */
     cz_rng rng;
-    cz_rng_os(&rng);
-    FRF(random)(v, &rng);
+    if (cz_rng_os(&rng) == CZ_OK) FRF(random)(v, &rng);
+    if (cz_rng_status(&rng) != CZ_OK) {
+        memset(v, 0, sizeof *v);
+        return cz_error_set(err, CZ_ERR_RANDOM,
+                            "blinding %s: no secure randomness: the OS CSPRNG (getrandom) failed: %s", name,
+                            rng.error > 0 ? strerror(rng.error) : "refused");
+    }
     return CZ_OK;
 }
 

@@ -53,6 +53,12 @@ static cz_status SU(toxic)(unsigned log_n, const cz_setup_opts *o, SU_FR out[4],
                 }
             } else {
                 FR(random)(&out[i], &rng);
+                if (cz_rng_status(&rng) != CZ_OK) { /* never toxic waste from a substitute */
+                    st = cz_error_set(err, CZ_ERR_RANDOM,
+                                      "setup: no secure randomness for %s: the OS CSPRNG (getrandom) failed: %s",
+                                      SU(toxic_names)[i], rng.error > 0 ? strerror(rng.error) : "refused");
+                    goto done;
+                }
             }
             int bad = FR(is_zero)(&out[i]);
             if (i == 0 && !bad) {

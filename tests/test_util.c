@@ -9,11 +9,21 @@
  *  - alloc: 64-byte alignment, NULL for 0 bytes and for sizes that
  *    overflow, a custom allocator called with the sizes asked for;
  *  - atomic_file: commit makes the file appear whole with mode
- *    0666 & ~umask, abort leaves nothing (no temporary), failures (a
- *    read-only directory, a missing one, a rename onto a directory) give
- *    CZ_ERR_IO and leave no temporary;
+ *    0666 & ~umask, abort leaves nothing (no temporary, a short
+ *    ".cuzk-XXXXXX" beside the file: names of 250 characters work),
+ *    failures (a read-only directory, a missing one, a directory at the
+ *    name, a rename onto a directory) give CZ_ERR_IO and leave no temporary;
+ *    a symbolic link's target is replaced and the link kept, a loop refused;
+ *    /dev/null, /dev/full (ENOSPC), a FIFO and /dev/fd/N are written in
+ *    place and stay what they were; a read-only file is not replaced; the
+ *    table of temporaries empties as a signal handler would;
+ *  - outputs: a group's placeholders leave earlier files untouched until
+ *    the commit, abort removes only them, messages name the outputs; the
+ *    same-file check (hard link, link to an input, one name written three
+ *    ways, one descriptor twice; /dev/null twice allowed);
  *  - rng: seeded streams deterministic and distinct per seed; OS bytes not
- *    constant;
+ *    constant; a refusing OS (the test setting) gives CZ_ERR_RANDOM and
+ *    zeros, never another stream, and a failed generator stays failed;
  *  - thread: every task index run exactly once, thread ids in range and
  *    unique among concurrent tasks, nested runs inline on the caller,
  *    parallel_for covering [0, n) exactly once for various grains.
@@ -36,6 +46,7 @@
 #include "util/atomic_file.h"
 #include "util/common.h"
 #include "util/error.h"
+#include "util/outputs.h"
 #include "util/rng.h"
 #include "util/stats.h"
 #include "util/thread.h"
@@ -366,7 +377,7 @@ static void test_atomic_file(void)
         /* until the commit: the destination as it was, the temporary beside it */
         CHECK(i == 0 ? access(path, F_OK) != 0 : file_is(path, prev));
         CHECK(dir_entries(dir, NULL, 0) == (i == 0 ? 1 : 2));
-        if (i == 0) CHECK(dir_entries(dir, first, sizeof first) == 1 && !strncmp(first, "out.json.tmp", 12));
+        if (i == 0) CHECK(dir_entries(dir, first, sizeof first) == 1 && !strncmp(first, ".cuzk-", 6) && strlen(first) == 12);
         fputs(content + 6, af.fp);
         CHECK(cz_atomic_file_commit(&af, &err) == CZ_OK && af.fp == NULL);
         umask(old);
@@ -397,16 +408,21 @@ static void test_atomic_file(void)
     snprintf(missing, sizeof missing, "%s/no-such-dir/out.json", dir);
     cz_error_clear(&err);
     CHECK(cz_atomic_file_open(&af, missing, &err) == CZ_ERR_IO && strstr(err.msg, missing));
-    /* commit onto a directory: the rename fails, the temporary goes */
+    /* a directory is refused at open; one that takes the name before the
+     * commit makes the rename fail, and the temporary goes */
     char sub[400], inner[460];
     snprintf(sub, sizeof sub, "%s/taken", dir);
     snprintf(inner, sizeof inner, "%s/x", sub);
     CHECK(mkdir(sub, 0755) == 0);
+    cz_error_clear(&err);
+    CHECK(cz_atomic_file_open(&af, sub, &err) == CZ_ERR_IO && strstr(err.msg, "is a directory"));
+    CHECK(rmdir(sub) == 0);
+    CHECK(cz_atomic_file_open(&af, sub, &err) == CZ_OK);
+    fputs("x", af.fp);
+    CHECK(mkdir(sub, 0755) == 0);
     FILE *f = fopen(inner, "w"); /* a non-empty directory: rename(2) cannot replace it */
     CHECK(f != NULL);
     if (f) fclose(f);
-    CHECK(cz_atomic_file_open(&af, sub, &err) == CZ_OK);
-    fputs("x", af.fp);
     cz_error_clear(&err);
     CHECK(cz_atomic_file_commit(&af, &err) == CZ_ERR_IO && strstr(err.msg, sub));
     CHECK(dir_entries(dir, first, sizeof first) == 1 && !strcmp(first, "taken"));
@@ -441,6 +457,214 @@ static void test_atomic_file(void)
     }
     CHECK(dir_entries(ro, NULL, 0) == 0);
     chmod(ro, 0755);
+}
+
+/* ---- atomic_file: what is at the destination ---- */
+
+static int read_all(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    size_t n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return (int)n;
+}
+
+/* writes text to path through an atomic file; the status of open or commit */
+static cz_status af_write(const char *path, const char *text, cz_error *err)
+{
+    cz_atomic_file af;
+    cz_status st = cz_atomic_file_open(&af, path, err);
+    if (st != CZ_OK) return st;
+    fputs(text, af.fp);
+    return cz_atomic_file_commit(&af, err);
+}
+
+static void test_atomic_targets(void)
+{
+    char dir[300], p[700], q[700], buf[256];
+    snprintf(dir, sizeof dir, "%s/aft", tmpdir);
+    CHECK(mkdir(dir, 0777) == 0 && chmod(dir, 0777) == 0);
+    cz_error err;
+    struct stat sb;
+    /* a name of 250 characters: the temporary's name is short */
+    char name[251];
+    memset(name, 'n', 250);
+    name[250] = '\0';
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    cz_error_clear(&err);
+    CHECK_MSG(af_write(p, "long", &err) == CZ_OK, "%s", cz_error_msg(&err));
+    CHECK(file_is(p, "long") && dir_entries(dir, NULL, 0) == 1);
+    CHECK(unlink(p) == 0);
+    /* an empty path */
+    cz_atomic_file af;
+    CHECK(cz_atomic_file_open(&af, "", &err) == CZ_ERR_INVALID_ARG);
+    /* a symbolic link: its target replaced, the link kept; relative targets
+     * from the link's directory; a dangling link creates its target */
+    snprintf(p, sizeof p, "%s/target", dir);
+    snprintf(q, sizeof q, "%s/link", dir);
+    CHECK(af_write(p, "old", &err) == CZ_OK && symlink("target", q) == 0);
+    CHECK(af_write(q, "new", &err) == CZ_OK);
+    CHECK(file_is(p, "new") && lstat(q, &sb) == 0 && S_ISLNK(sb.st_mode) && dir_entries(dir, NULL, 0) == 2);
+    CHECK(unlink(p) == 0);
+    CHECK(af_write(q, "made", &err) == CZ_OK && file_is(p, "made") && lstat(q, &sb) == 0 && S_ISLNK(sb.st_mode));
+    CHECK(unlink(p) == 0 && unlink(q) == 0);
+    /* a loop of links */
+    snprintf(p, sizeof p, "%s/la", dir);
+    snprintf(q, sizeof q, "%s/lb", dir);
+    CHECK(symlink("lb", p) == 0 && symlink("la", q) == 0);
+    cz_error_clear(&err);
+    CHECK(af_write(p, "x", &err) == CZ_ERR_IO && strstr(err.msg, "symbolic links"));
+    CHECK(unlink(p) == 0 && unlink(q) == 0 && dir_entries(dir, NULL, 0) == 0);
+    /* devices: written in place, never replaced; /dev/full's ENOSPC fails the commit */
+    CHECK(af_write("/dev/null", "discarded", &err) == CZ_OK);
+    CHECK(stat("/dev/null", &sb) == 0 && S_ISCHR(sb.st_mode));
+    if (stat("/dev/full", &sb) == 0 && S_ISCHR(sb.st_mode)) {
+        cz_error_clear(&err);
+        CHECK(af_write("/dev/full", "x", &err) == CZ_ERR_IO && strstr(err.msg, "/dev/full") &&
+              strstr(err.msg, strerror(ENOSPC)));
+        CHECK(stat("/dev/full", &sb) == 0 && S_ISCHR(sb.st_mode));
+    }
+    /* a descriptor (/dev/fd/N): written through a duplicate, in place */
+    int pfd[2];
+    CHECK(pipe(pfd) == 0);
+    snprintf(p, sizeof p, "/dev/fd/%d", pfd[1]);
+    CHECK(af_write(p, "through the pipe", &err) == CZ_OK);
+    close(pfd[1]);
+    ssize_t got = read(pfd[0], buf, sizeof buf - 1);
+    CHECK(got == 16 && !memcmp(buf, "through the pipe", 16));
+    close(pfd[0]);
+    int fd = -1;
+    CHECK(cz_path_fd("/dev/stdout", &fd) && fd == 1 && cz_path_fd("/proc/self/fd/7", &fd) && fd == 7);
+    CHECK(!cz_path_fd("/dev/fd/", &fd) && !cz_path_fd("/dev/fd/1x", &fd) && !cz_path_fd("/dev/stdoutx", &fd));
+    /* a FIFO: written in place for the reader (a child) */
+    snprintf(p, sizeof p, "%s/fifo", dir);
+    CHECK(mkfifo(p, 0600) == 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char b[64];
+        int n = read_all(p, b, sizeof b);
+        _exit(n == 9 && !memcmp(b, "for fifos", 9) ? 0 : 1);
+    }
+    CHECK(af_write(p, "for fifos", &err) == CZ_OK);
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(stat(p, &sb) == 0 && S_ISFIFO(sb.st_mode) && dir_entries(dir, NULL, 0) == 1);
+    CHECK(unlink(p) == 0);
+    /* a read-only file is not replaced (as a process that may not write it:
+     * root may, so as root the check runs as nobody) */
+    snprintf(p, sizeof p, "%s/ro.json", dir);
+    CHECK(af_write(p, "keep", &err) == CZ_OK && chmod(p, 0444) == 0);
+    (void)chmod(tmpdir, 0755);
+    fflush(NULL);
+    pid = fork();
+    if (pid == 0) {
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(77);
+        cz_error e;
+        cz_error_clear(&e);
+        _exit(af_write(p, "lost", &e) == CZ_ERR_IO && strstr(e.msg, "read-only") ? 0 : 1);
+    }
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+    if (WEXITSTATUS(status) == 77)
+        printf("  atomic_file: cannot become nobody: read-only file not checked\n");
+    else
+        CHECK(WEXITSTATUS(status) == 0);
+    (void)chmod(tmpdir, 0700);
+    CHECK(file_is(p, "keep") && dir_entries(dir, NULL, 0) == 1);
+    CHECK(unlink(p) == 0);
+    /* the table of temporaries: what a signal handler removes */
+    snprintf(p, sizeof p, "%s/sig.json", dir);
+    CHECK(cz_atomic_file_open(&af, p, &err) == CZ_OK && af.slot >= 0);
+    CHECK(dir_entries(dir, NULL, 0) == 1);
+    cz_atomic_file_remove_temporaries();
+    CHECK(dir_entries(dir, NULL, 0) == 0);
+    cz_atomic_file_abort(&af);
+    /* more temporaries than the table holds: all still work */
+    static cz_atomic_file many[70];
+    int ok = 1;
+    for (int i = 0; i < 70; i++) {
+        snprintf(p, sizeof p, "%s/m%d", dir, i);
+        ok &= cz_atomic_file_open(&many[i], p, &err) == CZ_OK;
+    }
+    CHECK(ok && dir_entries(dir, NULL, 0) == 70 && many[0].slot >= 0 && many[69].slot == -1);
+    for (int i = 0; i < 70; i++) cz_atomic_file_abort(&many[i]);
+    CHECK(dir_entries(dir, NULL, 0) == 0);
+    rmdir(dir);
+}
+
+/* ---- outputs: a group together or not at all; the same-file check ---- */
+static void test_outputs(void)
+{
+    char dir[300], a[400], b[400], h[400], l[400], x[400], x2[400], x3[400], sub[400], buf[64];
+    snprintf(dir, sizeof dir, "%s/out", tmpdir);
+    CHECK(mkdir(dir, 0755) == 0);
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(b, sizeof b, "%s/b", dir);
+    cz_error err;
+    CHECK(af_write(a, "old-a", &err) == CZ_OK);
+    for (int commit = 0; commit < 2; commit++) {
+        cz_outputs g;
+        cz_outputs_init(&g);
+        const char *wa, *wb, *wn;
+        CHECK(cz_outputs_add(&g, a, &wa, &err) == CZ_OK && cz_outputs_add(&g, b, &wb, &err) == CZ_OK);
+        CHECK(cz_outputs_add(&g, "/dev/null", &wn, &err) == CZ_OK && !strcmp(wn, "/dev/null"));
+        CHECK(!cz_outputs_in_place(&g, 0) && !cz_outputs_in_place(&g, 1) && cz_outputs_in_place(&g, 2));
+        CHECK(strstr(wa, "/.cuzk-") && strstr(wb, "/.cuzk-") && dir_entries(dir, NULL, 0) == 3);
+        /* a directory: refused, the group unchanged */
+        const char *wd;
+        CHECK(cz_outputs_add(&g, dir, &wd, &err) == CZ_ERR_IO && g.n == 3);
+        CHECK(af_write(wa, "new-a", &err) == CZ_OK && af_write(wb, "new-b", &err) == CZ_OK);
+        CHECK(af_write(wn, "nothing", &err) == CZ_OK);
+        /* messages name the outputs, not the placeholders */
+        cz_error e2;
+        cz_error_clear(&e2);
+        cz_error_set(&e2, CZ_ERR_IO, "%s: write failed", wb);
+        cz_outputs_explain(&g, &e2);
+        char want[520];
+        snprintf(want, sizeof want, "%s: write failed", b);
+        CHECK(!strcmp(e2.msg, want));
+        CHECK(file_is(a, "old-a") && access(b, F_OK) != 0); /* nothing before the commit */
+        if (commit) {
+            CHECK(cz_outputs_commit(&g, &err) == CZ_OK);
+            CHECK(file_is(a, "new-a") && file_is(b, "new-b") && dir_entries(dir, NULL, 0) == 2);
+        } else {
+            cz_outputs_abort(&g);
+            CHECK(file_is(a, "old-a") && access(b, F_OK) != 0 && dir_entries(dir, NULL, 0) == 1);
+        }
+        cz_outputs_abort(&g); /* empty: harmless */
+    }
+    CHECK(read_all(a, buf, sizeof buf) == 5);
+    /* the same file: names of one inode, one name written two ways, a link
+     * to an input; devices may repeat, a descriptor may not */
+    snprintf(h, sizeof h, "%s/hard", dir);
+    snprintf(l, sizeof l, "%s/sym", dir);
+    snprintf(x, sizeof x, "%s/x", dir);
+    snprintf(x2, sizeof x2, "%s/./x", dir);
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    snprintf(x3, sizeof x3, "%s/sub/../x", dir);
+    CHECK(link(a, h) == 0 && symlink("a", l) == 0 && mkdir(sub, 0755) == 0);
+    const char *in1[1] = {a};
+    const char *o_hard[1] = {h}, *o_sym[1] = {l}, *o_two[2] = {x, x2}, *o_up[2] = {x, x3}, *o_ok[2] = {x, b};
+    const char *o_null[2] = {"/dev/null", "/dev/null"}, *o_fd[2] = {"/dev/stdout", "/dev/fd/1"};
+    const char *o_nodir[2] = {"/no-such-dir/p", "/no-such-dir/p"}, *o_skip[3] = {NULL, x, NULL};
+    cz_error_clear(&err);
+    CHECK(cz_outputs_check(in1, 1, o_hard, 1, &err) == CZ_ERR_INVALID_ARG && strstr(err.msg, h) && strstr(err.msg, a));
+    cz_error_clear(&err);
+    CHECK(cz_outputs_check(in1, 1, o_sym, 1, &err) == CZ_ERR_INVALID_ARG && strstr(err.msg, l));
+    cz_error_clear(&err);
+    CHECK(cz_outputs_check(NULL, 0, o_two, 2, &err) == CZ_ERR_INVALID_ARG && strstr(err.msg, x2));
+    cz_error_clear(&err);
+    CHECK(cz_outputs_check(NULL, 0, o_up, 2, &err) == CZ_ERR_INVALID_ARG);
+    cz_error_clear(&err);
+    CHECK(cz_outputs_check(NULL, 0, o_fd, 2, &err) == CZ_ERR_INVALID_ARG);
+    cz_error_clear(&err);
+    CHECK(cz_outputs_check(NULL, 0, o_nodir, 2, &err) == CZ_ERR_INVALID_ARG);
+    CHECK(cz_outputs_check(in1, 1, o_ok, 2, &err) == CZ_OK);
+    CHECK(cz_outputs_check(NULL, 0, o_null, 2, &err) == CZ_OK);
+    CHECK(cz_outputs_check(in1, 1, o_skip, 3, &err) == CZ_OK);
+    CHECK(unlink(h) == 0 && unlink(l) == 0 && unlink(a) == 0 && unlink(b) == 0 && rmdir(sub) == 0 && rmdir(dir) == 0);
 }
 
 /* ---- rng ---- */
@@ -493,6 +717,28 @@ static void test_rng(void)
     cz_rng_os(&os);
     CHECK(os.os == 1 && cz_rng_bytes(&os, o1, sizeof o1) == CZ_OK && cz_rng_bytes(&os, o1, 0) == CZ_OK);
     CHECK(cz_rng_u64(&os) != cz_rng_u64(&os) || cz_rng_u64(&os) != cz_rng_u64(&os));
+    CHECK(cz_rng_status(&os) == CZ_OK);
+    /* the OS refusing (as under a seccomp filter): errors, zeros, never a
+     * substitute stream; a seeded generator is not affected */
+    cz_rng_os_set_failing(1);
+    memset(o1, 0xa5, sizeof o1);
+    CHECK(cz_os_random(o1, sizeof o1) == CZ_ERR_RANDOM && o1[0] == 0 && o1[63] == 0);
+    CHECK(cz_rng_u64(&os) == 0 && cz_rng_status(&os) == CZ_ERR_RANDOM && os.error == ENOSYS);
+    cz_rng fresh;
+    CHECK(cz_rng_os(&fresh) == CZ_ERR_RANDOM && cz_rng_status(&fresh) == CZ_ERR_RANDOM);
+    memset(o2, 0xa5, sizeof o2);
+    CHECK(cz_rng_bytes(&fresh, o2, sizeof o2) == CZ_ERR_RANDOM && o2[0] == 0 && o2[63] == 0);
+    uint64_t z = 1;
+    for (int i = 0; i < 4; i++) z |= cz_rng_u64(&fresh);
+    CHECK(z == 1);
+    cz_rng_seed(&a, 5);
+    cz_rng_seed(&b, 5);
+    CHECK(cz_rng_u64(&a) == cz_rng_u64(&b) && cz_rng_u64(&a) != 0 && cz_rng_status(&a) == CZ_OK);
+    cz_rng_os_set_failing(0);
+    /* a generator that failed stays failed; a new one works again */
+    CHECK(cz_rng_bytes(&fresh, o2, 8) == CZ_ERR_RANDOM);
+    CHECK(cz_rng_os(&fresh) == CZ_OK && cz_rng_bytes(&fresh, o2, sizeof o2) == CZ_OK);
+    CHECK(cz_rng_status(&fresh) == CZ_OK);
 }
 
 /* ---- thread ---- */
@@ -679,6 +925,8 @@ int main(void)
     test_error();
     test_alloc();
     test_atomic_file(); /* before any thread exists (it may fork) */
+    test_atomic_targets();
+    test_outputs();
     test_rng();
     test_thread();
 

@@ -25,6 +25,7 @@ const char *cz_status_str(cz_status s)
     case CZ_ERR_CANCELLED: return "cancelled";
     case CZ_ERR_TIMEOUT: return "timed out";
     case CZ_ERR_INTERNAL: return "internal error";
+    case CZ_ERR_RANDOM: return "no secure randomness (the OS CSPRNG failed)";
     case CZ_STATUS_COUNT_: break;
     }
     return "unknown status";

@@ -36,6 +36,7 @@ typedef enum cz_status {
     CZ_ERR_CANCELLED,       /* the job was cancelled */
     CZ_ERR_TIMEOUT,         /* a wait timed out */
     CZ_ERR_INTERNAL,        /* an invariant broke: a bug in cuzk */
+    CZ_ERR_RANDOM,          /* no secure randomness: the OS CSPRNG (getrandom) refused */
     CZ_STATUS_COUNT_
 } cz_status;
 
