@@ -10,6 +10,7 @@
 #include "io/r1cs_write.h"
 #include "io/wtns_write.h"
 #include "util/alloc.h"
+#include "util/outputs.h"
 #include "util/rng.h"
 #include "util/timer.h"
 
@@ -632,13 +633,21 @@ cz_status cz_gen_circuit(const cz_gen_opts *o, const char *r1cs_path, const char
     gen *g = calloc(1, sizeof *g);
     if (!g) return cz_error_set(err, CZ_ERR_NO_MEMORY, "gen-circuit: out of memory");
     cz_gen_stats st;
+    /* both files or neither: written to placeholders, renamed together at the end */
+    cz_outputs outs;
+    cz_outputs_init(&outs);
+    const char *r1cs_tmp, *wtns_tmp;
     cz_status rc = plan(g, o, &st, err);
-    int r1cs_done = 0;
     if (rc != CZ_OK) goto out;
     if (!r1cs_path || !wtns_path) {
         rc = cz_error_set(err, CZ_ERR_INVALID_ARG, "gen-circuit: no output path");
         goto out;
     }
+    const char *const paths[2] = {r1cs_path, wtns_path};
+    if ((rc = cz_outputs_check(NULL, 0, paths, 2, err)) != CZ_OK) goto out;
+    if ((rc = cz_outputs_add(&outs, r1cs_path, &r1cs_tmp, err)) != CZ_OK ||
+        (rc = cz_outputs_add(&outs, wtns_path, &wtns_tmp, err)) != CZ_OK)
+        goto out;
     cz_pool *pool = o->pool ? o->pool : cz_pool_default();
     field_init(&g->F, o->curve);
     g->c_one.l[0] = 1;
@@ -672,7 +681,7 @@ cz_status cz_gen_circuit(const cz_gen_opts *o, const char *r1cs_path, const char
     }
 
     cz_r1cs_header h = {o->curve, (uint32_t)g->n_wires, g->n_pub_out, g->n_pub_in, g->n_prv_in, 0};
-    if ((rc = cz_r1cs_writer_open(&g->wr, r1cs_path, &h, err)) != CZ_OK) goto out;
+    if ((rc = cz_r1cs_writer_open(&g->wr, r1cs_tmp, &h, err)) != CZ_OK) goto out;
 
     /* groups of blocks: compute group q while writing group q-1 */
     uint64_t n_groups = (g->n_blocks + GROUP_BLOCKS - 1) / GROUP_BLOCKS;
@@ -727,7 +736,6 @@ cz_status cz_gen_circuit(const cz_gen_opts *o, const char *r1cs_path, const char
     }
     progress(g, "sync", 0, 1);
     if ((rc = cz_r1cs_writer_finish(&g->wr, NULL, err)) != CZ_OK) goto out;
-    r1cs_done = 1;
     st.r1cs_bytes = g->wr.bytes;
 
     /* statistics */
@@ -744,7 +752,8 @@ cz_status cz_gen_circuit(const cz_gen_opts *o, const char *r1cs_path, const char
 
     double tw = cz_now();
     progress(g, "witness", 0, 1);
-    if ((rc = cz_wtns_write(wtns_path, o->curve, g->w, (uint32_t)g->n_wires, 1, pool, err)) != CZ_OK) goto out;
+    if ((rc = cz_wtns_write(wtns_tmp, o->curve, g->w, (uint32_t)g->n_wires, 1, pool, err)) != CZ_OK) goto out;
+    if ((rc = cz_outputs_commit(&outs, err)) != CZ_OK) goto out;
     progress(g, "witness", 1, 1);
     st.seconds_witness = cz_now() - tw;
     st.seconds = cz_now() - t0;
@@ -752,7 +761,8 @@ cz_status cz_gen_circuit(const cz_gen_opts *o, const char *r1cs_path, const char
 out:
     if (rc != CZ_OK) {
         cz_r1cs_writer_abort(&g->wr);
-        if (r1cs_done) unlink(r1cs_path); /* no r1cs without its witness */
+        cz_outputs_explain(&outs, err); /* messages name the outputs, not their placeholders */
+        cz_outputs_abort(&outs);        /* the placeholders only: no earlier file is touched */
     }
     for (int s = 0; s < 2; s++)
         for (int k = 0; k < GROUP_BLOCKS; k++)
