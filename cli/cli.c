@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "backend/devspec.h"
+#include "util/atomic_file.h"
+#include "util/outputs.h"
+#include "util/rng.h"
 #include "util/thread.h"
 #include "util/timer.h"
 
@@ -26,6 +31,7 @@ int exit_for(cz_status st)
     case CZ_ERR_NO_DEVICE:
     case CZ_ERR_DEVICE_MEMORY:
     case CZ_ERR_BUDGET: return EXIT_RESOURCE;
+    case CZ_ERR_RANDOM: return EXIT_RANDOM;
     case CZ_ERR_INTERNAL: return EXIT_INTERNAL;
     default: return EXIT_INPUT;
     }
@@ -80,19 +86,30 @@ void stage_abort(void)
     g_stage_open = 0;
 }
 
+/* decimal digits only, below 2^64 */
+static int parse_decimal(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (!*s) return 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9') return 0;
+        uint64_t d = (uint64_t)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10) return 0;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 1;
+}
+
 int parse_count(const char *s, uint64_t *out)
 {
-    char *end;
+    uint64_t v;
     if (!strncmp(s, "2^", 2)) {
-        unsigned long k = strtoul(s + 2, &end, 10);
-        if (end == s + 2 || *end || k > 63) return 0;
-        *out = (uint64_t)1 << k;
+        if (!parse_decimal(s + 2, &v) || v > 63) return 0;
+        *out = (uint64_t)1 << v;
         return 1;
     }
-    if (*s < '0' || *s > '9') return 0;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || errno) return 0;
+    if (!parse_decimal(s, &v)) return 0;
     *out = v;
     return 1;
 }
@@ -101,7 +118,8 @@ int opt_count(const char *opt, const char *arg, uint64_t lo, uint64_t hi, uint64
 {
     uint64_t v;
     if (!parse_count(arg, &v) || v < lo || v > hi) {
-        msg("%s: '%s' is not a count (%llu..%llu)", opt, arg, (unsigned long long)lo, (unsigned long long)hi);
+        msg("%s: '%s' is not a decimal number (or 2^K) in %llu..%llu", opt, arg, (unsigned long long)lo,
+            (unsigned long long)hi);
         return 0;
     }
     *out = v;
@@ -161,6 +179,89 @@ int cli_engine_env(cz_engine_config *c)
         }
         c->fail_device = d;
         c->fail_step = k;
+    }
+    return 1;
+}
+
+void cli_env(void)
+{
+    const char *f = getenv("CZ_RNG_FAIL");
+    if (f && *f == '1') cz_rng_os_set_failing(1);
+}
+
+static void on_fatal_signal(int sig)
+{
+    int e = errno;
+    cz_atomic_file_remove_temporaries();
+    /* SA_RESETHAND made the action the default again: the signal, pending
+     * until this returns, ends the process as it would have */
+    raise(sig);
+    errno = e;
+}
+
+void cli_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN) continue; /* nohup, background */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND;
+        (void)sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+int cli_files(const char *const *in, int n_in, const char **out, const int *dash, int n_out)
+{
+    int dashes = 0;
+    for (int i = 0; i < n_out; i++) {
+        if (!out[i]) continue;
+        if (!*out[i]) {
+            msg("an output path is empty");
+            return EXIT_USAGE;
+        }
+        if (strcmp(out[i], "-") != 0) continue;
+        if (!dash || !dash[i]) {
+            msg("'-' (standard output) is for proof.json, public.json and verification_key.json only; "
+                "write ./- for a file of that name");
+            return EXIT_USAGE;
+        }
+        if (++dashes > 1) {
+            msg("'-' (standard output) is given for two outputs");
+            return EXIT_USAGE;
+        }
+        out[i] = "/dev/stdout";
+    }
+    for (int i = 0; i < n_in; i++)
+        if (in[i] && !*in[i]) {
+            msg("an input path is empty");
+            return EXIT_USAGE;
+        }
+    cz_error err;
+    cz_error_clear(&err);
+    if (cz_outputs_check(in, n_in, out, n_out, &err) != CZ_OK) {
+        msg("error: %s", cz_error_msg(&err));
+        return EXIT_USAGE;
+    }
+    return -1;
+}
+
+int cli_device(const char *spec, int gpus, int single)
+{
+    cz_error err;
+    cz_error_clear(&err);
+    if (single && spec && strchr(spec, ',')) {
+        msg("--device: '%s': one device expected here (auto, cpu, cuda or cuda:N)", spec);
+        return 0;
+    }
+    cz_devspec d;
+    /* the syntax only: as if every GPU were present (presence is the backend's to report) */
+    cz_status st = cz_devspec_parse(&d, spec, gpus, CZ_DEVSPEC_MAX, single ? 1 : CZ_ENGINE_MAX_DEVICES, &err);
+    if (st == CZ_ERR_INVALID_ARG) {
+        msg("--device: %s", cz_error_msg(&err));
+        return 0;
     }
     return 1;
 }

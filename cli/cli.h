@@ -34,12 +34,13 @@ enum cli_exit {
     EXIT_UNSATISFIED = 4, /* the witness does not satisfy the circuit */
     EXIT_OUTPUT = 5,      /* an output file cannot be written */
     EXIT_RESOURCE = 6,    /* out of memory, device failure */
+    EXIT_RANDOM = 7,      /* no secure randomness: the OS CSPRNG refused */
     EXIT_INTERNAL = 70,
 };
 
 /* The exit code of a library status: CZ_OK 0, CZ_ERR_VERIFY 1,
- * CZ_ERR_UNSATISFIED 4, memory / device / budget 6, CZ_ERR_INTERNAL 70,
- * everything else 3 (bad input). */
+ * CZ_ERR_UNSATISFIED 4, memory / device / budget 6, CZ_ERR_RANDOM 7,
+ * CZ_ERR_INTERNAL 70, everything else 3 (bad input). */
 int exit_for(cz_status st);
 /* msg("error: <err's message>") and exit_for(st). */
 int fail(cz_status st, const cz_error *err);
@@ -64,6 +65,28 @@ extern const cz_logger cli_log;
  * malformed. */
 int cli_engine_env(cz_engine_config *c);
 
+/* The environment variable the CLI maps onto a library setting for every
+ * command (the library reads none): CZ_RNG_FAIL=1 makes every draw from
+ * the OS CSPRNG fail (cz_rng_os_set_failing), a test of the exit code 7
+ * path. */
+void cli_env(void);
+/* SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE and SIGXFSZ (those not ignored)
+ * remove the temporaries of unfinished outputs
+ * (cz_atomic_file_remove_temporaries), then end the process by the signal
+ * as before. */
+void cli_signals(void);
+
+/* The files of a command, checked before it starts: out[0..n_out) may be
+ * NULL (an output not asked for); "-" (standard output) is allowed where
+ * dash[i] is 1 and is rewritten to "/dev/stdout", at most one per command;
+ * an empty name, "-" elsewhere, or an output that is the same file as an
+ * input or another output (cz_outputs_check) ends with a message naming
+ * them: -1 to go on, else the exit code (2). */
+int cli_files(const char *const *in, int n_in, const char **out, const int *dash, int n_out);
+/* --device SPEC for one device (single) or for the engine's list with gpus
+ * (0: all): a spec that cannot be parsed ends with a message, 0; else 1. */
+int cli_device(const char *spec, int gpus, int single);
+
 /* "cuzk: <text>\n" on stderr */
 void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress: stage() starts a stage ("\r  <what> ..." on a terminal),
@@ -73,9 +96,11 @@ double stage_done(void);
 /* Ends the line of a stage that failed (before its error message). */
 void stage_abort(void);
 
-/* "123" or "2^K" (K <= 63); 1 when s is one, else 0. */
+/* The one number syntax of every option: decimal digits only ("010" is
+ * ten; no sign, no spaces, no 0x or octal), below 2^64, or "2^K" (K a
+ * decimal 0..63); 1 when s is one, else 0. */
 int parse_count(const char *s, uint64_t *out);
-/* A count option in [lo, hi]: 1 with *out set, or 0 after a message naming
+/* A number option in [lo, hi]: 1 with *out set, or 0 after a message naming
  * opt and the range. */
 int opt_count(const char *opt, const char *arg, uint64_t lo, uint64_t hi, uint64_t *out);
 /* -t/--threads N (1..4096) for every command: sets the default pool's size;

@@ -122,6 +122,7 @@ static int bench_parse(bench_cmd *b, int argc, char **argv)
     }
     b->zkey_path = argv[optind];
     b->wtns_path = argv[optind + 1];
+    if (!cli_device(cfg->device, cfg->gpus, 0)) return EXIT_USAGE;
     return -1;
 }
 
@@ -165,7 +166,10 @@ static cz_status bench_run(bench_result *br, const bench_cmd *b, cz_error *err)
         goto out;
     }
     for (uint64_t i = 0; i < parts; i++) ws[i] = w;
-    if ((st = cz_engine_create(&e, &b->cfg, err)) != CZ_OK) goto out;
+    if ((st = cz_engine_create(&e, &b->cfg, err)) != CZ_OK) {
+        if (st == CZ_ERR_UNSUPPORTED) st = CZ_ERR_NO_DEVICE; /* a device this build cannot drive: exit 6 */
+        goto out;
+    }
     cz_budget_alloc_init(&wa, cz_engine_budget(e), CZ_MEM_WITNESS, NULL);
     wa.timeout_s = 0;
     if ((st = cz_wtns_load(&wtns, b->wtns_path, &wa.a, err)) != CZ_OK) {

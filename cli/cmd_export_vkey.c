@@ -13,6 +13,8 @@ const char USAGE_EXPORT_VKEY[] =
     "\n"
     "Writes the verifying key of a proving key in the JSON format of\n"
     "`snarkjs zkey export verificationkey` (including vk_alphabeta_12).\n"
+    "verification_key.json may be '-' (standard output); the key's own file is\n"
+    "refused as the output (exit 2).\n"
     "\n"
     "options:\n"
     "  -q, --quiet           no progress output\n"
@@ -35,6 +37,10 @@ int cmd_export_vkey(int argc, char **argv)
         fputs(USAGE_EXPORT_VKEY, stderr);
         return EXIT_USAGE;
     }
+    const char *in[1] = {argv[optind]}, *out[1] = {argv[optind + 1]};
+    const int dash[1] = {1};
+    int rc = cli_files(in, 1, out, dash, 1);
+    if (rc >= 0) return rc;
     cli_progress_init();
     cz_error err;
     cz_error_clear(&err);
@@ -60,7 +66,7 @@ int cmd_export_vkey(int argc, char **argv)
         return fail(st, &err);
     }
     stage_done();
-    st = cz_vkey_write_json(argv[optind + 1], &vk, ab, &err);
+    st = cz_vkey_write_json(out[0], &vk, ab, &err);
     cz_vkey_free(&vk);
     if (st != CZ_OK) return fail_output(st, &err);
     return EXIT_OK;

@@ -16,6 +16,7 @@ const char USAGE_GEN_CIRCUIT[] =
     "Writes a satisfiable synthetic circuit NAME.r1cs and its witness NAME.wtns\n"
     "(circom/snarkjs formats, any size; files above 4 GiB are fine) for benchmarks\n"
     "and tests. The files depend only on the options, not on the thread count.\n"
+    "Both appear together or neither does (see `cuzk --help`).\n"
     "The exact shapes are documented in circuit/gen_circuit.h.\n"
     "\n"
     "options:\n"
@@ -29,7 +30,8 @@ const char USAGE_GEN_CIRCUIT[] =
     "                  booleanity, packing and products (94% of the witness 0/1,\n"
     "                  99.7% of the private wires in A, 26% in B)\n"
     "  -P, --public K        public signals (default: chain 1, dense 4, filecoin 300)\n"
-    "  -s, --seed S          seed of the deterministic generator (default 1)\n"
+    "  -s, --seed S          seed of the deterministic generator, decimal or 2^K\n"
+    "                        (default 1)\n"
     "  -o, --output NAME     write NAME.r1cs and NAME.wtns (required)\n"
     "  -t, --threads N       CPU threads (default: all cores)\n"
     "  -q, --quiet           no progress and no summary\n"
@@ -94,10 +96,7 @@ static int gen_parse(int argc, char **argv, cz_gen_opts *go, const char **name)
             go->n_public = (uint32_t)v;
             break;
         case 's':
-            if (!parse_count(optarg, &go->seed)) {
-                msg("--seed: '%s' is not an unsigned 64-bit number", optarg);
-                return EXIT_USAGE;
-            }
+            if (!opt_count("--seed", optarg, 0, UINT64_MAX, &go->seed)) return EXIT_USAGE;
             break;
         case 'o': *name = optarg; break;
         case 't':
@@ -154,6 +153,12 @@ int cmd_gen_circuit(int argc, char **argv)
     }
     snprintf(r1cs_path, nl + 6, "%s.r1cs", name);
     snprintf(wtns_path, nl + 6, "%s.wtns", name);
+    const char *out[2] = {r1cs_path, wtns_path};
+    if ((rc = cli_files(NULL, 0, out, NULL, 2)) >= 0) {
+        free(r1cs_path);
+        free(wtns_path);
+        return rc;
+    }
     cli_progress_init();
     double last[2] = {0, cz_now()};
     go.progress = gen_progress;

@@ -30,6 +30,7 @@
 #include "io/r1cs.h"
 #include "io/wtns.h"
 #include "io/zkey.h"
+#include "util/outputs.h"
 #include "util/stats.h"
 #include "util/timer.h"
 
@@ -39,7 +40,12 @@ const char USAGE_PROVE[] =
     "Makes a Groth16 proof from a snarkjs proving key and a circom witness. The\n"
     "curve is read from the files. The proof is verified before it is written;\n"
     "a witness that does not satisfy the circuit ends with exit code 4 and no\n"
-    "output files. Blinding scalars come from the OS CSPRNG (getrandom).\n"
+    "output files. Blinding scalars come from the OS CSPRNG (getrandom); if it\n"
+    "refuses, the command ends with exit code 7 and no output files.\n"
+    "\n"
+    "The outputs appear together or not at all (see `cuzk --help`); proof.json or\n"
+    "public.json may be '-', standard output. An output that is an input or\n"
+    "another output is refused (exit 2).\n"
     "\n"
     "options:\n"
     "  -d, --device DEV      auto (default; CUDA when a usable GPU is present),\n"
@@ -65,6 +71,7 @@ typedef struct prove_cmd {
     /* options and arguments */
     const char *device, *check, *bin;
     int no_verify, repeat;
+    int device_failed; /* the backend could not be made: exit 6 */
     size_t budget_bytes;
     const char *zkey_path, *wtns_path, *proof_path, *public_path;
     /* what was loaded */
@@ -132,6 +139,13 @@ static int prove_parse(prove_cmd *pc, int argc, char **argv)
     pc->wtns_path = argv[optind + 1];
     pc->proof_path = argv[optind + 2];
     pc->public_path = argv[optind + 3];
+    if (!cli_device(pc->device, 1, 1)) return EXIT_USAGE;
+    const char *in[3] = {pc->zkey_path, pc->wtns_path, pc->check}, *out[3] = {pc->proof_path, pc->public_path, pc->bin};
+    const int dash[3] = {1, 1, 0};
+    int rc = cli_files(in, 3, out, dash, 3);
+    if (rc >= 0) return rc;
+    pc->proof_path = out[0];
+    pc->public_path = out[1];
     return -1;
 }
 
@@ -165,7 +179,10 @@ static cz_status prove_load(prove_cmd *pc)
     bo.budget = pc->budget;
     bo.log = &cli_log;
     bo.fallback = 1;
-    if ((st = cz_backend_create(&pc->be, pc->device, &bo, &pc->err)) != CZ_OK) return st;
+    if ((st = cz_backend_create(&pc->be, pc->device, &bo, &pc->err)) != CZ_OK) {
+        pc->device_failed = 1; /* the spec parsed (prove_parse): the device is missing or failed */
+        return st;
+    }
     if (cli_verbose) msg("device: %s", pc->be->name);
     stage("loading the proving key");
     cz_zkey_opts zo;
@@ -309,25 +326,36 @@ static cz_status prove_run(prove_cmd *pc)
     return CZ_OK;
 }
 
-/* public.json, the binary proof (--proof-bin), proof.json: every file
- * complete or none (best effort across files: the proof is written last,
- * and a failure removes what was written). */
+/* output i of prove_write (0 public.json, 1 the binary proof, 2 proof.json) at path */
+static cz_status write_output(prove_cmd *pc, int i, const char *path)
+{
+    if (i == 0)
+        return cz_public_write_json(path, pc->zk.curve, (const uint8_t *)pc->w.values + 32, pc->zk.n_public, &pc->err);
+    if (i == 1) return cz_proof_write_bin(path, &pc->proof, &pc->err);
+    return cz_proof_write_json(path, &pc->proof, &pc->err);
+}
+
+/* public.json, the binary proof (--proof-bin), proof.json: all or none
+ * (util/outputs): each written to a placeholder beside it, those written in
+ * place (a device, a FIFO, standard output) after the others, then all
+ * renamed into place; a failure removes the placeholders and nothing else. */
 static cz_status prove_write(prove_cmd *pc)
 {
-    cz_status st;
+    const char *dest[3] = {pc->public_path, pc->bin, pc->proof_path}, *wp[3] = {NULL, NULL, NULL};
+    int gi[3] = {-1, -1, -1};
+    cz_outputs g;
+    cz_outputs_init(&g);
+    cz_status st = CZ_OK;
     stage("writing");
-    if ((st = cz_public_write_json(pc->public_path, pc->zk.curve, (const uint8_t *)pc->w.values + 32, pc->zk.n_public,
-                                   &pc->err)) != CZ_OK)
-        return st;
-    if (pc->bin && (st = cz_proof_write_bin(pc->bin, &pc->proof, &pc->err)) != CZ_OK) {
-        unlink(pc->public_path);
-        return st;
-    }
-    if ((st = cz_proof_write_json(pc->proof_path, &pc->proof, &pc->err)) != CZ_OK) {
-        unlink(pc->public_path);
-        if (pc->bin) unlink(pc->bin);
-        return st;
-    }
+    for (int i = 0; i < 3 && st == CZ_OK; i++)
+        if (dest[i] && (st = cz_outputs_add(&g, dest[i], &wp[i], &pc->err)) == CZ_OK) gi[i] = g.n - 1;
+    for (int in_place = 0; in_place < 2 && st == CZ_OK; in_place++)
+        for (int i = 0; i < 3 && st == CZ_OK; i++)
+            if (gi[i] >= 0 && cz_outputs_in_place(&g, gi[i]) == in_place) st = write_output(pc, i, wp[i]);
+    if (st == CZ_OK) st = cz_outputs_commit(&g, &pc->err);
+    cz_outputs_explain(&g, &pc->err);
+    cz_outputs_abort(&g); /* (empty after a commit) */
+    if (st != CZ_OK) return st;
     stage_done();
     return CZ_OK;
 }
@@ -376,5 +404,9 @@ int cmd_prove(int argc, char **argv)
     prove_free(&pc);
     if (st == CZ_OK) return EXIT_OK;
     stage_abort();
+    if (pc.device_failed) {
+        msg("error: %s", cz_error_msg(&pc.err));
+        return EXIT_RESOURCE;
+    }
     return writing ? fail_output(st, &pc.err) : fail(st, &pc.err);
 }

@@ -1,5 +1,4 @@
 /* cuzk setup --insecure-dev: a development proving key from known toxic waste. */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -26,9 +25,10 @@ const char USAGE_SETUP[] =
     "\n"
     "options:\n"
     "      --insecure-dev    required: acknowledges that the key is insecure\n"
-    "  -s, --seed S          derive the toxic waste from the 64-bit seed S: the same\n"
-    "                        circuit and seed give a byte-identical key (default:\n"
-    "                        the OS CSPRNG)\n"
+    "  -s, --seed S          derive the toxic waste from the 64-bit seed S (decimal\n"
+    "                        or 2^K): the same circuit and seed give a\n"
+    "                        byte-identical key (default: the OS CSPRNG; if it\n"
+    "                        refuses, exit code 7 and no key)\n"
     "  -t, --threads N       CPU threads (default: all cores)\n"
     "  -q, --quiet           no progress and no summary (the warning stays)\n"
     "  -v, --verbose         print the time of each stage\n"
@@ -65,18 +65,10 @@ static int setup_parse(int argc, char **argv, cz_setup_opts *so)
     while ((c = getopt_long(argc, argv, "s:t:qvh", opts, NULL)) != -1) {
         switch (c) {
         case 'I': insecure = 1; break;
-        case 's': {
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(optarg, &end, 0);
-            if (!*optarg || *end || errno || *optarg == '-') {
-                msg("--seed: '%s' is not an unsigned 64-bit number", optarg);
-                return EXIT_USAGE;
-            }
+        case 's':
+            if (!opt_count("--seed", optarg, 0, UINT64_MAX, &so->seed)) return EXIT_USAGE;
             so->use_seed = 1;
-            so->seed = v;
             break;
-        }
         case 't':
             if (!opt_threads(optarg)) return EXIT_USAGE;
             break;
@@ -96,7 +88,8 @@ static int setup_parse(int argc, char **argv, cz_setup_opts *so)
             "only. Pass --insecure-dev to confirm.");
         return EXIT_USAGE;
     }
-    return -1;
+    const char *in[1] = {argv[optind]}, *out[1] = {argv[optind + 1]};
+    return cli_files(in, 1, out, NULL, 1);
 }
 
 static void setup_report(const char *zkey_path, const cz_setup_stats *ss, double t0, double t_load)

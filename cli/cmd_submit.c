@@ -27,6 +27,7 @@
 #include "io/proof.h"
 #include "groth16/groth16.h"
 #include "util/atomic_file.h"
+#include "util/outputs.h"
 #include "util/timer.h"
 
 const char USAGE_SUBMIT[] =
@@ -44,8 +45,8 @@ const char USAGE_SUBMIT[] =
     "  -k, --key KEY             a registered key id (k_...), or the key's path on\n"
     "                            the daemon's machine (under its allowed directories;\n"
     "                            registered on first use) (required)\n"
-    "  -o, --output FILE         proof.json (required)\n"
-    "      --public FILE         public.json\n"
+    "  -o, --output FILE         proof.json (required; '-': standard output)\n"
+    "      --public FILE         public.json ('-': standard output)\n"
     "  -b, --proof-bin FILE      the bellperson binary proofs, 192 bytes per partition\n"
     "                            (BLS12-381 only)\n"
     "  -p, --priority P          critical, high, normal (default) or low\n"
@@ -451,6 +452,23 @@ int cmd_submit(int argc, char **argv)
         msg("--priority: '%s' is not critical, high, normal or low", prio);
         return EXIT_USAGE;
     }
+    {
+        /* the witnesses and a key given by path are inputs (on this machine, or the daemon's with --by-path) */
+        const char **in = calloc((size_t)nw + 1, sizeof *in);
+        if (!in) {
+            msg("error: out of memory");
+            return EXIT_RESOURCE;
+        }
+        for (int i = 0; i < nw; i++) in[i] = wits[i];
+        in[nw] = strchr(key, '/') ? key : NULL;
+        const char *outs[3] = {out, pub_out, bin};
+        const int dash[3] = {1, 1, 0};
+        int frc = cli_files(in, nw + 1, outs, dash, 3);
+        free(in);
+        if (frc >= 0) return frc;
+        out = outs[0];
+        pub_out = outs[1];
+    }
     client cl;
     memset(&cl, 0, sizeof cl);
     cl.server = server;
@@ -581,19 +599,41 @@ int cmd_submit(int argc, char **argv)
             goto done;
         }
     }
-    /* the outputs */
+    /* the outputs, all or none (util/outputs): each to a placeholder beside
+     * it, those written in place (standard output, a device) last, then all
+     * renamed into place */
     const char *names[3] = {"proof.json", "public.json", "proof.bin"}, *dest[3] = {out, pub_out, bin};
+    const char *wp[3] = {NULL, NULL, NULL};
+    int gi[3] = {-1, -1, -1};
+    cz_outputs g;
+    cz_outputs_init(&g);
     for (int f = 0; f < 3 && rc == EXIT_OK; f++) {
         if (!dest[f]) continue;
-        snprintf(path, sizeof path, "/v1/proofs/%s/%s", job, names[f]);
-        if (!get_ok(&cl, path, &b, &err)) {
-            msg("error: %s", cz_error_msg(&err));
-            rc = f == 2 ? EXIT_INPUT : EXIT_RESOURCE;
-        } else if (!write_file(dest[f], b.p, b.n, &err)) {
+        if (cz_outputs_add(&g, dest[f], &wp[f], &err) != CZ_OK) {
             msg("error: %s", cz_error_msg(&err));
             rc = EXIT_OUTPUT;
+        } else {
+            gi[f] = g.n - 1;
         }
     }
+    for (int in_place = 0; in_place < 2 && rc == EXIT_OK; in_place++)
+        for (int f = 0; f < 3 && rc == EXIT_OK; f++) {
+            if (gi[f] < 0 || cz_outputs_in_place(&g, gi[f]) != in_place) continue;
+            snprintf(path, sizeof path, "/v1/proofs/%s/%s", job, names[f]);
+            if (!get_ok(&cl, path, &b, &err)) {
+                msg("error: %s", cz_error_msg(&err));
+                rc = f == 2 ? EXIT_INPUT : EXIT_RESOURCE;
+            } else if (!write_file(wp[f], b.p, b.n, &err)) {
+                cz_outputs_explain(&g, &err);
+                msg("error: %s", cz_error_msg(&err));
+                rc = EXIT_OUTPUT;
+            }
+        }
+    if (rc == EXIT_OK && cz_outputs_commit(&g, &err) != CZ_OK) {
+        msg("error: %s", cz_error_msg(&err));
+        rc = EXIT_OUTPUT;
+    }
+    cz_outputs_abort(&g); /* the placeholders (nothing after a commit) */
     if (rc == EXIT_OK && !cli_quiet)
         msg("job %s: %zu proof%s%s written to %s", job, nparts, nparts == 1 ? "" : "s", no_verify ? "" : " verified", out);
 done:

@@ -6,8 +6,9 @@
  * `cuzk --help` / `cuzk help CMD` know about the commands. Each handler (in
  * cli/cmd_<name>.c) parses its options, calls the library, and maps the
  * library's status to a documented exit code (cli/cli.h). Outputs are
- * written through util/atomic_file, so a failed command leaves no partial
- * file.
+ * checked before the work (cli_files: none is an input or another output)
+ * and written through util/outputs and util/atomic_file, so a failed or
+ * interrupted command leaves no partial file and no temporary.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -84,12 +85,29 @@ static void usage(FILE *f)
           "  4   prove: the witness does not satisfy the circuit\n"
           "  5   an output file cannot be written\n"
           "  6   out of memory or device failure\n"
-          "  70  internal error\n",
+          "  7   no secure randomness: the OS CSPRNG (getrandom) refused; nothing is\n"
+          "      written (proofs and keys are never made from other randomness)\n"
+          "  70  internal error\n"
+          "\n"
+          "outputs:\n"
+          "  The outputs of a command appear together or not at all: each is written\n"
+          "  to a temporary .cuzk-XXXXXX in its directory, and all are renamed into\n"
+          "  place once every one is complete; a failure or SIGINT/SIGTERM removes\n"
+          "  the temporaries and leaves every earlier file as it was. An output that\n"
+          "  is an input or another output is refused (exit 2). A symbolic link is\n"
+          "  followed: its target is replaced, the link kept. A read-only file or a\n"
+          "  directory is not replaced (exit 5). Devices and FIFOs (/dev/null, a\n"
+          "  pipe) and /dev/stdout are written in place, after the files are\n"
+          "  complete; '-' is standard output for proof.json, public.json and\n"
+          "  verification_key.json (one per command). Numbers in options are decimal\n"
+          "  (or 2^K).\n",
           f);
 }
 
 int main(int argc, char **argv)
 {
+    cli_env();
+    cli_signals();
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

@@ -3,12 +3,13 @@
 # Build: gcc, cmake, make, pkg-config. The daemon cuzkd: libmicrohttpd (HTTP,
 # TLS through GnuTLS), jansson (JSON), SQLite (job store), libinih (config),
 # GnuTLS (SHA-256); the client commands: libcurl. Tests: GMP (field oracle),
-# Node.js + npm (snarkjs), curl and sqlite3 (the daemon's tests), PostgreSQL
-# (the shared job store's tests).
+# Node.js + npm (snarkjs), curl and sqlite3 (the daemon's tests), strace
+# (test_cli refuses getrandom() with it), PostgreSQL (the shared job store's
+# tests).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libgmp-dev nodejs npm
       libmicrohttpd-dev libjansson-dev libsqlite3-dev libinih-dev libgnutls28-dev libcurl4-openssl-dev
-      curl sqlite3)
+      curl sqlite3 strace)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -92,18 +92,24 @@ expect_fail() {
 P=("$tmp/o_proof.json" "$tmp/o_public.json")
 # device selection: a malformed spec names what is expected; a GPU asked for
 # where there is none (or in a build without CUDA) fails cleanly, no outputs
-expect_fail 3 "expected auto, cpu, cuda" prove --device gpu7 "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}"
-expect_fail 3 "cuda:N must be a GPU index" prove --device cuda:x "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}"
+# (a spec that does not parse is a bad command line: exit 2)
+expect_fail 2 "expected auto, cpu, cuda" prove --device gpu7 "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}"
+expect_fail 2 "cuda:N must be a GPU index" prove --device cuda:x "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}"
+expect_fail 2 "cuda:N must be a GPU index" prove --device cuda:-1 "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}"
+expect_fail 2 "'bogus'" prove -d bogus "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}"
+expect_fail 2 "one device expected" prove -d cuda:0,1 "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}"
 if ! nvidia-smi -L >/dev/null 2>&1; then
-  rm -f "${P[@]}"
-  "$cuzk" prove --device cuda:0 "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}" 2>"$tmp/err" >/dev/null
-  rc=$?
-  if { [ $rc -eq 6 ] && grep -q "no CUDA device" "$tmp/err"; } ||
-    { [ $rc -eq 3 ] && grep -q "no CUDA backend" "$tmp/err"; }; then
-    if ls "${P[@]}" >/dev/null 2>&1; then bad "--device cuda:0 without a GPU left output"; else ok; fi
-  else
-    bad "--device cuda:0 without a GPU: exit $rc :: $(cat "$tmp/err")"
-  fi
+  for dev in cuda:0 cuda; do
+    rm -f "${P[@]}"
+    "$cuzk" prove --device $dev "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}" 2>"$tmp/err" >/dev/null
+    rc=$?
+    # no GPU, or a build without CUDA: a device failure (exit 6)
+    if [ $rc -eq 6 ] && grep -q "no CUDA device\|no CUDA backend" "$tmp/err"; then
+      if ls "${P[@]}" >/dev/null 2>&1; then bad "--device $dev without a GPU left output"; else ok; fi
+    else
+      bad "--device $dev without a GPU: exit $rc :: $(cat "$tmp/err")"
+    fi
+  done
   # auto falls back to the CPU and proves
   check "$cuzk" prove -q --device auto "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}"
 fi
@@ -138,7 +144,9 @@ if grep -q "OUT OF SERVICE" "$tmp/be2.out"; then # (device 1 got a 2nd step)
   check grep -q "taken out of service" "$tmp/be2.err"
 fi
 expect_fail 2 "--gpus: '0'" bench-engine -g 0 "$F/circuit.zkey" "$F/witness.wtns"
-expect_fail 3 "listed twice" bench-engine -d cuda:0,0 "$F/circuit.zkey" "$F/witness.wtns"
+expect_fail 2 "listed twice" bench-engine -d cuda:0,0 "$F/circuit.zkey" "$F/witness.wtns"
+expect_fail 2 "lists 2" bench-engine -d cuda:0,1 -g 3 "$F/circuit.zkey" "$F/witness.wtns"
+expect_fail 2 "'cuda:-1'" bench-engine -d cuda:-1 "$F/circuit.zkey" "$F/witness.wtns"
 head -c 5000 "$F/circuit.zkey" >"$tmp/trunc.zkey"
 expect_fail 3 "trunc.zkey" prove "$tmp/trunc.zkey" "$F/witness.wtns" "${P[@]}"
 head -c 100 "$F/witness.wtns" >"$tmp/trunc.wtns"
@@ -301,6 +309,228 @@ for curve in bn254 bls12-381; do
     expect_fail 4 "constraint" prove --check "$g.r1cs" "$g.zkey" "$g.bad.wtns" "${P[@]}"
   done
 done
+
+# ---- outputs, randomness, option numbers ----------------------------------
+# Each case builds its own inputs in $hd and checks the exit code, the
+# message's key words, and (expect_kept) that no file of $hd was created,
+# replaced or changed and that no temporary (.cuzk-*) is left.
+hd="$tmp/h"
+mkdir -p "$hd"
+F="$fix/bn128/poseidon"
+G="$fix/bls12381/poseidon"
+cp "$F/circuit.zkey" "$hd/k.zkey"
+cp "$F/witness.wtns" "$hd/w.wtns"
+cp "$F/circuit.r1cs" "$hd/c.r1cs"
+cp "$G/circuit.zkey" "$hd/g.zkey"
+cp "$G/witness.wtns" "$hd/g.wtns"
+echo OLD-PROOF >"$hd/proof.json"
+echo OLD-PUBLIC >"$hd/public.json"
+K="$hd/k.zkey" W="$hd/w.wtns" R="$hd/c.r1cs"
+# the devices written to: as root, copies made with mknod (a regression must
+# not replace the machine's own), else /dev/null and /dev/full (which a user
+# cannot replace)
+if [ "$(id -u)" -eq 0 ] && mknod "$tmp/null" c 1 3 2>/dev/null && mknod "$tmp/full" c 1 7 2>/dev/null; then
+  DNULL="$tmp/null" DFULL="$tmp/full"
+else
+  rm -f "$tmp/null" "$tmp/full"
+  DNULL=/dev/null DFULL=/dev/full
+fi
+# the names, kinds and contents of everything in $hd (links not followed)
+snap() { (cd "$hd" && find . -mindepth 1 -printf '%p %y %i %l\n' | LC_ALL=C sort &&
+  find . -type f -print0 | LC_ALL=C sort -z | xargs -0r sha256sum); }
+no_temps() { ! find "$hd" "$tmp" -name '.cuzk-*' 2>/dev/null | grep -q .; }
+# expect_kept CODE PATTERN -- args (ENV=... first for the environment)
+expect_kept() {
+  local code=$1 pat=$2; shift 2
+  local before; before=$(snap)
+  env "$@" 2>"$tmp/err" >"$tmp/out"
+  local rc=$?
+  if [ "$rc" -ne "$code" ]; then bad "exit $rc (want $code): $* :: $(cat "$tmp/err")"; return; fi
+  if ! grep -q -- "$pat" "$tmp/err"; then bad "message lacks '$pat': $* :: $(cat "$tmp/err")"; return; fi
+  if [ "$(snap)" != "$before" ]; then bad "files changed: $* :: $(diff <(echo "$before") <(snap))"; return; fi
+  if ! no_temps; then bad "a temporary is left: $*"; find "$tmp" -name '.cuzk-*' -delete; return; fi
+  ok
+}
+
+# no secure randomness: every secret draw fails, nothing is written, exit 7
+# (CZ_RNG_FAIL=1 is the CLI's test hook onto the library's setting; with
+# strace the real getrandom() is refused as a seccomp filter would)
+expect_kept 7 "no secure randomness" CZ_RNG_FAIL=1 "$cuzk" prove "$K" "$W" "$hd/proof.json" "$hd/public.json"
+expect_kept 7 "no secure randomness" CZ_RNG_FAIL=1 "$cuzk" prove "$K" "$W" "$hd/p1.json" "$hd/q1.json"
+expect_kept 7 "no secure randomness" CZ_RNG_FAIL=1 timeout 60 "$cuzk" setup --insecure-dev "$R" "$hd/dev.zkey"
+expect_kept 7 "no secure randomness" CZ_RNG_FAIL=1 "$cuzk" bench-engine -q -d cpu -j 1 -p 1 "$K" "$W"
+# a seeded key needs no OS randomness
+check sh -c 'CZ_RNG_FAIL=1 "$@" 2>/dev/null' _ "$cuzk" setup --insecure-dev -q --seed 5 "$R" "$tmp/seeded.zkey"
+if command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/null; then
+  # (LeakSanitizer cannot run under ptrace: off for these two in sanitizer builds)
+  inj=(ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+    strace -f -qq -o /dev/null -e trace=getrandom -e inject=getrandom:error=ENOSYS)
+  expect_kept 7 "no secure randomness" "${inj[@]}" "$cuzk" prove "$K" "$W" "$hd/p1.json" "$hd/q1.json"
+  expect_kept 7 "no secure randomness" "${inj[@]}" timeout 60 "$cuzk" setup --insecure-dev "$R" "$hd/dev.zkey"
+else
+  echo "test_cli: strace is missing or cannot trace here: getrandom() injection not checked"
+fi
+# two proofs of one witness differ (fresh blinding)
+check "$cuzk" prove -q "$K" "$W" "$tmp/r1.json" "$tmp/rp.json"
+check "$cuzk" prove -q "$K" "$W" "$tmp/r2.json" "$tmp/rp.json"
+if cmp -s "$tmp/r1.json" "$tmp/r2.json"; then bad "two proofs are byte-identical"; else ok; fi
+check sh -c "'$cuzk' --help | grep -q '^  7   no secure randomness'"
+
+# an output that is an input or another output: refused, exit 2, both named
+expect_kept 2 "same file as the input '$K'" "$cuzk" prove "$K" "$W" "$K" "$hd/public.json"
+expect_kept 2 "same file as the input '$W'" "$cuzk" prove "$K" "$W" "$hd/proof.json" "$W"
+expect_kept 2 "outputs '$hd/out.json' and '$hd/out.json'" "$cuzk" prove "$K" "$W" "$hd/out.json" "$hd/out.json"
+expect_kept 2 "outputs '$hd/o.json' and '$hd/./o.json'" "$cuzk" prove "$K" "$W" "$hd/o.json" "$hd/./o.json"
+expect_kept 2 "same file" "$cuzk" prove --proof-bin "$hd/proof.json" "$K" "$W" "$hd/proof.json" "$hd/public.json"
+expect_kept 2 "same file as the input '$R'" "$cuzk" prove --check "$R" "$K" "$W" "$R" "$hd/public.json"
+expect_kept 2 "same file as the input '$K'" "$cuzk" export-vkey "$K" "$K"
+expect_kept 2 "same file as the input '$R'" "$cuzk" setup --insecure-dev "$R" "$R"
+ln "$K" "$hd/hard.zkey"
+ln -s k.zkey "$hd/sym.zkey"
+expect_kept 2 "'$hd/hard.zkey' is the same file" "$cuzk" prove "$K" "$W" "$hd/hard.zkey" "$hd/public.json"
+expect_kept 2 "'$hd/sym.zkey' is the same file" "$cuzk" export-vkey "$K" "$hd/sym.zkey"
+rm -f "$hd/hard.zkey" "$hd/sym.zkey"
+echo OLD-R1CS >"$hd/gc.r1cs"
+ln -s gc.r1cs "$hd/gc.wtns"
+expect_kept 2 "the outputs '$hd/gc.r1cs' and '$hd/gc.wtns' are the same file" "$cuzk" gen-circuit -c bn254 -n 10 -p chain -o "$hd/gc"
+rm -f "$hd/gc.r1cs" "$hd/gc.wtns"
+"$cuzk" submit --server http://127.0.0.1:9 --key "$K" "$W" -o "$W" 2>"$tmp/err" >/dev/null
+rc=$?
+if [ $rc -eq 2 ] && grep -q "same file as the input '$W'\|without libcurl" "$tmp/err"; then ok; else bad "submit -o WITNESS: exit $rc :: $(cat "$tmp/err")"; fi
+expect_kept 2 "'-' (standard output) is given for two outputs" "$cuzk" prove "$K" "$W" - -
+expect_kept 2 "'-' (standard output) is for" "$cuzk" prove --proof-bin - "$K" "$W" "$hd/p1.json" "$hd/q1.json"
+expect_kept 2 "'-' (standard output) is for" "$cuzk" setup --insecure-dev "$R" -
+
+# a failed command leaves every earlier output as it was: proof.json on
+# /dev/full fails (exit 5) after public.json is complete, and public.json
+# keeps its old content; a write cut short by the file size limit too
+expect_kept 5 "No space left on device" "$cuzk" prove "$K" "$W" "$DFULL" "$hd/public.json"
+expect_kept 5 "No space left on device" "$cuzk" prove --proof-bin "$DFULL" "$hd/g.zkey" "$hd/g.wtns" "$hd/proof.json" "$hd/public.json"
+expect_kept 5 "File too large" sh -c "ulimit -f 1 && exec env --ignore-signal=XFSZ '$cuzk' prove '$hd/g.zkey' '$hd/g.wtns' '$hd/proof.json' '$hd/public.json'"
+# ($tmp/unsat.wtns: the poseidon witness with value 5 changed, made above)
+expect_kept 4 "does not satisfy" "$cuzk" prove "$K" "$tmp/unsat.wtns" "$hd/proof.json" "$hd/public.json"
+expect_kept 5 "is a directory" "$cuzk" prove "$K" "$W" "$hd" "$hd/public.json"
+# killed by the file size limit (SIGXFSZ): no temporary either
+rc=$(sh -c "ulimit -f 1; '$cuzk' prove '$hd/g.zkey' '$hd/g.wtns' '$hd/proof.json' '$hd/public.json' 2>/dev/null; echo \$?" 2>/dev/null)
+if [ $rc -eq $((128 + 25)) ] && no_temps && grep -q OLD-PUBLIC "$hd/public.json"; then ok; else bad "SIGXFSZ: exit $rc, temporaries: $(find "$hd" -name '.cuzk-*')"; fi
+# success replaces both together
+check "$cuzk" prove -q "$K" "$W" "$hd/proof.json" "$hd/public.json"
+check "$cuzk" verify -q "$F/verification_key.json" "$hd/public.json" "$hd/proof.json"
+echo OLD-PROOF >"$hd/proof.json"
+echo OLD-PUBLIC >"$hd/public.json"
+
+# special outputs: devices (/dev/null twice; as root a copy made with
+# mknod) and FIFOs written in place (never replaced),
+# '-' and /dev/stdout through the descriptor, links followed (the target
+# replaced, the link kept), read-only files not replaced
+check "$cuzk" prove -q "$K" "$W" "$DNULL" "$DNULL"
+check test -c "$DNULL"
+check test -c "$DFULL"
+"$cuzk" prove -q "$K" "$W" - "$tmp/pub.json" >"$tmp/stdout.json"
+check test "$?" = 0
+check "$cuzk" verify -q "$F/verification_key.json" "$tmp/pub.json" "$tmp/stdout.json"
+"$cuzk" export-vkey -q "$K" - >"$tmp/vk_stdout.json"
+check json_equal "$tmp/vk_stdout.json" "$F/verification_key.json"
+echo HEAD >"$tmp/append.txt"
+"$cuzk" prove -q "$K" "$W" "$tmp/p1.json" /dev/stdout >>"$tmp/append.txt"
+check test "$(head -1 "$tmp/append.txt")" = HEAD
+check sh -c "tail -n +2 '$tmp/append.txt' | cmp -s - '$F/public.json'"
+mkfifo "$hd/fifo"
+cat "$hd/fifo" >"$tmp/from_fifo.json" &
+catpid=$!
+check "$cuzk" prove -q "$K" "$W" "$hd/fifo" "$tmp/pub.json"
+wait $catpid
+check test -p "$hd/fifo"
+check "$cuzk" verify -q "$F/verification_key.json" "$tmp/pub.json" "$tmp/from_fifo.json"
+rm -f "$hd/fifo"
+mkdir -p "$tmp/real"
+ln -s ../real/proof.json "$hd/link.json"
+ln -s ../real/made.json "$hd/dangling.json"
+check "$cuzk" prove -q "$K" "$W" "$hd/link.json" "$hd/dangling.json"
+check test -L "$hd/link.json"
+check test -L "$hd/dangling.json"
+check "$cuzk" verify -q "$F/verification_key.json" "$tmp/real/made.json" "$tmp/real/proof.json"
+rm -f "$hd/link.json" "$hd/dangling.json"
+if [ "$(id -u)" -ne 0 ]; then
+  echo RO >"$hd/ro.json" && chmod 444 "$hd/ro.json"
+  expect_kept 5 "read-only" "$cuzk" prove "$K" "$W" "$hd/ro.json" "$hd/p1.json"
+  rm -f "$hd/ro.json"
+fi
+
+# names: an empty one is a bad command line; one of 255 characters works
+# (the temporary's name is short)
+expect_kept 2 "output path is empty" "$cuzk" prove "$K" "$W" "" "$hd/public.json"
+expect_kept 2 "output path is empty" "$cuzk" export-vkey "$K" ""
+expect_kept 2 "output path is empty" "$cuzk" setup --insecure-dev "$R" ""
+expect_kept 2 "input path is empty" "$cuzk" prove "" "$W" "$hd/p1.json" "$hd/q1.json"
+long=$(printf 'n%.0s' $(seq 1 250)).json
+check "$cuzk" prove -q "$K" "$W" "$tmp/$long" "$tmp/pub.json"
+check test -s "$tmp/$long"
+rm -f "$tmp/$long"
+
+# one number syntax: decimal (leading zeros are decimal) or 2^K, nothing else
+check "$cuzk" setup --insecure-dev -q --seed 010 "$R" "$tmp/s010.zkey" 2>/dev/null
+check "$cuzk" setup --insecure-dev -q --seed 10 "$R" "$tmp/s10.zkey" 2>/dev/null
+check "$cuzk" setup --insecure-dev -q --seed 2^3 "$R" "$tmp/s8.zkey" 2>/dev/null
+check cmp -s "$tmp/s010.zkey" "$tmp/s10.zkey"
+check "$cuzk" setup --insecure-dev -q --seed 8 "$R" "$tmp/s8b.zkey" 2>/dev/null
+check cmp -s "$tmp/s8.zkey" "$tmp/s8b.zkey"
+if cmp -s "$tmp/s8.zkey" "$tmp/s10.zkey"; then bad "--seed 010 gave the key of --seed 8"; else ok; fi
+rm -f "$tmp"/s*.zkey
+for bad_num in 0x10 " 5" +5 -1 1e3 18446744073709551616 "2^64" "2^ 3" ""; do
+  expect_kept 2 "--seed: '$bad_num' is not a decimal number" "$cuzk" setup --insecure-dev --seed "$bad_num" "$R" "$hd/dev.zkey"
+done
+for bad_num in 0x10 -1 18446744073709551616; do
+  expect_kept 2 "--seed: '$bad_num' is not a decimal number" "$cuzk" gen-circuit -c bn254 -n 10 -p chain --seed "$bad_num" -o "$hd/gs"
+done
+check "$cuzk" gen-circuit -q -c bn254 -n 10 -p dense --seed 010 -o "$tmp/g010"
+check "$cuzk" gen-circuit -q -c bn254 -n 10 -p dense --seed 10 -o "$tmp/g10"
+check cmp -s "$tmp/g010.r1cs" "$tmp/g10.r1cs"
+check cmp -s "$tmp/g010.wtns" "$tmp/g10.wtns"
+rm -f "$tmp"/g010.* "$tmp"/g10.*
+expect_kept 2 "--repeat: '0x2'" "$cuzk" prove -r 0x2 "$K" "$W" "$hd/p1.json" "$hd/q1.json"
+expect_kept 2 "--threads: '+4'" "$cuzk" prove -t +4 "$K" "$W" "$hd/p1.json" "$hd/q1.json"
+expect_kept 6 "memory budget" "$cuzk" prove --budget 4096 "$K" "$W" "$hd/proof.json" "$hd/public.json"
+
+# SIGTERM during setup, SIGINT during gen-circuit: the temporaries (a
+# full-size key) are removed, the earlier files kept, the process ends by
+# the signal. (env --default-signal: a background job of a script starts
+# with SIGINT ignored.)
+sd="$tmp/sig"
+mkdir -p "$sd"
+"$cuzk" gen-circuit -q -c bn254 -n 2^16 -p chain -o "$tmp/sigc"
+# interrupt SIGNAL EXIT -- command: started in $sd, signalled once its temporary exists
+interrupt() {
+  local sig=$1 want=$2; shift 2
+  "$@" 2>/dev/null &
+  local pid=$! i
+  for i in $(seq 1 1000); do
+    ls "$sd"/.cuzk-* >/dev/null 2>&1 && break
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.01
+  done
+  kill -"$sig" $pid 2>/dev/null
+  wait $pid
+  local rc=$?
+  if [ $rc -ne "$want" ]; then bad "SIG$sig: exit $rc (want $want; finished before a temporary was seen?): $*"; return; fi
+  if ls "$sd"/.cuzk-* >/dev/null 2>&1; then bad "SIG$sig left a temporary: $*"; rm -f "$sd"/.cuzk-*; return; fi
+  ok
+}
+echo OLD-KEY >"$sd/out.zkey"
+interrupt TERM 143 "$cuzk" setup --insecure-dev -q --seed 1 "$tmp/sigc.r1cs" "$sd/out.zkey"
+check grep -q OLD-KEY "$sd/out.zkey"
+echo OLD-R1CS >"$sd/g.r1cs"
+if env --default-signal=INT true 2>/dev/null; then
+  interrupt INT 130 env --default-signal=INT "$cuzk" gen-circuit -q -c bn254 -n 2^20 -p chain -o "$sd/g"
+else
+  interrupt TERM 143 "$cuzk" gen-circuit -q -c bn254 -n 2^20 -p chain -o "$sd/g"
+fi
+check grep -q OLD-R1CS "$sd/g.r1cs"
+check test ! -e "$sd/g.wtns"
+rm -rf "$sd" "$tmp"/sigc.*
+
+# the scripted fuzz of argument combinations (tests/fuzz_cli.sh)
+check "$here/fuzz_cli.sh" "$cuzk" "$([ "$quick" = 1 ] && echo 40 || echo 100)"
 
 echo "test_cli: $pass passed, $failn failed"
 [ "$failn" -eq 0 ]
