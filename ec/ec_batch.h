@@ -18,7 +18,7 @@
  * Variable time (branches on the operands): for public points only.
  *
  * Instantiated for the four groups cz_bls12_381_g1, cz_bls12_381_g2,
- * cz_bn254_g1, cz_bn254_g2 (ec/ec_batch_tmpl.h, compiled in ec/ec_batch.c):
+ * cz_bn254_g1, cz_bn254_g2 (ec/ec_batch_tmpl_impl.h, compiled in ec/ec_batch.c):
  *
  *   size_t    <g>_batch_scratch_size(size_t n)
  *       Bytes of scratch that batch_add_affine / batch_acc_affine need for n

@@ -1,6 +1,6 @@
 /*
  * Point encodings (see ec/ec_serde.h for the formats and the contract): the
- * coordinate helpers per field, then ec/ec_serde_impl.h once per group.
+ * coordinate helpers per field, then ec/ec_serde_tmpl_impl.h once per group.
  */
 #include "ec/ec_serde.h"
 
@@ -82,7 +82,7 @@ CZ_SD_EXT_HELPERS(cz_bn254_fq2, cz_bn254_fq)
 #define CZ_EC_F cz_bls12_381_fq
 #define CZ_SD_CB 48
 #define CZ_SD_ZCASH 1
-#include "ec/ec_serde_impl.h"
+#include "ec/ec_serde_tmpl_impl.h"
 #undef CZ_EC
 #undef CZ_EC_F
 #undef CZ_SD_CB
@@ -92,7 +92,7 @@ CZ_SD_EXT_HELPERS(cz_bn254_fq2, cz_bn254_fq)
 #define CZ_EC_F cz_bls12_381_fq2
 #define CZ_SD_CB 96
 #define CZ_SD_ZCASH 1
-#include "ec/ec_serde_impl.h"
+#include "ec/ec_serde_tmpl_impl.h"
 #undef CZ_EC
 #undef CZ_EC_F
 #undef CZ_SD_CB
@@ -102,7 +102,7 @@ CZ_SD_EXT_HELPERS(cz_bn254_fq2, cz_bn254_fq)
 #define CZ_EC_F cz_bn254_fq
 #define CZ_SD_CB 32
 #define CZ_SD_ZCASH 0
-#include "ec/ec_serde_impl.h"
+#include "ec/ec_serde_tmpl_impl.h"
 #undef CZ_EC
 #undef CZ_EC_F
 #undef CZ_SD_CB
@@ -112,7 +112,7 @@ CZ_SD_EXT_HELPERS(cz_bn254_fq2, cz_bn254_fq)
 #define CZ_EC_F cz_bn254_fq2
 #define CZ_SD_CB 64
 #define CZ_SD_ZCASH 0
-#include "ec/ec_serde_impl.h"
+#include "ec/ec_serde_tmpl_impl.h"
 #undef CZ_EC
 #undef CZ_EC_F
 #undef CZ_SD_CB

@@ -1,5 +1,5 @@
 /*
- * ec/pairing: Miller loops (ec/pairing_tmpl.h, instantiated per curve) and
+ * ec/pairing: Miller loops (ec/pairing_tmpl_impl.h, instantiated per curve) and
  * the per-curve final exponentiations. See ec/pairing.h for the contract
  * and for exactly which power of the reduced pairing is returned.
  *
@@ -30,7 +30,7 @@
 #define CZ_PR_LOOP CZ_BLS12_381_X_ABS
 #define CZ_PR_LOOP_NEG 1
 #define CZ_PR_BN_TAIL 0
-#include "ec/pairing_tmpl.h"
+#include "ec/pairing_tmpl_impl.h"
 #undef CZ_PR
 #undef CZ_PR_MTWIST
 #undef CZ_PR_LOOP
@@ -45,7 +45,7 @@
 #define CZ_PR_LOOP ((((cz_u128)1) << 64) | 0x9d797039be763ba8ULL)
 #define CZ_PR_LOOP_NEG 0
 #define CZ_PR_BN_TAIL 1
-#include "ec/pairing_tmpl.h"
+#include "ec/pairing_tmpl_impl.h"
 #undef CZ_PR
 #undef CZ_PR_MTWIST
 #undef CZ_PR_LOOP

@@ -1,5 +1,5 @@
 /*
- * Fixed-base multiplication for the four groups: msm/fixed_base_tmpl.h
+ * Fixed-base multiplication for the four groups: msm/fixed_base_tmpl_impl.h
  * instantiated once per group (contract and design in msm/fixed_base.h).
  */
 #include "msm/fixed_base.h"
@@ -14,7 +14,7 @@
 #define CZ_FB_F cz_bls12_381_fq
 #define CZ_FB_FR cz_bls12_381_fr
 #define CZ_FB_BITS CZ_BLS12_381_FR_BITS
-#include "msm/fixed_base_tmpl.h"
+#include "msm/fixed_base_tmpl_impl.h"
 #undef CZ_FB_G
 #undef CZ_FB_F
 #undef CZ_FB_FR
@@ -24,7 +24,7 @@
 #define CZ_FB_F cz_bls12_381_fq2
 #define CZ_FB_FR cz_bls12_381_fr
 #define CZ_FB_BITS CZ_BLS12_381_FR_BITS
-#include "msm/fixed_base_tmpl.h"
+#include "msm/fixed_base_tmpl_impl.h"
 #undef CZ_FB_G
 #undef CZ_FB_F
 #undef CZ_FB_FR
@@ -34,7 +34,7 @@
 #define CZ_FB_F cz_bn254_fq
 #define CZ_FB_FR cz_bn254_fr
 #define CZ_FB_BITS CZ_BN254_FR_BITS
-#include "msm/fixed_base_tmpl.h"
+#include "msm/fixed_base_tmpl_impl.h"
 #undef CZ_FB_G
 #undef CZ_FB_F
 #undef CZ_FB_FR
@@ -44,7 +44,7 @@
 #define CZ_FB_F cz_bn254_fq2
 #define CZ_FB_FR cz_bn254_fr
 #define CZ_FB_BITS CZ_BN254_FR_BITS
-#include "msm/fixed_base_tmpl.h"
+#include "msm/fixed_base_tmpl_impl.h"
 #undef CZ_FB_G
 #undef CZ_FB_F
 #undef CZ_FB_FR

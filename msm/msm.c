@@ -1,7 +1,7 @@
 /*
  * Multi-scalar multiplication (msm/msm.h): the group-independent parts (digit
  * recoding, scratch layout, the cost model that picks method, window and
- * splits), then msm/msm_tmpl.h instantiated for the four groups.
+ * splits), then msm/msm_tmpl_impl.h instantiated for the four groups.
  */
 #include "msm/msm.h"
 
@@ -366,7 +366,7 @@ static cz_status msm_plan_for(msm_plan *p, size_t m, int threads, const cz_msm_o
 #define CZ_EC cz_bls12_381_g1
 #define CZ_EC_F cz_bls12_381_fq
 #define CZ_EC_FR cz_bls12_381_fr
-#include "msm/msm_tmpl.h"
+#include "msm/msm_tmpl_impl.h"
 #undef CZ_EC
 #undef CZ_EC_F
 #undef CZ_EC_FR
@@ -374,7 +374,7 @@ static cz_status msm_plan_for(msm_plan *p, size_t m, int threads, const cz_msm_o
 #define CZ_EC cz_bls12_381_g2
 #define CZ_EC_F cz_bls12_381_fq2
 #define CZ_EC_FR cz_bls12_381_fr
-#include "msm/msm_tmpl.h"
+#include "msm/msm_tmpl_impl.h"
 #undef CZ_EC
 #undef CZ_EC_F
 #undef CZ_EC_FR
@@ -382,7 +382,7 @@ static cz_status msm_plan_for(msm_plan *p, size_t m, int threads, const cz_msm_o
 #define CZ_EC cz_bn254_g1
 #define CZ_EC_F cz_bn254_fq
 #define CZ_EC_FR cz_bn254_fr
-#include "msm/msm_tmpl.h"
+#include "msm/msm_tmpl_impl.h"
 #undef CZ_EC
 #undef CZ_EC_F
 #undef CZ_EC_FR
@@ -390,7 +390,7 @@ static cz_status msm_plan_for(msm_plan *p, size_t m, int threads, const cz_msm_o
 #define CZ_EC cz_bn254_g2
 #define CZ_EC_F cz_bn254_fq2
 #define CZ_EC_FR cz_bn254_fr
-#include "msm/msm_tmpl.h"
+#include "msm/msm_tmpl_impl.h"
 #undef CZ_EC
 #undef CZ_EC_F
 #undef CZ_EC_FR
