@@ -1,6 +1,7 @@
 /*
- * Batch-affine addition (see ec/ec_batch.h), included by ec/ec_batch.c once
- * per group with CZ_EC (group prefix) and CZ_EC_F (coordinate field).
+ * Batch-affine addition (see ec/ec_batch.h), instantiated from ec/ec_batch.c
+ * once per group by util/foreach_group.h, with CZ_EC (group prefix) and
+ * CZ_EC_F (coordinate field).
  */
 #define CZ_EFN(x) CZ_CAT(CZ_CAT(CZ_EC, _), x)
 #define CZ_EF(x) CZ_CAT(CZ_CAT(CZ_EC_F, _), x)

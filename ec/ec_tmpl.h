@@ -1,6 +1,6 @@
 /*
- * Short-Weierstrass group template for y^2 = x^3 + b (a = 0), included by
- * ec/ec.h once per group with
+ * Short-Weierstrass group template for y^2 = x^3 + b (a = 0), instantiated
+ * from ec/ec.h once per group by util/foreach_group.h, with
  *   CZ_EC     the group's prefix, also its Jacobian type (e.g. cz_bls12_381_g1)
  *   CZ_EC_F   the coordinate field (cz_bls12_381_fq, or cz_bls12_381_fq2 for G2)
  *   CZ_EC_FR  the scalar field (cz_bls12_381_fr)
@@ -141,6 +141,8 @@ int CZ_EFN(in_subgroup)(const CZ_EC *p);
 int CZ_EFN(in_subgroup_slow)(const CZ_EC *p);
 /* Random point of the prime-order subgroup (k*G for random k). */
 void CZ_EFN(random)(CZ_EC *r, cz_rng *rng);
+/* This group behind the table of ec/ec.h (cz_group_g1 / cz_group_g2). */
+extern const cz_group CZ_EFN(group);
 
 #undef CZ_EFN
 #undef CZ_EF

@@ -1,6 +1,7 @@
 /*
- * Miller loop template (see ec/pairing.h), included by ec/pairing.c once per
- * curve with
+ * Miller loop template (see ec/pairing.h), instantiated from ec/pairing.c
+ * once per curve by util/foreach_curve.h; from CZ_G and the curve's
+ * CONST_PAIRING_* facts (ec/pairing.c):
  *   CZ_PR          the curve prefix (cz_bls12_381 / cz_bn254); the types are
  *                  CZ_PR##_fq, _fq2, _fq12, _g1_affine, _g2_affine
  *   CZ_PR_MTWIST   1: M-type twist (lines are mul_by_014), 0: D-type (mul_by_034)
@@ -28,6 +29,11 @@
  * 2010): doubling 2X3 = XY (Y^2 - 9b'Z^2), Y3 = ((Y^2 + 9b'Z^2)/2)^2 - 27b'^2 Z^4,
  * Z3 = 2Y^3 Z; mixed addition as written in add_step.
  */
+#define CZ_PR CZ_G
+#define CZ_PR_MTWIST CZ_CAT(CZ_G_C, _PAIRING_MTWIST)
+#define CZ_PR_LOOP CZ_CAT(CZ_G_C, _PAIRING_LOOP)
+#define CZ_PR_LOOP_NEG CZ_CAT(CZ_G_C, _PAIRING_LOOP_NEG)
+#define CZ_PR_BN_TAIL CZ_CAT(CZ_G_C, _PAIRING_BN_TAIL)
 #define CZ_PF(x) CZ_CAT(CZ_CAT(CZ_PR, _), x)
 #define CZ_P1(x) CZ_CAT(CZ_CAT(CZ_PR, _fq_), x)
 #define CZ_P2(x) CZ_CAT(CZ_CAT(CZ_PR, _fq2_), x)
@@ -276,6 +282,11 @@ int CZ_PF(pairing_check)(const CZ_PT_G1A *ps, const CZ_PT_G2A *qs, size_t n)
     return CZ_P12(is_one)(&r);
 }
 
+#undef CZ_PR
+#undef CZ_PR_MTWIST
+#undef CZ_PR_LOOP
+#undef CZ_PR_LOOP_NEG
+#undef CZ_PR_BN_TAIL
 #undef CZ_PF
 #undef CZ_P1
 #undef CZ_P2

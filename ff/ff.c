@@ -1,34 +1,23 @@
-/* Out-of-line field functions: ff/fp_tmpl_impl.h instantiated per field. */
+/* Out-of-line field functions: ff/fp_tmpl_impl.h instantiated per field,
+ * and the per-curve field tables. */
 #include "ff/ff.h"
 
-#define CZ_FP cz_bls12_381_fq
-#define CZ_FP_C CZ_BLS12_381_FQ
-#define CZ_FP_N 6
-#include "ff/fp_tmpl_impl.h"
-#undef CZ_FP
-#undef CZ_FP_C
-#undef CZ_FP_N
+#define CZ_TMPL "ff/fp_tmpl_impl.h"
+#include "util/foreach_field.h"
 
-#define CZ_FP cz_bls12_381_fr
-#define CZ_FP_C CZ_BLS12_381_FR
-#define CZ_FP_N 4
-#include "ff/fp_tmpl_impl.h"
-#undef CZ_FP
-#undef CZ_FP_C
-#undef CZ_FP_N
+#define CZ_FF_FQ_ROW_(ID, SYM, ...) &SYM##_fq_field,
+#define CZ_FF_FR_ROW_(ID, SYM, ...) &SYM##_fr_field,
+static const cz_field *const cz_ff_fq_tab_[CZ_CURVE_COUNT] = {CZ_CURVE_LIST(CZ_FF_FQ_ROW_)};
+static const cz_field *const cz_ff_fr_tab_[CZ_CURVE_COUNT] = {CZ_CURVE_LIST(CZ_FF_FR_ROW_)};
 
-#define CZ_FP cz_bn254_fq
-#define CZ_FP_C CZ_BN254_FQ
-#define CZ_FP_N 4
-#include "ff/fp_tmpl_impl.h"
-#undef CZ_FP
-#undef CZ_FP_C
-#undef CZ_FP_N
+const cz_field *cz_field_fq(cz_curve c)
+{
+    int i = cz_curve_index(c);
+    return i < 0 ? NULL : cz_ff_fq_tab_[i];
+}
 
-#define CZ_FP cz_bn254_fr
-#define CZ_FP_C CZ_BN254_FR
-#define CZ_FP_N 4
-#include "ff/fp_tmpl_impl.h"
-#undef CZ_FP
-#undef CZ_FP_C
-#undef CZ_FP_N
+const cz_field *cz_field_fr(cz_curve c)
+{
+    int i = cz_curve_index(c);
+    return i < 0 ? NULL : cz_ff_fr_tab_[i];
+}

@@ -1,5 +1,6 @@
 /*
- * Prime-field template: included once per field by ff/ff.h with
+ * Prime-field template: instantiated from ff/ff.h once per field by
+ * util/foreach_field.h, with
  *   CZ_FP    the field's name, also its type   (e.g. cz_bn254_fr)
  *   CZ_FP_C  the prefix of its constants        (e.g. CZ_BN254_FR, ff/ff_consts.inc)
  *   CZ_FP_N  the number of 64-bit limbs         (4 or 6)
@@ -51,7 +52,7 @@ void CZ_FN(mul)(CZ_FP *r, const CZ_FP *a, const CZ_FP *b);
 void CZ_FN(sqr)(CZ_FP *r, const CZ_FP *a);
 /* The same product and square inlined at the call site (no call, no
  * argument shuffling): for the few hot loops where a product costs ~25-50
- * cycles and the call around it a noticeable share (ec/ec_batch_tmpl.h). */
+ * cycles and the call around it a noticeable share (ec/ec_batch_tmpl_impl.h). */
 CZ_INLINE void CZ_FN(mul_inl)(CZ_FP *r, const CZ_FP *a, const CZ_FP *b)
 {
     cz_mont_mul(r->l, a->l, b->l, CZ_FN(modulus), CZ_FN(pinv), CZ_FP_N);
@@ -145,6 +146,9 @@ size_t CZ_FN(to_dec)(char *buf, size_t cap, const CZ_FP *a);
 /* Parse a decimal string (digits only, no sign). CZ_ERR_ENCODING for a bad
  * character or an empty string, CZ_ERR_RANGE when the value is >= p. */
 cz_status CZ_FN(from_dec)(CZ_FP *r, const char *s, size_t len);
+
+/* This field behind the table of ff/ff.h (cz_field_fq / cz_field_fr). */
+extern const cz_field CZ_FN(field);
 
 #undef CZ_FN
 #undef CZ_FK

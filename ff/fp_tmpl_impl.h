@@ -1,6 +1,7 @@
 /*
- * Out-of-line part of the prime-field template (see ff/fp_tmpl.h); included
- * by ff/ff.c once per field with the same CZ_FP / CZ_FP_C / CZ_FP_N.
+ * Out-of-line part of the prime-field template (see ff/fp_tmpl.h),
+ * instantiated from ff/ff.c once per field by util/foreach_field.h with the
+ * same CZ_FP / CZ_FP_C / CZ_FP_N.
  */
 #define CZ_FN(x) CZ_CAT(CZ_CAT(CZ_FP, _), x)
 #define CZ_FK(x) CZ_CAT(CZ_CAT(CZ_FP_C, _), x)
@@ -482,6 +483,23 @@ cz_status CZ_FN(from_dec)(CZ_FP *r, const char *s, size_t len)
     CZ_FN(from_canonical)(r, l);
     return CZ_OK;
 }
+
+/* ---- the table of ff/ff.h ---- */
+
+static cz_status CZ_FN(from_bytes_le_v_)(void *r, const uint8_t *in) { return CZ_FN(from_bytes_le)((CZ_FP *)r, in); }
+static size_t CZ_FN(to_dec_v_)(char *buf, size_t cap, const void *a) { return CZ_FN(to_dec)(buf, cap, (const CZ_FP *)a); }
+static cz_status CZ_FN(from_dec_v_)(void *r, const char *s, size_t len) { return CZ_FN(from_dec)((CZ_FP *)r, s, len); }
+
+const cz_field CZ_FN(field) = {
+    /* .limbs         = */ CZ_FP_N,
+    /* .bytes         = */ 8 * CZ_FP_N,
+    /* .modulus       = */ CZ_FN(modulus),
+    /* .pinv          = */ CZ_FK(PINV),
+    /* .r2            = */ CZ_FN(r2_limbs),
+    /* .from_bytes_le = */ CZ_FN(from_bytes_le_v_),
+    /* .to_dec        = */ CZ_FN(to_dec_v_),
+    /* .from_dec      = */ CZ_FN(from_dec_v_),
+};
 
 #undef CZ_FN
 #undef CZ_FK

@@ -1,11 +1,16 @@
 /*
- * Fixed-base multiplication (see msm/fixed_base.h), included by
- * msm/fixed_base.c once per group with
+ * Fixed-base multiplication (see msm/fixed_base.h), instantiated from
+ * msm/fixed_base.c once per group by util/foreach_group.h; from CZ_EC,
+ * CZ_EC_F, CZ_EC_FR:
  *   CZ_FB_G   the group prefix (cz_bn254_g1, ...)
  *   CZ_FB_F   its coordinate field (cz_bn254_fq, cz_bn254_fq2, ...)
  *   CZ_FB_FR  its scalar field (cz_bn254_fr, cz_bls12_381_fr)
  *   CZ_FB_BITS  bits of the scalar field's modulus
  */
+#define CZ_FB_G CZ_EC
+#define CZ_FB_F CZ_EC_F
+#define CZ_FB_FR CZ_EC_FR
+#define CZ_FB_BITS CZ_CAT(CZ_EC_FR, _BITS)
 #define FB(x) CZ_CAT(CZ_CAT(CZ_FB_G, _), x)
 #define FF(x) CZ_CAT(CZ_CAT(CZ_FB_F, _), x)
 #define FR(x) CZ_CAT(CZ_CAT(CZ_FB_FR, _), x)
@@ -271,6 +276,10 @@ cz_status FB(fb_mul)(const FB_T *t, FB_A *out, const uint8_t *scalars, size_t n,
     return c.bad == UINT64_MAX ? CZ_OK : CZ_ERR_RANGE;
 }
 
+#undef CZ_FB_G
+#undef CZ_FB_F
+#undef CZ_FB_FR
+#undef CZ_FB_BITS
 #undef FB
 #undef FF
 #undef FR

@@ -1,6 +1,6 @@
 /*
  * MSM implementation template (see msm/msm.h for the design and contract),
- * included by msm/msm.c once per group with
+ * instantiated from msm/msm.c once per group by util/foreach_group.h, with
  *   CZ_EC     group prefix / Jacobian type (cz_bls12_381_g1, ...)
  *   CZ_EC_F   coordinate field (cz_bls12_381_fq, cz_bls12_381_fq2, ...)
  *   CZ_EC_FR  scalar field (cz_bls12_381_fr, cz_bn254_fr)
