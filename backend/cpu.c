@@ -1,6 +1,8 @@
 /*
  * The CPU backend: ntt/ and msm/ on a thread pool. NTT domains (twiddle
  * tables) are built once per size and curve and kept for the backend's life.
+ * The steps are written once per curve (backend/cpu_tmpl_impl.h) and looked
+ * up per call by the curve.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -11,104 +13,53 @@
 #include "ntt/ntt.h"
 #include "util/thread.h"
 
+/* per curve: the cached domains, 2^0 .. 2^s */
+#define CPU_DOMS_(ID, SYM, CONST, ...) SYM##_ntt_domain *SYM##_dom[CONST##_FR_S + 1];
 typedef struct {
     cz_pool *pool;
     pthread_mutex_t lock;
-    cz_bn254_ntt_domain *bn[CZ_BN254_FR_S + 1];
-    cz_bls12_381_ntt_domain *bls[CZ_BLS12_381_FR_S + 1];
+    CZ_CURVE_LIST(CPU_DOMS_)
 } cpu_ctx;
+#undef CPU_DOMS_
 
 typedef struct {
     void *a, *b, *c;
-    cz_curve curve;
 } pointwise_ctx;
 
-static void pointwise_range(void *arg, size_t lo, size_t hi, int thread)
-{
-    pointwise_ctx *p = arg;
-    (void)thread;
-    if (p->curve == CZ_CURVE_BN254) {
-        cz_bn254_fr *a = p->a, *b = p->b, *c = p->c;
-        for (size_t i = lo; i < hi; i++) {
-            cz_bn254_fr_mul(&a[i], &a[i], &b[i]);
-            cz_bn254_fr_sub(&a[i], &a[i], &c[i]);
-        }
-    } else {
-        cz_bls12_381_fr *a = p->a, *b = p->b, *c = p->c;
-        for (size_t i = lo; i < hi; i++) {
-            cz_bls12_381_fr_mul(&a[i], &a[i], &b[i]);
-            cz_bls12_381_fr_sub(&a[i], &a[i], &c[i]);
-        }
-    }
-}
+/* the steps per curve (backend/cpu_tmpl_impl.h), a row per curve of
+ * CZ_CURVE_LIST */
+#define CZ_TMPL "backend/cpu_tmpl_impl.h"
+#include "util/foreach_curve.h"
 
-/* The domain of size 2^k for a curve, built on first use. */
-static cz_status get_domain(cpu_ctx *c, cz_curve curve, unsigned k, void **dom)
-{
-    cz_status st = CZ_OK;
-    pthread_mutex_lock(&c->lock);
-    if (curve == CZ_CURVE_BN254) {
-        if (!c->bn[k]) st = cz_bn254_ntt_domain_create(&c->bn[k], k);
-        *dom = c->bn[k];
-    } else {
-        if (!c->bls[k]) st = cz_bls12_381_ntt_domain_create(&c->bls[k], k);
-        *dom = c->bls[k];
-    }
-    pthread_mutex_unlock(&c->lock);
-    return st;
-}
+typedef struct {
+    cz_status (*compute_h)(cz_backend *be, unsigned log_n, void *a, void *b, void *c, cz_error *err);
+    cz_status (*msm)(int group, void *out, const void *bases, const void *scalars, size_t n, const cz_msm_opts *o);
+    void (*free_domains)(cpu_ctx *cx);
+} cpu_curve;
+
+#define CPU_ROW_(ID, SYM, ...) {SYM##_cpu_compute_h, SYM##_cpu_msm, SYM##_cpu_free_domains},
+static const cpu_curve cpu_curves[CZ_CURVE_COUNT] = {CZ_CURVE_LIST(CPU_ROW_)};
+#undef CPU_ROW_
 
 static cz_status cpu_compute_h(cz_backend *be, cz_curve curve, unsigned log_n, void *a, void *b, void *c,
                                cz_error *err)
 {
-    cpu_ctx *cx = be->ctx;
-    unsigned max = curve == CZ_CURVE_BN254 ? CZ_BN254_FR_S : CZ_BLS12_381_FR_S;
-    if (log_n > max) return cz_error_set(err, CZ_ERR_RANGE, "NTT of 2^%u exceeds the 2-adicity 2^%u", log_n, max);
-    void *dom;
-    cz_status st = get_domain(cx, curve, log_n, &dom);
-    if (st != CZ_OK) return cz_error_set(err, st, "cannot build the NTT domain of 2^%u: %s", log_n, cz_status_str(st));
-    void *v[3] = {a, b, c};
-    /* coefficients, then the coset evaluations in bit-reversed order: the
-     * pointwise step does not care about order, so one permutation at the
-     * end replaces three */
-    if (curve == CZ_CURVE_BN254) {
-        cz_bn254_fr g;
-        cz_bn254_ntt_coset_shift(&g, log_n);
-        for (int i = 0; i < 3 && st == CZ_OK; i++) {
-            st = cz_bn254_ntt_inverse(dom, v[i], cx->pool);
-            if (st == CZ_OK) st = cz_bn254_ntt_coset_forward_to_bitrev(dom, v[i], &g, cx->pool);
-        }
-    } else {
-        cz_bls12_381_fr g;
-        cz_bls12_381_ntt_coset_shift(&g, log_n);
-        for (int i = 0; i < 3 && st == CZ_OK; i++) {
-            st = cz_bls12_381_ntt_inverse(dom, v[i], cx->pool);
-            if (st == CZ_OK) st = cz_bls12_381_ntt_coset_forward_to_bitrev(dom, v[i], &g, cx->pool);
-        }
-    }
-    if (st != CZ_OK) return cz_error_set(err, st, "NTT of 2^%u failed: %s", log_n, cz_status_str(st));
-    pointwise_ctx pc = {a, b, c, curve};
-    cz_parallel_for(cx->pool, (size_t)1 << log_n, 4096, pointwise_range, &pc);
-    st = curve == CZ_CURVE_BN254 ? cz_bn254_ntt_bit_reverse(a, log_n, cx->pool)
-                                 : cz_bls12_381_ntt_bit_reverse(a, log_n, cx->pool);
-    if (st != CZ_OK) return cz_error_set(err, st, "bit reversal of 2^%u failed", log_n);
-    return CZ_OK;
+    int i = cz_curve_index(curve);
+    if (i < 0) return cz_error_set(err, CZ_ERR_INVALID_ARG, "unknown curve %d", (int)curve);
+    return cpu_curves[i].compute_h(be, log_n, a, b, c, err);
 }
 
 static cz_status cpu_msm(cz_backend *be, cz_curve curve, int group, void *out, const void *bases,
                          const void *scalars, size_t n, cz_msm_scalar_form form, cz_error *err)
 {
     cpu_ctx *cx = be->ctx;
+    int i = cz_curve_index(curve);
+    if (i < 0) return cz_error_set(err, CZ_ERR_INVALID_ARG, "unknown curve %d", (int)curve);
     cz_msm_opts o;
     memset(&o, 0, sizeof o);
     o.form = form;
     o.pool = cx->pool;
-    cz_status st;
-    if (curve == CZ_CURVE_BN254)
-        st = group == 1 ? cz_bn254_g1_msm(out, bases, scalars, n, &o) : cz_bn254_g2_msm(out, bases, scalars, n, &o);
-    else
-        st = group == 1 ? cz_bls12_381_g1_msm(out, bases, scalars, n, &o)
-                        : cz_bls12_381_g2_msm(out, bases, scalars, n, &o);
+    cz_status st = cpu_curves[i].msm(group, out, bases, scalars, n, &o);
     if (st != CZ_OK)
         return cz_error_set(err, st, "G%d MSM of %zu points failed: %s", group, n, cz_status_str(st));
     return CZ_OK;
@@ -129,8 +80,7 @@ static cz_status cpu_msm_g2(cz_backend *be, cz_curve curve, void *out, const voi
 static void cpu_free(cz_backend *be)
 {
     cpu_ctx *cx = be->ctx;
-    for (unsigned k = 0; k <= CZ_BN254_FR_S; k++) cz_bn254_ntt_domain_free(cx->bn[k]);
-    for (unsigned k = 0; k <= CZ_BLS12_381_FR_S; k++) cz_bls12_381_ntt_domain_free(cx->bls[k]);
+    for (int i = 0; i < CZ_CURVE_COUNT; i++) cpu_curves[i].free_domains(cx);
     pthread_mutex_destroy(&cx->lock);
     free(cx);
     free(be);
