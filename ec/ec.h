@@ -30,13 +30,13 @@ extern "C" {
  * ec/ec_tmpl.h on untyped points (the ec types: Jacobian and _affine).
  * One indirect call per point; bulk work stays typed. */
 typedef struct cz_group {
-    int degree;                       /* 1: G1 over Fq, 2: G2 over Fq2 */
-    size_t affine_bytes;              /* sizeof <g>_affine */
-    size_t jacobian_bytes;            /* sizeof <g> */
-    int (*affine_in_range)(const void *p);    /* every coordinate's stored limbs < q */
-    int (*affine_is_on_curve)(const void *p); /* on the curve, or the all-zero infinity */
-    int (*is_on_curve)(const void *p);        /* Jacobian; infinity counts as on it */
-    int (*in_subgroup)(const void *p);        /* Jacobian: on the curve and in the order-r subgroup */
+    int degree;                                /* 1: G1 over Fq, 2: G2 over Fq2 */
+    size_t affine_bytes;                       /* sizeof <g>_affine */
+    size_t jacobian_bytes;                     /* sizeof <g> */
+    int (*affine_in_range)(const void *p);     /* every coordinate's stored limbs < q */
+    int (*affine_is_on_curve)(const void *p);  /* on the curve, or the all-zero infinity */
+    int (*is_on_curve)(const void *p);         /* Jacobian; infinity counts as on it */
+    int (*in_subgroup)(const void *p);         /* Jacobian: on the curve and in the order-r subgroup */
     void (*to_affine)(void *r, const void *p); /* Jacobian -> affine */
 } cz_group;
 

@@ -49,7 +49,10 @@ static cz_status CZ_EFN(sd_lem_get_)(CZ_EC_F *r, const uint8_t *in)
     *r = t;
     return CZ_OK;
 }
-static int CZ_EFN(sd_in_range_)(const CZ_EC_F *a) { return CZ_BF(limbs_in_range)(a->c0.l) && CZ_BF(limbs_in_range)(a->c1.l); }
+static int CZ_EFN(sd_in_range_)(const CZ_EC_F *a)
+{
+    return CZ_BF(limbs_in_range)(a->c0.l) && CZ_BF(limbs_in_range)(a->c1.l);
+}
 #endif
 
 /* The subgroup check of a decoded point unless trusted. */

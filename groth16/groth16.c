@@ -177,6 +177,7 @@ cz_status cz_groth16_prove(cz_proof *out, const cz_zkey *zk, const cz_wtns *w, c
     double t0 = cz_now();
     cz_status st = cz_groth16_check_inputs(zk, w, "the proving key", "the witness", err);
     if (st != CZ_OK) return st;
+    if (!g16_curve_of(zk->curve, CZ_ERR_INVALID_ARG, err)) return CZ_ERR_INVALID_ARG;
     size_t each = (size_t)zk->domain_size * 32;
     uint8_t *abc = cz_alloc(o->alloc, 3 * each);
     if (!abc) return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory for the a, b, c vectors (%zu bytes)", 3 * each);

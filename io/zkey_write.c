@@ -116,7 +116,8 @@ static cz_status raw_put(cz_zkey_writer *w, const void *p, size_t n, cz_error *e
 cz_status cz_zkey_writer_open(cz_zkey_writer *w, const char *path, const cz_zkey_layout *l, cz_error *err)
 {
     memset(w, 0, sizeof *w);
-    if (!cz_curve_info_get(l->curve)) return cz_error_set(err, CZ_ERR_INVALID_ARG, "%s: unknown curve %d", path, (int)l->curve);
+    if (!cz_curve_info_get(l->curve))
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "%s: unknown curve %d", path, (int)l->curve);
     if (cz_zkey_layout_sizes(l, w->sizes) != CZ_OK)
         return cz_error_set(err, CZ_ERR_INVALID_ARG,
                             "%s: invalid key layout (nVars %u, nPublic %u, domain %u, %" PRIu64 " coefficients)", path,

@@ -58,10 +58,10 @@ static inline int cz_curve_index(cz_curve c)
 /* What a curve is, in numbers. */
 typedef struct cz_curve_info {
     cz_curve curve;
-    int index;                /* cz_curve_index(curve) */
-    const char *name;         /* "bn254" / "bls12-381" */
-    const char *snarkjs_name; /* "bn128" / "bls12381" */
-    const char *alias;        /* "alt_bn128" / "bls12_381" */
+    int index;                   /* cz_curve_index(curve) */
+    const char *name;            /* "bn254" / "bls12-381" */
+    const char *snarkjs_name;    /* "bn128" / "bls12381" */
+    const char *alias;           /* "alt_bn128" / "bls12_381" */
     unsigned fq_limbs, fr_limbs; /* 64-bit limbs of Fq, Fr */
     unsigned fq_bytes, fr_bytes; /* 8 x limbs: snarkjs's n8q, n8r */
     unsigned fr_two_adicity;     /* s with 2^s | r - 1: the largest NTT domain is 2^s */
