@@ -14,7 +14,7 @@
 #include "util/thread.h"
 
 /* per curve: the cached domains, 2^0 .. 2^s */
-#define CPU_DOMS_(ID, SYM, CONST, ...) SYM##_ntt_domain *SYM##_dom[CONST##_FR_S + 1];
+#define CPU_DOMS_(ID, VALUE, SYM, CONST, ...) SYM##_ntt_domain *SYM##_dom[CONST##_FR_S + 1];
 typedef struct {
     cz_pool *pool;
     pthread_mutex_t lock;
@@ -37,7 +37,7 @@ typedef struct {
     void (*free_domains)(cpu_ctx *cx);
 } cpu_curve;
 
-#define CPU_ROW_(ID, SYM, ...) {SYM##_cpu_compute_h, SYM##_cpu_msm, SYM##_cpu_free_domains},
+#define CPU_ROW_(ID, VALUE, SYM, ...) {SYM##_cpu_compute_h, SYM##_cpu_msm, SYM##_cpu_free_domains},
 static const cpu_curve cpu_curves[CZ_CURVE_COUNT] = {CZ_CURVE_LIST(CPU_ROW_)};
 #undef CPU_ROW_
 

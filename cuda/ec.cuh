@@ -103,7 +103,7 @@ template <class F> struct xyzz {
 };
 
 /* SHORT_g1_affine, SHORT_g2_affine, SHORT_g1_xyzz, SHORT_g2_xyzz per curve */
-#define CZ_DEV_POINTS_(ID, SYM, CONST, SHORT, ...)                                                                     \
+#define CZ_DEV_POINTS_(ID, VALUE, SYM, CONST, SHORT, ...)                                                                     \
     typedef affine<SHORT##_fq> SHORT##_g1_affine;                                                                      \
     typedef affine<SHORT##_fq2> SHORT##_g2_affine;                                                                     \
     typedef xyzz<SHORT##_fq> SHORT##_g1_xyzz;                                                                          \

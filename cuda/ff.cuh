@@ -66,7 +66,7 @@ namespace cz_dev {
             return v[i];                                                                                               \
         }                                                                                                              \
     };
-#define CZ_DEV_FIELDS_P_(ID, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR)                                          \
+#define CZ_DEV_FIELDS_P_(ID, VALUE, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR)                                          \
     CZ_DEV_FIELD_P_(SHORT##_fq, CONST##_FQ, NQ) CZ_DEV_FIELD_P_(SHORT##_fr, CONST##_FR, NR)
 CZ_CURVE_LIST(CZ_DEV_FIELDS_P_)
 #undef CZ_DEV_FIELDS_P_
@@ -313,7 +313,7 @@ template <class P> struct fp {
 };
 
 /* SHORT_fq, SHORT_fr per curve */
-#define CZ_DEV_FIELDS_(ID, SYM, CONST, SHORT, ...) typedef fp<SHORT##_fq_p> SHORT##_fq; typedef fp<SHORT##_fr_p> SHORT##_fr;
+#define CZ_DEV_FIELDS_(ID, VALUE, SYM, CONST, SHORT, ...) typedef fp<SHORT##_fq_p> SHORT##_fq; typedef fp<SHORT##_fr_p> SHORT##_fr;
 CZ_CURVE_LIST(CZ_DEV_FIELDS_)
 #undef CZ_DEV_FIELDS_
 
@@ -353,7 +353,7 @@ template <class F> struct fp2 {
 };
 
 /* SHORT_fq2 per curve */
-#define CZ_DEV_FQ2_(ID, SYM, CONST, SHORT, ...) typedef fp2<SHORT##_fq> SHORT##_fq2;
+#define CZ_DEV_FQ2_(ID, VALUE, SYM, CONST, SHORT, ...) typedef fp2<SHORT##_fq> SHORT##_fq2;
 CZ_CURVE_LIST(CZ_DEV_FQ2_)
 #undef CZ_DEV_FQ2_
 

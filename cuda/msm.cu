@@ -85,7 +85,7 @@ using namespace cz_dev::msm;
  * per-window cost in the plan */
 #define CZ_BLS12_381_GPU_FQ_MUL_PER_US 16800.0
 #define CZ_BN254_GPU_FQ_MUL_PER_US 37500.0
-#define CZ_MSM_GROUPS_(ID, SYM, CONST, SHORT, ...)                                                                    \
+#define CZ_MSM_GROUPS_(ID, VALUE, SYM, CONST, SHORT, ...)                                                                    \
     CZ_MSM_GROUP(SHORT##_g1, SHORT##_fq, SHORT##_fr_p, CONST##_FR_BITS, CONST##_GPU_FQ_MUL_PER_US)                   \
     CZ_MSM_GROUP(SHORT##_g2, SHORT##_fq2, SHORT##_fr_p, CONST##_FR_BITS, CONST##_GPU_FQ_MUL_PER_US / 3.0)
 CZ_CURVE_LIST(CZ_MSM_GROUPS_)
@@ -102,7 +102,7 @@ struct msm_state {
 
 static const size_t HOST_OUT = 256;
 /* the largest bucket type: G2 of the curve with the widest Fq */
-#define CZ_MSM_G2_XYZZ_(ID, SYM, CONST, SHORT, ...) sizeof(xyzz<SHORT##_fq2>),
+#define CZ_MSM_G2_XYZZ_(ID, VALUE, SYM, CONST, SHORT, ...) sizeof(xyzz<SHORT##_fq2>),
 static constexpr size_t G2_XYZZ_BYTES[CZ_CURVE_COUNT] = {CZ_CURVE_LIST(CZ_MSM_G2_XYZZ_)};
 #undef CZ_MSM_G2_XYZZ_
 static constexpr size_t max_of(const size_t *v, size_t n)
@@ -777,7 +777,7 @@ typedef cz_status (*msm_entry_fn)(cz_cuda *ctx, void *out, const void *bases, co
 struct msm_curve {
     msm_entry_fn g1, g2;
 };
-#define CZ_MSM_ROW_(ID, SYM, CONST, SHORT, ...) {msm_entry<SHORT##_g1>, msm_entry<SHORT##_g2>},
+#define CZ_MSM_ROW_(ID, VALUE, SYM, CONST, SHORT, ...) {msm_entry<SHORT##_g1>, msm_entry<SHORT##_g2>},
 static const msm_curve msm_curves[CZ_CURVE_COUNT] = {CZ_CURVE_LIST(CZ_MSM_ROW_)};
 #undef CZ_MSM_ROW_
 

@@ -154,7 +154,7 @@ template <class F> static cz_status pass_smem_setup(cz_cuda *ctx, size_t bytes, 
 
 /* pass_smem_setup of each curve's scalar field */
 typedef cz_status (*smem_setup_fn)(cz_cuda *ctx, size_t bytes, cz_error *err);
-#define CZ_NTT_SMEM_ROW_(ID, SYM, CONST, SHORT, ...) pass_smem_setup<cz_dev::SHORT##_fr>,
+#define CZ_NTT_SMEM_ROW_(ID, VALUE, SYM, CONST, SHORT, ...) pass_smem_setup<cz_dev::SHORT##_fr>,
 static const smem_setup_fn smem_setups[CZ_CURVE_COUNT] = {CZ_CURVE_LIST(CZ_NTT_SMEM_ROW_)};
 #undef CZ_NTT_SMEM_ROW_
 
@@ -617,7 +617,7 @@ struct ntt_curve {
                            void *const d[3], void *const host[3], cz_error *err);
     cz_status (*prepare)(cz_cuda *ctx, ntt_state *s, cz_curve curve, unsigned k, int h, int tab, cz_error *err);
 };
-#define CZ_NTT_ROW_(ID, SYM, CONST, SHORT, ...)                                                                        \
+#define CZ_NTT_ROW_(ID, VALUE, SYM, CONST, SHORT, ...)                                                                        \
     {ntt_any<cz_dev::SHORT##_fr>, compute_h_any<cz_dev::SHORT##_fr>, prepare_any<cz_dev::SHORT##_fr>},
 static const ntt_curve ntt_curves[CZ_CURVE_COUNT] = {CZ_CURVE_LIST(CZ_NTT_ROW_)};
 #undef CZ_NTT_ROW_

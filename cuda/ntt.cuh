@@ -420,7 +420,7 @@ template <class F> CZ_HD void pointwise(F *a, const F *b, const F *c, uint64_t i
 
 /* host_field<SHORT_fr>: the CPU scalar field and NTT of each curve */
 template <class F> struct host_field;
-#define CZ_NTT_HOST_FIELD_(ID, SYM, CONST, SHORT, ...)                                                                 \
+#define CZ_NTT_HOST_FIELD_(ID, VALUE, SYM, CONST, SHORT, ...)                                                                 \
     template <> struct host_field<SHORT##_fr> {                                                                        \
         typedef SYM##_fr C;                                                                                            \
         static const unsigned S = CONST##_FR_S;                                                                        \

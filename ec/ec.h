@@ -43,8 +43,7 @@ typedef struct cz_group {
 #define CZ_TMPL "ec/ec_tmpl.h"
 #include "util/foreach_group.h"
 
-/* G1 and G2 of a curve (cz_<curve>_g1_group, _g2_group); NULL for a value
- * that is no curve. */
+/* G1 and G2 of a curve (ec/ec_table.c); NULL for a value that is no curve. */
 const cz_group *cz_group_g1(cz_curve c);
 const cz_group *cz_group_g2(cz_curve c);
 

@@ -141,8 +141,6 @@ int CZ_EFN(in_subgroup)(const CZ_EC *p);
 int CZ_EFN(in_subgroup_slow)(const CZ_EC *p);
 /* Random point of the prime-order subgroup (k*G for random k). */
 void CZ_EFN(random)(CZ_EC *r, cz_rng *rng);
-/* This group behind the table of ec/ec.h (cz_group_g1 / cz_group_g2). */
-extern const cz_group CZ_EFN(group);
 
 #undef CZ_EFN
 #undef CZ_EF

@@ -59,8 +59,8 @@ typedef struct cz_field {
 #define CZ_TMPL "ff/fp_tmpl.h"
 #include "util/foreach_field.h"
 
-/* The base field Fq and the scalar field Fr of a curve (cz_<curve>_fq_field,
- * cz_<curve>_fr_field); NULL for a value that is no curve. */
+/* The base field Fq and the scalar field Fr of a curve (ff/ff_table.c); NULL
+ * for a value that is no curve. */
 const cz_field *cz_field_fq(cz_curve c);
 const cz_field *cz_field_fr(cz_curve c);
 

@@ -147,8 +147,5 @@ size_t CZ_FN(to_dec)(char *buf, size_t cap, const CZ_FP *a);
  * character or an empty string, CZ_ERR_RANGE when the value is >= p. */
 cz_status CZ_FN(from_dec)(CZ_FP *r, const char *s, size_t len);
 
-/* This field behind the table of ff/ff.h (cz_field_fq / cz_field_fr). */
-extern const cz_field CZ_FN(field);
-
 #undef CZ_FN
 #undef CZ_FK

@@ -23,7 +23,7 @@ typedef struct {
     cz_status (*alphabeta)(uint64_t out[72], const cz_vkey *vk);
 } g16_curve;
 
-#define G16_ROW_(ID, SYM, ...) {SYM##_device, SYM##_finalize, SYM##_verify, SYM##_alphabeta},
+#define G16_ROW_(ID, VALUE, SYM, ...) {SYM##_device, SYM##_finalize, SYM##_verify, SYM##_alphabeta},
 static const g16_curve g16_curves[CZ_CURVE_COUNT] = {CZ_CURVE_LIST(G16_ROW_)};
 #undef G16_ROW_
 

@@ -211,7 +211,7 @@ typedef struct {
     cz_status (*toxic_bytes)(unsigned log_n, const cz_setup_opts *o, uint8_t *out[4], cz_error *err);
 } setup_curve;
 
-#define SETUP_ROW_(ID, SYM, ...) {SYM##_su_run, SYM##_su_toxic_bytes},
+#define SETUP_ROW_(ID, VALUE, SYM, ...) {SYM##_su_run, SYM##_su_toxic_bytes},
 static const setup_curve setup_curves[CZ_CURVE_COUNT] = {CZ_CURVE_LIST(SETUP_ROW_)};
 #undef SETUP_ROW_
 

@@ -7,13 +7,13 @@
 #include "ff/ff.h"
 #include "ntt/ntt.h"
 
-#define CZ_CURVE_INFO_ROW_(ID, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR)                                        \
-    {CZ_CURVE_##ID, CZ_CURVE_##ID - 1, NAME, SNARKJS, ALIAS, NQ, NR, 8 * NQ, 8 * NR, CONST##_FR_S, 16 * NQ, 32 * NQ},
+#define CZ_CURVE_INFO_ROW_(ID, VALUE, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR)                                        \
+    {CZ_CURVE_##ID, CZ_CURVE_IDX_##ID, NAME, SNARKJS, ALIAS, NQ, NR, 8 * NQ, 8 * NR, CONST##_FR_S, 16 * NQ, 32 * NQ},
 static const cz_curve_info curve_info[CZ_CURVE_COUNT] = {CZ_CURVE_LIST(CZ_CURVE_INFO_ROW_)};
 #undef CZ_CURVE_INFO_ROW_
 
 /* the in-memory affine types are what the table says */
-#define CZ_CURVE_SIZE_CHECK_(ID, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR)                                      \
+#define CZ_CURVE_SIZE_CHECK_(ID, VALUE, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR)                                      \
     _Static_assert(sizeof(SYM##_g1_affine) == 16 * NQ && sizeof(SYM##_g2_affine) == 32 * NQ &&                         \
                        sizeof(SYM##_fr) == 8 * NR && CONST##_FR_S == SYM##_ntt_MAX_LOG,                                \
                    #ID ": sizes");

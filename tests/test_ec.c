@@ -2084,7 +2084,7 @@ static void test_snarkjs_lem(const group_t *g)
  * functions; NULL for a value that is no curve. */
 static void test_group_tables(void)
 {
-#define CZ_TEST_GROUP_ROW_(ID, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR)                                        \
+#define CZ_TEST_GROUP_ROW_(ID, VALUE, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR)                                        \
     {cz_group_g1(CZ_CURVE_##ID), 1, NQ, sizeof(SYM##_g1_affine), sizeof(SYM##_g1), SYM##_g1_generator()},              \
         {cz_group_g2(CZ_CURVE_##ID), 2, NQ, sizeof(SYM##_g2_affine), sizeof(SYM##_g2), SYM##_g2_generator()},
     const struct {

@@ -710,7 +710,7 @@ static void test_lazy(const field_t *f, cz_rng *rng)
  * functions of the typed field; NULL for a value that is no curve. */
 static void test_field_tables(void)
 {
-#define CZ_TEST_FIELD_ROW_(ID, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR)                                        \
+#define CZ_TEST_FIELD_ROW_(ID, VALUE, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR)                                        \
     {CZ_CURVE_##ID, cz_field_fq(CZ_CURVE_##ID), NQ, SYM##_fq_modulus, SYM##_fq_pinv, SYM##_fq_r2_limbs},              \
         {CZ_CURVE_##ID, cz_field_fr(CZ_CURVE_##ID), NR, SYM##_fr_modulus, SYM##_fr_pinv, SYM##_fr_r2_limbs},
     const struct {

@@ -67,6 +67,11 @@
 #define CZ_CURVE_AT_ENUM(i) CZ_CAT(CZ_CURVE_, CZ_CURVE_AT_ID(i))
 
 /* the list as "(entry 0), (entry 1), ..., ~", entry i picked from it */
+#ifdef __cplusplus
+static_assert(CZ_CURVE_IDX_END_ == CZ_CURVE_COUNT, "CZ_CURVE_COUNT counts CZ_CURVE_LIST");
+#else
+_Static_assert(CZ_CURVE_IDX_END_ == CZ_CURVE_COUNT, "CZ_CURVE_COUNT counts CZ_CURVE_LIST");
+#endif
 #define CZ_EACH_ROW_(...) (__VA_ARGS__),
 #define CZ_EACH_ROWS_ CZ_CURVE_LIST(CZ_EACH_ROW_) ~
 #define CZ_EACH_SEL_(i, ...) CZ_CAT(CZ_EACH_PICK_, i)(__VA_ARGS__)
@@ -77,11 +82,11 @@
 #define CZ_EACH_SLOTS 4
 #define CZ_EACH_APPLY_(f, args) f args
 #define CZ_EACH_COL_(f, i) CZ_EACH_APPLY_(f, CZ_EACH_SEL_(i, CZ_EACH_ROWS_))
-#define CZ_EACH_ID_(ID, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR) ID
-#define CZ_EACH_SYM_(ID, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR) SYM
-#define CZ_EACH_CONST_(ID, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR) CONST
-#define CZ_EACH_FQ_N_(ID, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR) NQ
-#define CZ_EACH_FR_N_(ID, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR) NR
+#define CZ_EACH_ID_(ID, VALUE, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR) ID
+#define CZ_EACH_SYM_(ID, VALUE, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR) SYM
+#define CZ_EACH_CONST_(ID, VALUE, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR) CONST
+#define CZ_EACH_FQ_N_(ID, VALUE, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR) NQ
+#define CZ_EACH_FR_N_(ID, VALUE, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR) NR
 
 #if CZ_CURVE_COUNT > CZ_EACH_SLOTS
 #error "CZ_CURVE_LIST is longer than the slots of util/foreach_slot.h: add CZ_EACH_PICK_n and a slot"

@@ -7,8 +7,8 @@
  * (util/foreach.h) and the per-curve dispatch tables of the code that
  * picks a curve at run time. One entry per curve:
  *
- *   X(ID, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, FQ_LIMBS, FR_LIMBS)
- *     ID        the enum value is CZ_CURVE_<ID>
+ *   X(ID, VALUE, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, FQ_LIMBS, FR_LIMBS)
+ *     ID, VALUE the enum constant CZ_CURVE_<ID> = VALUE (CZ_CURVE_NONE = 0)
  *     SYM       prefix of the curve's types and functions: SYM_fq, SYM_fr,
  *               SYM_g1, SYM_g2, SYM_ntt, ...
  *     CONST     prefix of its constants: CONST_FQ_P, CONST_FR_S,
@@ -18,8 +18,10 @@
  *               cz_curve_parse accepts
  *     FQ_LIMBS, FR_LIMBS  64-bit limbs of the base and the scalar field
  *
- * The enum values follow the list from 1 (CZ_CURVE_NONE = 0): a new curve
- * goes at the end. What else a new curve needs is listed in util/foreach.h.
+ * The position in the list (cz_curve_index) is the row of every per-curve
+ * table; BLS12-381 comes first because the per-curve code was instantiated
+ * in that order before the list existed (the same object code). What else
+ * a new curve needs is listed in util/foreach.h.
  */
 #ifndef CUZK_CURVE_H
 #define CUZK_CURVE_H
@@ -34,13 +36,13 @@ extern "C" {
 /* BN254 a.k.a. bn128, alt_bn128 (circom/snarkjs default);
  * BLS12-381: Filecoin, Zcash, Ethereum consensus. */
 #define CZ_CURVE_LIST(X)                                                                                               \
-    X(BN254, cz_bn254, CZ_BN254, bn254, "bn254", "bn128", "alt_bn128", 4, 4)                                           \
-    X(BLS12_381, cz_bls12_381, CZ_BLS12_381, bls12_381, "bls12-381", "bls12381", "bls12_381", 6, 4)
+    X(BLS12_381, 2, cz_bls12_381, CZ_BLS12_381, bls12_381, "bls12-381", "bls12381", "bls12_381", 6, 4)                \
+    X(BN254, 1, cz_bn254, CZ_BN254, bn254, "bn254", "bn128", "alt_bn128", 4, 4)
 
-#define CZ_CURVE_ENUM_(ID, ...) CZ_CURVE_##ID,
+#define CZ_CURVE_ENUM_(ID, VALUE, ...) CZ_CURVE_##ID = VALUE,
 typedef enum cz_curve {
     CZ_CURVE_NONE = 0,
-    CZ_CURVE_LIST(CZ_CURVE_ENUM_) /* CZ_CURVE_BN254 = 1, CZ_CURVE_BLS12_381 = 2 */
+    CZ_CURVE_LIST(CZ_CURVE_ENUM_) /* CZ_CURVE_BLS12_381 = 2, CZ_CURVE_BN254 = 1 */
 } cz_curve;
 #undef CZ_CURVE_ENUM_
 
@@ -48,11 +50,22 @@ typedef enum cz_curve {
 #define CZ_CURVE_COUNT_ONE_(...) +1
 #define CZ_CURVE_COUNT (0 CZ_CURVE_LIST(CZ_CURVE_COUNT_ONE_))
 
+/* CZ_CURVE_IDX_<ID>: the position of each curve in the list */
+#define CZ_CURVE_IDX_(ID, ...) CZ_CURVE_IDX_##ID,
+enum { CZ_CURVE_LIST(CZ_CURVE_IDX_) CZ_CURVE_IDX_END_ };
+#undef CZ_CURVE_IDX_
+
 /* Position of c in CZ_CURVE_LIST (the row of every per-curve table), or -1
  * for a value that is no curve (CZ_CURVE_NONE included). */
 static inline int cz_curve_index(cz_curve c)
 {
-    return (unsigned)c - 1u < (unsigned)CZ_CURVE_COUNT ? (int)c - 1 : -1;
+#define CZ_CURVE_CASE_(ID, ...)                                                                                        \
+    case CZ_CURVE_##ID: return CZ_CURVE_IDX_##ID;
+    switch (c) {
+        CZ_CURVE_LIST(CZ_CURVE_CASE_)
+    default: return -1;
+    }
+#undef CZ_CURVE_CASE_
 }
 
 /* What a curve is, in numbers. */
