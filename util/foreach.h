@@ -38,7 +38,7 @@
  *
  * These headers and CZ_CURVE_LIST are the only places that enumerate the
  * curves; they name none themselves: slot i takes entry i of the list
- * (CZ_CURVE_AT below). There are CZ_EACH_SLOTS slots, checked against
+ * (CZ_CURVE_AT_* below). There are CZ_EACH_SLOTS slots, checked against
  * CZ_CURVE_COUNT at compile time. Dispatch tables are rows of the list too
  * (CZ_CURVE_LIST(ROW) in list order, indexed by cz_curve_index).
  *
@@ -67,11 +67,6 @@
 #define CZ_CURVE_AT_ENUM(i) CZ_CAT(CZ_CURVE_, CZ_CURVE_AT_ID(i))
 
 /* the list as "(entry 0), (entry 1), ..., ~", entry i picked from it */
-#ifdef __cplusplus
-static_assert(CZ_CURVE_IDX_END_ == CZ_CURVE_COUNT, "CZ_CURVE_COUNT counts CZ_CURVE_LIST");
-#else
-_Static_assert(CZ_CURVE_IDX_END_ == CZ_CURVE_COUNT, "CZ_CURVE_COUNT counts CZ_CURVE_LIST");
-#endif
 #define CZ_EACH_ROW_(...) (__VA_ARGS__),
 #define CZ_EACH_ROWS_ CZ_CURVE_LIST(CZ_EACH_ROW_) ~
 #define CZ_EACH_SEL_(i, ...) CZ_CAT(CZ_EACH_PICK_, i)(__VA_ARGS__)
@@ -88,6 +83,12 @@ _Static_assert(CZ_CURVE_IDX_END_ == CZ_CURVE_COUNT, "CZ_CURVE_COUNT counts CZ_CU
 #define CZ_EACH_FQ_N_(ID, VALUE, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR) NQ
 #define CZ_EACH_FR_N_(ID, VALUE, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR) NR
 
+/* the slots cover the list: CZ_CURVE_COUNT (which #if sees) is its length */
+#ifdef __cplusplus
+static_assert(CZ_CURVE_IDX_END_ == CZ_CURVE_COUNT, "CZ_CURVE_COUNT counts CZ_CURVE_LIST");
+#else
+_Static_assert(CZ_CURVE_IDX_END_ == CZ_CURVE_COUNT, "CZ_CURVE_COUNT counts CZ_CURVE_LIST");
+#endif
 #if CZ_CURVE_COUNT > CZ_EACH_SLOTS
 #error "CZ_CURVE_LIST is longer than the slots of util/foreach_slot.h: add CZ_EACH_PICK_n and a slot"
 #endif
