@@ -69,10 +69,6 @@ typedef struct cz_zkey_opts {
     int skip_point_checks;     /* skip on-curve checks of the tables (range checks stay) */
 } cz_zkey_opts;
 
-/* G1/G2 affine sizes in memory (= in the file) for a curve. */
-size_t cz_g1_affine_size(cz_curve c);
-size_t cz_g2_affine_size(cz_curve c);
-
 /* Loads path. opts may be NULL. On failure z is left empty. */
 cz_status cz_zkey_load(cz_zkey *z, const char *path, const cz_zkey_opts *opts, cz_error *err);
 /* Same from memory (name labels errors). */
