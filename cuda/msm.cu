@@ -81,7 +81,7 @@ using namespace cz_dev::msm;
     static_assert(sizeof(xyzz<FIELD>) == sizeof(cz_##NAME##_xyzz), "xyzz layout");
 
 /* products per microsecond of each curve's Fq: measured CIOS rates on the
- * H200 (GPU-NOTES.md), Fq2 at a third; they only weigh the fixed
+ * H200 (bench/RESULTS.md), Fq2 at a third; they only weigh the fixed
  * per-window cost in the plan */
 #define CZ_BLS12_381_GPU_FQ_MUL_PER_US 16800.0
 #define CZ_BN254_GPU_FQ_MUL_PER_US 37500.0

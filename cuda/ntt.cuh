@@ -49,7 +49,7 @@
  * Every butterfly then costs exactly one product (level 0 uses two constants
  * passed as arguments: the twiddle there is gamma_0 for all j). Tables cost
  * memory (n/2 resp. n elements, 0.75 GB for the two the H step uses at 2^24)
- * instead of products: the NTT is product-bound on the GPU (GPU-NOTES.md).
+ * instead of products: the NTT is product-bound on the GPU (bench/RESULTS.md).
  *
  * The fast kernel: a pass handles the levels of bits [b0, b0 + t) on tiles
  * of 2^t rows x 2^c columns (elements i = hi 2^(b0+t) + r 2^b0 + lo, the

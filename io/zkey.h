@@ -2,7 +2,7 @@
  * io/zkey: snarkjs Groth16 proving keys (.zkey, protocol 1).
  *
  * DESIGN: the file is mapped (io/binfile) and read section by section (see
- * ../shared/SNARKJS-FORMATS.md §3): 1 protocol, 2 Groth16 header (primes,
+ * docs/FORMATS.md): 1 protocol, 2 Groth16 header (primes,
  * nVars, nPublic, domainSize, alpha1 beta1 beta2 gamma2 delta1 delta2), 3 IC,
  * 4 the A/B coefficients, 5 A, 6 B1, 7 B2, 8 C, 9 H, 10 contributions
  * (ignored). The curve comes from the primes, never from the caller.

@@ -15,7 +15,7 @@
  * start write-back every CZ_ZKEY_WRITEBACK bytes so that a multi-gigabyte
  * key does not pile up as dirty page cache until the final fsync.
  *
- * Encodings (../shared/SNARKJS-FORMATS.md §3): points are LEM affine, i.e.
+ * Encodings (docs/FORMATS.md): points are LEM affine, i.e.
  * the in-memory bytes of the ec *_affine types (infinity = all zero);
  * coefficients are {u32 matrix, u32 row, u32 signal, coef*R^2 mod r standard
  * LE} (cz_zkey_coef_encode); section 10 is the 64-byte circuit hash, a u32

@@ -26,7 +26,7 @@
  * callers that can consume that order (e.g. h = A*B - C is elementwise, so the
  * prover may bit-reverse once at the end instead of three times).
  *
- * The Groth16 H step of snarkjs (SNARKJS-FORMATS.md section 4 step 2) for
+ * The Groth16 H step of snarkjs (docs/FORMATS.md, the H step) for
  * each of A, B, C given at the domain points: inverse(), then
  * coset_forward() with g = coset_shift(k), which yields X(g * omega^i).
  *

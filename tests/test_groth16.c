@@ -4,7 +4,7 @@
  *    against snarkjs's own verification_key.json (and the self-check passes);
  *  - with a fixed blinding r = s = 0 the proof equals, coordinate by
  *    coordinate, the one snarkjs's algorithm gives (tests/fixtures/<dir>/
- *    proof_r0s0.json, made by ../shared/snarkjs/ref_prove.js when present);
+ *    proof_r0s0.json, made by an independent reference prover kept outside this repository);
  *  - snarkjs's proof.json verifies; a proof with one coordinate changed, a
  *    changed public signal, swapped points, or the wrong count of public
  *    signals are all rejected;
