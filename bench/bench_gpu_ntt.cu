@@ -247,7 +247,7 @@ int main(int argc, char **argv)
     cz_bench_note(&b, "Device ms: CUDA events, data in VRAM, natural order in and out (one bit reversal per "
                       "transform); H = 3 inverse + 3 coset NTTs + a*b - c (no permutation). Whole-call ms: "
                       "host memory in and out, including transfers. Goal: H at 2^24 <= 15 ms; sppark's "
-                      "forward NTT at 2^24 is 4.73 ms on the H200 (GPU-NOTES.md).");
+                      "forward NTT at 2^24 is 4.73 ms on the H200 (bench/RESULTS.md).");
     cz_bench_table t;
     cz_bench_table_init(&t, "GPU NTT (ms; H ns/bfly = H device time per butterfly of its 6 NTTs)",
                         "field|size|fwd|inv|coset fwd|coset inv|H device|H ns/bfly|H pinned|H pageable|"

@@ -50,17 +50,14 @@ static inline void f_add(const field *F, fe *r, const fe *a, const fe *b)
 
 static void field_init(field *F, cz_curve c)
 {
-    if (c == CZ_CURVE_BN254) {
-        F->p = cz_bn254_fr_modulus;
-        F->pinv = cz_bn254_fr_pinv;
-        memcpy(F->one.l, cz_bn254_fr_ONE.l, 32);
-        memcpy(F->r2.l, cz_bn254_fr_r2_limbs, 32);
-    } else {
-        F->p = cz_bls12_381_fr_modulus;
-        F->pinv = cz_bls12_381_fr_pinv;
-        memcpy(F->one.l, cz_bls12_381_fr_ONE.l, 32);
-        memcpy(F->r2.l, cz_bls12_381_fr_r2_limbs, 32);
-    }
+    const cz_field *fr = cz_field_fr(c); /* (cz_gen_circuit checked the curve) */
+    F->p = fr->modulus;
+    F->pinv = fr->pinv;
+    memcpy(F->r2.l, fr->r2, 32);
+    fe one_c;
+    memset(&one_c, 0, sizeof one_c);
+    one_c.l[0] = 1;
+    f_mul(F, &F->one, &one_c, &F->r2); /* 1 R^2 / R = R, the Montgomery one */
     int bits = 256;
     while (bits > 0 && !((F->p[(bits - 1) / 64] >> ((bits - 1) % 64)) & 1))
         bits--;

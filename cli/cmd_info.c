@@ -112,15 +112,16 @@ static int info_wtns(const char *path, const char *size, cz_error *err)
     if ((st = cz_wtns_load(&w, path, NULL, err)) != CZ_OK) return fail(st, err);
     /* share of 0/1 values: the MSMs skip 0 and sum 1 cheaply */
     uint64_t zeros = 0, ones = 0;
+    /* 0 and the Montgomery one of the witness's field: 0 and R mod r */
+    const cz_field *fr = cz_field_fr(w.curve);
+    uint64_t one[8] = {0}, r2[8] = {0}, canon_one[8] = {1};
+    memcpy(r2, fr->r2, fr->bytes);
+    cz_mont_mul(one, canon_one, r2, fr->modulus, fr->pinv, fr->limbs); /* 1 * R^2 / R = R */
+    static const uint8_t zero[64];
     for (uint32_t i = 0; i < w.n; i++) {
-        const uint8_t *v = (const uint8_t *)w.values + 32 * i;
-        if (w.curve == CZ_CURVE_BN254) {
-            zeros += cz_bn254_fr_is_zero((const cz_bn254_fr *)v);
-            ones += cz_bn254_fr_is_one((const cz_bn254_fr *)v);
-        } else {
-            zeros += cz_bls12_381_fr_is_zero((const cz_bls12_381_fr *)v);
-            ones += cz_bls12_381_fr_is_one((const cz_bls12_381_fr *)v);
-        }
+        const uint8_t *v = (const uint8_t *)w.values + fr->bytes * i;
+        zeros += memcmp(v, zero, fr->bytes) == 0;
+        ones += memcmp(v, one, fr->bytes) == 0;
     }
     printf("file:            %s (%s)\n", path, size);
     printf("kind:            witness (wtns v2)\n");

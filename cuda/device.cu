@@ -9,7 +9,7 @@
  * resident bases stay until released or until a scratch allocation needs
  * their room (then the least recently used go first). Pinned staging
  * buffers are allocated once per context (cudaHostAlloc pins at ~1.8 GB/s,
- * LIMITS.md) and reused.
+ * docs/DESIGN.md) and reused.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -102,14 +102,14 @@ template <class F> struct xyzz {
     }
 };
 
-typedef affine<bls12_381_fq> bls12_381_g1_affine;
-typedef affine<bls12_381_fq2> bls12_381_g2_affine;
-typedef affine<bn254_fq> bn254_g1_affine;
-typedef affine<bn254_fq2> bn254_g2_affine;
-typedef xyzz<bls12_381_fq> bls12_381_g1_xyzz;
-typedef xyzz<bls12_381_fq2> bls12_381_g2_xyzz;
-typedef xyzz<bn254_fq> bn254_g1_xyzz;
-typedef xyzz<bn254_fq2> bn254_g2_xyzz;
+/* SHORT_g1_affine, SHORT_g2_affine, SHORT_g1_xyzz, SHORT_g2_xyzz per curve */
+#define CZ_DEV_POINTS_(ID, VALUE, SYM, CONST, SHORT, ...)                                                                     \
+    typedef affine<SHORT##_fq> SHORT##_g1_affine;                                                                      \
+    typedef affine<SHORT##_fq2> SHORT##_g2_affine;                                                                     \
+    typedef xyzz<SHORT##_fq> SHORT##_g1_xyzz;                                                                          \
+    typedef xyzz<SHORT##_fq2> SHORT##_g2_xyzz;
+CZ_CURVE_LIST(CZ_DEV_POINTS_)
+#undef CZ_DEV_POINTS_
 
 } // namespace cz_dev
 

@@ -1,9 +1,10 @@
 /*
- * cuda/ff.cuh: the four prime fields and the two Fq2 of cuzk on the GPU.
+ * cuda/ff.cuh: the prime fields and the Fq2 of every curve on the GPU.
  *
  * DESIGN: one template, cz_dev::fp<P>, over a parameter struct P that names
- * the number of 32-bit limbs and the Montgomery constants (taken from
- * ff/ff_consts.inc, the same numbers as the CPU fields). Elements are
+ * the number of 32-bit limbs and the Montgomery constants (made from
+ * ff/ff_consts.inc, the numbers of the CPU fields, for every curve of
+ * CZ_CURVE_LIST: cz_dev::bn254_fr, cz_dev::bls12_381_fq, ...). Elements are
  * Montgomery residues a R mod p with R = 2^(32 N), fully reduced (< p), in
  * little-endian 32-bit limbs: on a little-endian host the bytes of an fp<P>
  * are exactly the bytes of the CPU type (64-bit limbs, same R), so arrays are
@@ -14,7 +15,7 @@
  * host, where tests/test_cuda_ff.cu checks it against the CPU fields on
  * random inputs in every CI run. On the device the compiler turns the 64-bit
  * accumulations into IMAD.WIDE chains (measured ~16.8 G mul/s for 381 bits on
- * the H200, GPU-NOTES.md); a PTX carry-chain product can replace mul() under
+ * the H200, bench/RESULTS.md); a PTX carry-chain product can replace mul() under
  * __CUDA_ARCH__ later without changing any caller.
  *
  * Fq2 = Fq[u] / (u^2 + 1) for both curves (cz_dev::fp2<F>), Karatsuba.
@@ -23,6 +24,9 @@
 #define CZ_CUDA_FF_CUH
 
 #include <stdint.h>
+
+#include "cuzk/curve.h"
+#include "ff/ff_consts.inc"
 
 #ifdef __CUDACC__
 #define CZ_HD __host__ __device__ __forceinline__
@@ -36,107 +40,50 @@
 #define CZ_HD_CALL inline
 #endif
 
+#if defined(__CUDACC__) && defined(CZ_CUDA_PTX)
+/* one CIOS row per field as one PTX block (tools/gen_ptx_mul.py) */
+#include "cuda/ff_ptx.inc"
+#define CZ_DEV_PTX_ROW_(NAME)                                                                                          \
+    __device__ __forceinline__ static void ptx_row(uint32_t(&t)[N + 2], const uint32_t(&a)[N], uint32_t b)            \
+    {                                                                                                                  \
+        cz_ptx_row_##NAME(t, a, b);                                                                                    \
+    }
+#else
+#define CZ_DEV_PTX_ROW_(NAME)
+#endif
+
 namespace cz_dev {
 
-/* Splits the 64-bit limb lists of ff/ff_consts.inc into 32-bit limbs. */
-#define CZ_DEV_L(x) (uint32_t)(x##ULL & 0xffffffffu), (uint32_t)(x##ULL >> 32)
-
-/* ---- parameters: N 32-bit limbs, p, -p^-1 mod 2^32, R mod p, R^2 mod p ---- */
-struct bls12_381_fq_p {
-    static constexpr int N = 12;
-    static constexpr uint32_t PINV = 0xfffcfffdu;
-    CZ_HD static uint32_t p(int i)
-    {
-        const uint32_t v[N] = {CZ_DEV_L(0xb9feffffffffaaab), CZ_DEV_L(0x1eabfffeb153ffff),
-                               CZ_DEV_L(0x6730d2a0f6b0f624), CZ_DEV_L(0x64774b84f38512bf),
-                               CZ_DEV_L(0x4b1ba7b6434bacd7), CZ_DEV_L(0x1a0111ea397fe69a)};
-        return v[i];
-    }
-    CZ_HD static uint32_t r(int i)
-    {
-        const uint32_t v[N] = {CZ_DEV_L(0x760900000002fffd), CZ_DEV_L(0xebf4000bc40c0002),
-                               CZ_DEV_L(0x5f48985753c758ba), CZ_DEV_L(0x77ce585370525745),
-                               CZ_DEV_L(0x5c071a97a256ec6d), CZ_DEV_L(0x15f65ec3fa80e493)};
-        return v[i];
-    }
-    CZ_HD static uint32_t r2(int i)
-    {
-        const uint32_t v[N] = {CZ_DEV_L(0xf4df1f341c341746), CZ_DEV_L(0x0a76e6a609d104f1),
-                               CZ_DEV_L(0x8de5476c4c95b6d5), CZ_DEV_L(0x67eb88a9939d83c0),
-                               CZ_DEV_L(0x9a793e85b519952d), CZ_DEV_L(0x11988fe592cae3aa)};
-        return v[i];
-    }
-};
-
-struct bls12_381_fr_p {
-    static constexpr int N = 8;
-    static constexpr uint32_t PINV = 0xffffffffu;
-    CZ_HD static uint32_t p(int i)
-    {
-        const uint32_t v[N] = {CZ_DEV_L(0xffffffff00000001), CZ_DEV_L(0x53bda402fffe5bfe),
-                               CZ_DEV_L(0x3339d80809a1d805), CZ_DEV_L(0x73eda753299d7d48)};
-        return v[i];
-    }
-    CZ_HD static uint32_t r(int i)
-    {
-        const uint32_t v[N] = {CZ_DEV_L(0x00000001fffffffe), CZ_DEV_L(0x5884b7fa00034802),
-                               CZ_DEV_L(0x998c4fefecbc4ff5), CZ_DEV_L(0x1824b159acc5056f)};
-        return v[i];
-    }
-    CZ_HD static uint32_t r2(int i)
-    {
-        const uint32_t v[N] = {CZ_DEV_L(0xc999e990f3f29c6d), CZ_DEV_L(0x2b6cedcb87925c23),
-                               CZ_DEV_L(0x05d314967254398f), CZ_DEV_L(0x0748d9d99f59ff11)};
-        return v[i];
-    }
-};
-
-struct bn254_fq_p {
-    static constexpr int N = 8;
-    static constexpr uint32_t PINV = 0xe4866389u;
-    CZ_HD static uint32_t p(int i)
-    {
-        const uint32_t v[N] = {CZ_DEV_L(0x3c208c16d87cfd47), CZ_DEV_L(0x97816a916871ca8d),
-                               CZ_DEV_L(0xb85045b68181585d), CZ_DEV_L(0x30644e72e131a029)};
-        return v[i];
-    }
-    CZ_HD static uint32_t r(int i)
-    {
-        const uint32_t v[N] = {CZ_DEV_L(0xd35d438dc58f0d9d), CZ_DEV_L(0x0a78eb28f5c70b3d),
-                               CZ_DEV_L(0x666ea36f7879462c), CZ_DEV_L(0x0e0a77c19a07df2f)};
-        return v[i];
-    }
-    CZ_HD static uint32_t r2(int i)
-    {
-        const uint32_t v[N] = {CZ_DEV_L(0xf32cfc5b538afa89), CZ_DEV_L(0xb5e71911d44501fb),
-                               CZ_DEV_L(0x47ab1eff0a417ff6), CZ_DEV_L(0x06d89f71cab8351f)};
-        return v[i];
-    }
-};
-
-struct bn254_fr_p {
-    static constexpr int N = 8;
-    static constexpr uint32_t PINV = 0xefffffffu;
-    CZ_HD static uint32_t p(int i)
-    {
-        const uint32_t v[N] = {CZ_DEV_L(0x43e1f593f0000001), CZ_DEV_L(0x2833e84879b97091),
-                               CZ_DEV_L(0xb85045b68181585d), CZ_DEV_L(0x30644e72e131a029)};
-        return v[i];
-    }
-    CZ_HD static uint32_t r(int i)
-    {
-        const uint32_t v[N] = {CZ_DEV_L(0xac96341c4ffffffb), CZ_DEV_L(0x36fc76959f60cd29),
-                               CZ_DEV_L(0x666ea36f7879462e), CZ_DEV_L(0x0e0a77c19a07df2f)};
-        return v[i];
-    }
-    CZ_HD static uint32_t r2(int i)
-    {
-        const uint32_t v[N] = {CZ_DEV_L(0x1bb8e645ae216da7), CZ_DEV_L(0x53fe3ab1e35c59e3),
-                               CZ_DEV_L(0x8c49833d53bb8085), CZ_DEV_L(0x0216d0b17f4e44a5)};
-        return v[i];
-    }
-};
-#undef CZ_DEV_L
+/* ---- parameters: N 32-bit limbs, p, -p^-1 mod 2^32, R mod p, R^2 mod p ----
+ * Two per curve of CZ_CURVE_LIST (SHORT_fq_p, SHORT_fr_p), from
+ * ff/ff_consts.inc: the _U32 lists are the CPU field's p, R, R^2 in 32-bit
+ * limbs, and -p^-1 mod 2^32 is the low half of -p^-1 mod 2^64. */
+#define CZ_DEV_FIELD_P_(NAME, C, NL)                                                                                   \
+    struct NAME##_p {                                                                                                  \
+        static constexpr int N = 2 * (NL);                                                                             \
+        static constexpr uint32_t PINV = (uint32_t)C##_PINV;                                                           \
+        CZ_HD static uint32_t p(int i)                                                                                 \
+        {                                                                                                              \
+            const uint32_t v[N] = C##_P_U32;                                                                           \
+            return v[i];                                                                                               \
+        }                                                                                                              \
+        CZ_HD static uint32_t r(int i)                                                                                 \
+        {                                                                                                              \
+            const uint32_t v[N] = C##_R_U32;                                                                           \
+            return v[i];                                                                                               \
+        }                                                                                                              \
+        CZ_HD static uint32_t r2(int i)                                                                                \
+        {                                                                                                              \
+            const uint32_t v[N] = C##_R2_U32;                                                                          \
+            return v[i];                                                                                               \
+        }                                                                                                              \
+        CZ_DEV_PTX_ROW_(NAME)                                                                                          \
+    };
+#define CZ_DEV_FIELDS_P_(ID, VALUE, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR)                                          \
+    CZ_DEV_FIELD_P_(SHORT##_fq, CONST##_FQ, NQ) CZ_DEV_FIELD_P_(SHORT##_fr, CONST##_FR, NR)
+CZ_CURVE_LIST(CZ_DEV_FIELDS_P_)
+#undef CZ_DEV_FIELDS_P_
+#undef CZ_DEV_FIELD_P_
 
 /* ---- the prime field ------------------------------------------------------ */
 template <class P> struct fp {
@@ -245,7 +192,7 @@ template <class P> struct fp {
     {
 #if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX)
         return mul_ptx(a, b);
-#endif
+#else
         uint32_t t[N + 1];
 #pragma unroll
         for (int i = 0; i < N + 1; i++) t[i] = 0;
@@ -279,22 +226,21 @@ template <class P> struct fp {
         for (int i = 0; i < N; i++) r.l[i] = t[i];
         reduce_once(r.l);
         return r;
+#endif
     }
     CZ_HD fp sqr() const { return *this * *this; }
 
 #if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX)
-    /* The same CIOS with PTX carry chains (-DCZ_CUDA_PTX, device only): per
-     * word b_i, t += a b_i as a chain of low halves and a chain of high
-     * halves one word up, then t += m p likewise with m = t_0 (-1/p) mod
-     * 2^32, then t /= 2^32 (a renaming once unrolled): about 4N + 3
-     * instructions per word against ~6N for the 64-bit accumulations the
-     * compiler makes of mul_inline. t keeps N + 2 words, the top one at most
-     * 1 (t < 2p (1 + 2^32) before each shift). Checked against the CPU field
-     * by tests/gpu/test_gpu_ff.cu in a build with CZ_CUDA_PTX.
-     * STATUS: wrong on the H200 (2026-11-29, 60% of products differ), so CMake
-     * refuses the option. The statements were plain asm(): the compiler may
-     * move them apart, and the carry flag between them is invisible to it;
-     * they are asm volatile now (kept in order), not yet rerun on a GPU. */
+    /* The same CIOS with PTX carry chains (-DCZ_CUDA_PTX, device only): each
+     * row, t += a b_i then t += m p with m = t_0 (-1/p) mod 2^32, is ONE asm
+     * block (P::ptx_row, generated by tools/gen_ptx_mul.py with p in
+     * immediates): the carry flag lives only inside a block, where nothing
+     * can be put between its instructions. (The first version issued each
+     * instruction as its own asm statement; the compiler's instructions in
+     * between clobbered the flag and 60% of the products were wrong on the
+     * H200.) About 4N + 6 instructions per row; t keeps N + 2 words, shifted
+     * down one word after each row. Checked against the CPU field by
+     * tests/gpu/test_gpu_ff.cu in a build with CZ_CUDA_PTX. */
     __device__ __forceinline__ static fp mul_ptx(const fp &a, const fp &b)
     {
         uint32_t t[N + 2];
@@ -302,30 +248,7 @@ template <class P> struct fp {
         for (int i = 0; i < N + 2; i++) t[i] = 0;
 #pragma unroll
         for (int i = 0; i < N; i++) {
-            const uint32_t bi = b.l[i];
-            /* t += a b_i: low halves at j, high halves at j + 1 */
-            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a.l[0]), "r"(bi));
-#pragma unroll
-            for (int j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a.l[j]), "r"(bi));
-            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));
-            asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a.l[0]), "r"(bi));
-#pragma unroll
-            for (int j = 1; j < N; j++)
-                asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a.l[j]), "r"(bi));
-            asm volatile("addc.u32 %0, 0, 0;" : "=r"(t[N + 1]));
-            /* t += m p: t_0 becomes 0 */
-            const uint32_t m = t[0] * P::PINV;
-            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(P::p(0)));
-#pragma unroll
-            for (int j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(P::p(j)));
-            asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
-            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-            asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(P::p(0)));
-#pragma unroll
-            for (int j = 1; j < N; j++)
-                asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(P::p(j)));
-            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-            /* t /= 2^32 */
+            P::ptx_row(t, a.l, b.l[i]);
 #pragma unroll
             for (int j = 0; j <= N; j++) t[j] = t[j + 1];
             t[N + 1] = 0;
@@ -378,10 +301,10 @@ template <class P> struct fp {
     }
 };
 
-typedef fp<bls12_381_fq_p> bls12_381_fq;
-typedef fp<bls12_381_fr_p> bls12_381_fr;
-typedef fp<bn254_fq_p> bn254_fq;
-typedef fp<bn254_fr_p> bn254_fr;
+/* SHORT_fq, SHORT_fr per curve */
+#define CZ_DEV_FIELDS_(ID, VALUE, SYM, CONST, SHORT, ...) typedef fp<SHORT##_fq_p> SHORT##_fq; typedef fp<SHORT##_fr_p> SHORT##_fr;
+CZ_CURVE_LIST(CZ_DEV_FIELDS_)
+#undef CZ_DEV_FIELDS_
 
 /* ---- Fq2 = Fq[u] / (u^2 + 1) ----------------------------------------------- */
 template <class F> struct fp2 {
@@ -418,8 +341,10 @@ template <class F> struct fp2 {
     }
 };
 
-typedef fp2<bls12_381_fq> bls12_381_fq2;
-typedef fp2<bn254_fq> bn254_fq2;
+/* SHORT_fq2 per curve */
+#define CZ_DEV_FQ2_(ID, VALUE, SYM, CONST, SHORT, ...) typedef fp2<SHORT##_fq> SHORT##_fq2;
+CZ_CURVE_LIST(CZ_DEV_FQ2_)
+#undef CZ_DEV_FQ2_
 
 } // namespace cz_dev
 

@@ -1,6 +1,6 @@
 /*
  * cuda/msm.cu: multi-scalar multiplication on the GPU (cz_cuda_msm_g1/g2 of
- * cuda/cuda.h), G1 and G2 of BLS12-381 and BN254 from one template.
+ * cuda/cuda.h), G1 and G2 of every curve of CZ_CURVE_LIST from one template.
  *
  * DESIGN: Pippenger with signed digits; the algorithm and the per-thread
  * work are described in cuda/msm.cuh. This file holds the kernels that need
@@ -62,7 +62,7 @@ namespace {
 using namespace cz_dev;
 using namespace cz_dev::msm;
 
-/* ---- the four groups ------------------------------------------------------------ */
+/* ---- the groups: G1 and G2 of every curve of CZ_CURVE_LIST ---------------------- */
 
 #define CZ_MSM_GROUP(NAME, FIELD, FRP_, BITS, MUL_PER_US)                                                            \
     struct NAME {                                                                                                    \
@@ -80,12 +80,16 @@ using namespace cz_dev::msm;
     static_assert(sizeof(affine<FIELD>) == sizeof(cz_##NAME##_affine), "affine layout");                             \
     static_assert(sizeof(xyzz<FIELD>) == sizeof(cz_##NAME##_xyzz), "xyzz layout");
 
-/* products per microsecond: measured CIOS rates on the H200 (GPU-NOTES.md),
- * Fq2 at a third; they only weigh the fixed per-window cost in the plan */
-CZ_MSM_GROUP(bls12_381_g1, bls12_381_fq, bls12_381_fr_p, CZ_BLS12_381_FR_BITS, 16800.0)
-CZ_MSM_GROUP(bls12_381_g2, bls12_381_fq2, bls12_381_fr_p, CZ_BLS12_381_FR_BITS, 5600.0)
-CZ_MSM_GROUP(bn254_g1, bn254_fq, bn254_fr_p, CZ_BN254_FR_BITS, 37500.0)
-CZ_MSM_GROUP(bn254_g2, bn254_fq2, bn254_fr_p, CZ_BN254_FR_BITS, 12500.0)
+/* products per microsecond of each curve's Fq: measured CIOS rates on the
+ * H200 (bench/RESULTS.md), Fq2 at a third; they only weigh the fixed
+ * per-window cost in the plan */
+#define CZ_BLS12_381_GPU_FQ_MUL_PER_US 16800.0
+#define CZ_BN254_GPU_FQ_MUL_PER_US 37500.0
+#define CZ_MSM_GROUPS_(ID, VALUE, SYM, CONST, SHORT, ...)                                                                    \
+    CZ_MSM_GROUP(SHORT##_g1, SHORT##_fq, SHORT##_fr_p, CONST##_FR_BITS, CONST##_GPU_FQ_MUL_PER_US)                   \
+    CZ_MSM_GROUP(SHORT##_g2, SHORT##_fq2, SHORT##_fr_p, CONST##_FR_BITS, CONST##_GPU_FQ_MUL_PER_US / 3.0)
+CZ_CURVE_LIST(CZ_MSM_GROUPS_)
+#undef CZ_MSM_GROUPS_
 #undef CZ_MSM_GROUP
 
 /* ---- per-context state: events and a small pinned buffer ----------------------------- */
@@ -97,7 +101,15 @@ struct msm_state {
 };
 
 static const size_t HOST_OUT = 256;
-static const size_t HOST_BYTES = HOST_OUT + (MAX_WINDOWS + 1) * sizeof(xyzz<bls12_381_fq2>);
+/* the largest bucket type: G2 of the curve with the widest Fq */
+#define CZ_MSM_G2_XYZZ_(ID, VALUE, SYM, CONST, SHORT, ...) sizeof(xyzz<SHORT##_fq2>),
+static constexpr size_t G2_XYZZ_BYTES[CZ_CURVE_COUNT] = {CZ_CURVE_LIST(CZ_MSM_G2_XYZZ_)};
+#undef CZ_MSM_G2_XYZZ_
+static constexpr size_t max_of(const size_t *v, size_t n)
+{
+    return n == 1 ? v[0] : v[0] > max_of(v + 1, n - 1) ? v[0] : max_of(v + 1, n - 1);
+}
+static const size_t HOST_BYTES = HOST_OUT + (MAX_WINDOWS + 1) * max_of(G2_XYZZ_BYTES, CZ_CURVE_COUNT);
 static const size_t STAGE_BYTES = (size_t)32 << 20; /* per staging buffer */
 
 /* flags (uint32 words at the start of the device "flags" array and of host) */
@@ -750,10 +762,20 @@ static cz_status msm_entry(cz_cuda *ctx, void *out, const void *bases, const voi
     return s;
 }
 
+/* the entry of each group, a row per curve */
+typedef cz_status (*msm_entry_fn)(cz_cuda *ctx, void *out, const void *bases, const void *scalars, size_t n,
+                                  cz_msm_scalar_form form, cz_error *err);
+struct msm_curve {
+    msm_entry_fn g1, g2;
+};
+#define CZ_MSM_ROW_(ID, VALUE, SYM, CONST, SHORT, ...) {msm_entry<SHORT##_g1>, msm_entry<SHORT##_g2>},
+static const msm_curve msm_curves[CZ_CURVE_COUNT] = {CZ_CURVE_LIST(CZ_MSM_ROW_)};
+#undef CZ_MSM_ROW_
+
 static cz_status check_args(cz_cuda *ctx, void *out, cz_curve curve, cz_msm_scalar_form form, cz_error *err)
 {
     if (!ctx || !out) return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_msm: NULL context or output");
-    if (curve != CZ_CURVE_BLS12_381 && curve != CZ_CURVE_BN254)
+    if (cz_curve_index(curve) < 0)
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_msm: unknown curve %d", (int)curve);
     if (form != CZ_MSM_CANONICAL && form != CZ_MSM_MONTGOMERY)
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_msm: unknown scalar form %d", (int)form);
@@ -767,8 +789,7 @@ extern "C" cz_status cz_cuda_msm_g1(cz_cuda *ctx, cz_curve curve, void *out, con
 {
     cz_status s = check_args(ctx, out, curve, form, err);
     if (s != CZ_OK) return s;
-    if (curve == CZ_CURVE_BLS12_381) return msm_entry<bls12_381_g1>(ctx, out, bases, scalars, n, form, err);
-    return msm_entry<bn254_g1>(ctx, out, bases, scalars, n, form, err);
+    return msm_curves[cz_curve_index(curve)].g1(ctx, out, bases, scalars, n, form, err);
 }
 
 extern "C" cz_status cz_cuda_msm_g2(cz_cuda *ctx, cz_curve curve, void *out, const void *bases, const void *scalars,
@@ -776,6 +797,5 @@ extern "C" cz_status cz_cuda_msm_g2(cz_cuda *ctx, cz_curve curve, void *out, con
 {
     cz_status s = check_args(ctx, out, curve, form, err);
     if (s != CZ_OK) return s;
-    if (curve == CZ_CURVE_BLS12_381) return msm_entry<bls12_381_g2>(ctx, out, bases, scalars, n, form, err);
-    return msm_entry<bn254_g2>(ctx, out, bases, scalars, n, form, err);
+    return msm_curves[cz_curve_index(curve)].g2(ctx, out, bases, scalars, n, form, err);
 }

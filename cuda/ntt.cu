@@ -46,8 +46,6 @@
 #include "cuda/ntt.cuh"
 
 namespace nt = cz_dev::ntt;
-using cz_dev::bls12_381_fr;
-using cz_dev::bn254_fr;
 
 namespace { /* everything but the entry points is private to this file */
 
@@ -154,6 +152,12 @@ template <class F> static cz_status pass_smem_setup(cz_cuda *ctx, size_t bytes, 
     return CZ_OK;
 }
 
+/* pass_smem_setup of each curve's scalar field */
+typedef cz_status (*smem_setup_fn)(cz_cuda *ctx, size_t bytes, cz_error *err);
+#define CZ_NTT_SMEM_ROW_(ID, VALUE, SYM, CONST, SHORT, ...) pass_smem_setup<cz_dev::SHORT##_fr>,
+static const smem_setup_fn smem_setups[CZ_CURVE_COUNT] = {CZ_CURVE_LIST(CZ_NTT_SMEM_ROW_)};
+#undef CZ_NTT_SMEM_ROW_
+
 static cz_status get_state(cz_cuda *ctx, ntt_state **out, cz_error *err)
 {
     if (ctx->ntt_state) {
@@ -175,14 +179,14 @@ static cz_status get_state(cz_cuda *ctx, ntt_state **out, cz_error *err)
         ntt_state_free(ctx);
         return cz_cuda_fail(ctx, e, err, "cudaEventCreateWithFlags (NTT)");
     }
-    /* both fields have 32-byte elements: the tile of 2^T elements needs 2^T * 32 bytes */
+    /* every scalar field has 32-byte elements: the tile of 2^T elements needs 2^T * 32 bytes */
     size_t optin = ctx->prop.sharedMemPerBlockOptin ? ctx->prop.sharedMemPerBlockOptin : ctx->prop.sharedMemPerBlock;
     unsigned t = nt::MAX_TILE_LOG;
     while (t > 1 && ((size_t)32 << t) > optin)
         t--;
     s->max_tile = t;
-    cz_status st = pass_smem_setup<bn254_fr>(ctx, (size_t)32 << t, err);
-    if (st == CZ_OK) st = pass_smem_setup<bls12_381_fr>(ctx, (size_t)32 << t, err);
+    cz_status st = CZ_OK;
+    for (int i = 0; i < CZ_CURVE_COUNT && st == CZ_OK; i++) st = smem_setups[i](ctx, (size_t)32 << t, err);
     if (st != CZ_OK) {
         ntt_state_free(ctx);
         return st;
@@ -476,15 +480,13 @@ static cz_status drain_on_error(cz_cuda *ctx, cz_status st)
 
 /* ---- operations ----------------------------------------------------------------- */
 
-static unsigned max_log(cz_curve curve) { return curve == CZ_CURVE_BN254 ? CZ_BN254_FR_S : CZ_BLS12_381_FR_S; }
-
 static cz_status check_args(cz_curve curve, unsigned log_n, cz_error *err)
 {
-    if (curve != CZ_CURVE_BN254 && curve != CZ_CURVE_BLS12_381)
-        return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU NTT: unknown curve %d", (int)curve);
-    if (log_n > max_log(curve))
-        return cz_error_set(err, CZ_ERR_RANGE, "NTT of 2^%u exceeds the 2-adicity 2^%u of %s", log_n, max_log(curve),
-                            cz_curve_name(curve));
+    const cz_curve_info *ci = cz_curve_info_get(curve);
+    if (!ci) return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU NTT: unknown curve %d", (int)curve);
+    if (log_n > ci->fr_two_adicity)
+        return cz_error_set(err, CZ_ERR_RANGE, "NTT of 2^%u exceeds the 2-adicity 2^%u of %s", log_n,
+                            ci->fr_two_adicity, cz_curve_name(curve));
     return CZ_OK;
 }
 
@@ -577,6 +579,54 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
     return CZ_OK;
 }
 
+/* ---- the operations of each curve, a row per curve of CZ_CURVE_LIST ---------- */
+
+template <class F>
+static cz_status ntt_any(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_curve curve, unsigned k, void *x, int op,
+                         cz_error *err)
+{
+    return ntt_dev_t<F>(ctx, s, cfg, curve, k, (F *)x, op, err);
+}
+
+template <class F>
+static cz_status compute_h_any(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_curve curve, unsigned k,
+                               void *const d[3], void *const host[3], cz_error *err)
+{
+    F *x[3] = {(F *)d[0], (F *)d[1], (F *)d[2]};
+    return compute_h_t<F>(ctx, s, cfg, curve, k, x, host, err);
+}
+
+/* the tables of one transform (tab: nt::op_tab), or of the H step (h) */
+template <class F>
+static cz_status prepare_any(cz_cuda *ctx, ntt_state *s, cz_curve curve, unsigned k, int h, int tab, cz_error *err)
+{
+    if (h) {
+        nt::tw_t<F> a, b;
+        return h_tables<F>(ctx, s, curve, k, &a, &b, err);
+    }
+    const F *t;
+    nt::tab_consts<F> tc;
+    return get_table<F>(ctx, s, curve, k, tab, &t, &tc, err);
+}
+
+struct ntt_curve {
+    cz_status (*ntt)(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_curve curve, unsigned k, void *x, int op,
+                     cz_error *err);
+    cz_status (*compute_h)(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_curve curve, unsigned k,
+                           void *const d[3], void *const host[3], cz_error *err);
+    cz_status (*prepare)(cz_cuda *ctx, ntt_state *s, cz_curve curve, unsigned k, int h, int tab, cz_error *err);
+};
+#define CZ_NTT_ROW_(ID, VALUE, SYM, CONST, SHORT, ...)                                                                        \
+    {ntt_any<cz_dev::SHORT##_fr>, compute_h_any<cz_dev::SHORT##_fr>, prepare_any<cz_dev::SHORT##_fr>},
+static const ntt_curve ntt_curves[CZ_CURVE_COUNT] = {CZ_CURVE_LIST(CZ_NTT_ROW_)};
+#undef CZ_NTT_ROW_
+
+/* the row of a curve that check_args accepted */
+static const ntt_curve *curve_ops(cz_curve curve)
+{
+    return &ntt_curves[cz_curve_index(curve)];
+}
+
 } // namespace
 
 /* ---- entry points ---------------------------------------------------------------- */
@@ -599,12 +649,7 @@ extern "C" cz_status cz_cuda_ntt(cz_cuda *ctx, cz_curve curve, unsigned log_n, v
         if (e != cudaSuccess) st = cz_cuda_fail(ctx, e, err, "cudaStreamWaitEvent");
     }
     const int op = nt::op_of(inverse, coset);
-    if (st == CZ_OK) {
-        if (curve == CZ_CURVE_BN254)
-            st = ntt_dev_t<bn254_fr>(ctx, s, &cfg, curve, log_n, (bn254_fr *)d, op, err);
-        else
-            st = ntt_dev_t<bls12_381_fr>(ctx, s, &cfg, curve, log_n, (bls12_381_fr *)d, op, err);
-    }
+    if (st == CZ_OK) st = curve_ops(curve)->ntt(ctx, s, &cfg, curve, log_n, d, op, err);
     if (st == CZ_OK) st = download(ctx, s, data, d, bytes, err);
     return drain_on_error(ctx, st);
 }
@@ -622,13 +667,8 @@ extern "C" cz_status cz_cuda_compute_h(cz_cuda *ctx, cz_curve curve, unsigned lo
     char *d;
     if ((st = cz_cuda_scratch(ctx, 3 * bytes, (void **)&d, err)) != CZ_OK) return st;
     void *const host[3] = {a, b, c};
-    if (curve == CZ_CURVE_BN254) {
-        bn254_fr *x[3] = {(bn254_fr *)d, (bn254_fr *)(d + bytes), (bn254_fr *)(d + 2 * bytes)};
-        st = compute_h_t<bn254_fr>(ctx, s, &cfg, curve, log_n, x, host, err);
-    } else {
-        bls12_381_fr *x[3] = {(bls12_381_fr *)d, (bls12_381_fr *)(d + bytes), (bls12_381_fr *)(d + 2 * bytes)};
-        st = compute_h_t<bls12_381_fr>(ctx, s, &cfg, curve, log_n, x, host, err);
-    }
+    void *const x[3] = {d, d + bytes, d + 2 * bytes};
+    st = curve_ops(curve)->compute_h(ctx, s, &cfg, curve, log_n, x, host, err);
     return drain_on_error(ctx, st);
 }
 
@@ -657,8 +697,7 @@ cz_status cz_cuda_ntt_dev(cz_cuda *ctx, cz_curve curve, unsigned log_n, void *d_
     ntt_cfg cfg;
     if ((st = begin(ctx, &s, &cfg, err)) != CZ_OK) return st;
     const int op = nt::op_of(inverse, coset);
-    if (curve == CZ_CURVE_BN254) return ntt_dev_t<bn254_fr>(ctx, s, &cfg, curve, log_n, (bn254_fr *)d_data, op, err);
-    return ntt_dev_t<bls12_381_fr>(ctx, s, &cfg, curve, log_n, (bls12_381_fr *)d_data, op, err);
+    return curve_ops(curve)->ntt(ctx, s, &cfg, curve, log_n, d_data, op, err);
 }
 
 cz_status cz_cuda_compute_h_dev(cz_cuda *ctx, cz_curve curve, unsigned log_n, void *d_a, void *d_b, void *d_c,
@@ -673,12 +712,8 @@ cz_status cz_cuda_compute_h_dev(cz_cuda *ctx, cz_curve curve, unsigned log_n, vo
     ntt_state *s;
     ntt_cfg cfg;
     if ((st = begin(ctx, &s, &cfg, err)) != CZ_OK) return st;
-    if (curve == CZ_CURVE_BN254) {
-        bn254_fr *x[3] = {(bn254_fr *)d_a, (bn254_fr *)d_b, (bn254_fr *)d_c};
-        return compute_h_t<bn254_fr>(ctx, s, &cfg, curve, log_n, x, NULL, err);
-    }
-    bls12_381_fr *x[3] = {(bls12_381_fr *)d_a, (bls12_381_fr *)d_b, (bls12_381_fr *)d_c};
-    return compute_h_t<bls12_381_fr>(ctx, s, &cfg, curve, log_n, x, NULL, err);
+    void *const x[3] = {d_a, d_b, d_c};
+    return curve_ops(curve)->compute_h(ctx, s, &cfg, curve, log_n, x, NULL, err);
 }
 
 cz_status cz_cuda_ntt_prepare(cz_cuda *ctx, cz_curve curve, unsigned log_n, int h, int inverse, int coset,
@@ -690,20 +725,5 @@ cz_status cz_cuda_ntt_prepare(cz_cuda *ctx, cz_curve curve, unsigned log_n, int 
     ntt_state *s;
     ntt_cfg cfg;
     if ((st = begin(ctx, &s, &cfg, err)) != CZ_OK) return st;
-    if (curve == CZ_CURVE_BN254) {
-        if (h) {
-            nt::tw_t<bn254_fr> a, b;
-            return h_tables<bn254_fr>(ctx, s, curve, log_n, &a, &b, err);
-        }
-        const bn254_fr *t;
-        nt::tab_consts<bn254_fr> tc;
-        return get_table<bn254_fr>(ctx, s, curve, log_n, nt::op_tab(nt::op_of(inverse, coset)), &t, &tc, err);
-    }
-    if (h) {
-        nt::tw_t<bls12_381_fr> a, b;
-        return h_tables<bls12_381_fr>(ctx, s, curve, log_n, &a, &b, err);
-    }
-    const bls12_381_fr *t;
-    nt::tab_consts<bls12_381_fr> tc;
-    return get_table<bls12_381_fr>(ctx, s, curve, log_n, nt::op_tab(nt::op_of(inverse, coset)), &t, &tc, err);
+    return curve_ops(curve)->prepare(ctx, s, curve, log_n, h, nt::op_tab(nt::op_of(inverse, coset)), err);
 }

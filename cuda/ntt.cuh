@@ -49,7 +49,7 @@
  * Every butterfly then costs exactly one product (level 0 uses two constants
  * passed as arguments: the twiddle there is gamma_0 for all j). Tables cost
  * memory (n/2 resp. n elements, 0.75 GB for the two the H step uses at 2^24)
- * instead of products: the NTT is product-bound on the GPU (GPU-NOTES.md).
+ * instead of products: the NTT is product-bound on the GPU (bench/RESULTS.md).
  *
  * The fast kernel: a pass handles the levels of bits [b0, b0 + t) on tiles
  * of 2^t rows x 2^c columns (elements i = hi 2^(b0+t) + r 2^b0 + lo, the
@@ -418,29 +418,22 @@ template <class F> CZ_HD void pointwise(F *a, const F *b, const F *c, uint64_t i
 
 /* ---- host side: constants from the CPU fields ------------------------------ */
 
+/* host_field<SHORT_fr>: the CPU scalar field and NTT of each curve */
 template <class F> struct host_field;
-template <> struct host_field<bn254_fr> {
-    typedef cz_bn254_fr C;
-    static const unsigned S = CZ_BN254_FR_S;
-    static void mul(C *r, const C *a, const C *b) { cz_bn254_fr_mul(r, a, b); }
-    static void sqr(C *r, const C *a) { cz_bn254_fr_sqr(r, a); }
-    static cz_status inv(C *r, const C *a) { return cz_bn254_fr_inv(r, a); }
-    static void from_u64(C *r, uint64_t v) { cz_bn254_fr_from_u64(r, v); }
-    static C one() { return cz_bn254_fr_ONE; }
-    static cz_status root(C *r, unsigned k) { return cz_bn254_ntt_root_of_unity(r, k); }
-    static cz_status shift(C *g, unsigned k) { return cz_bn254_ntt_coset_shift(g, k); }
-};
-template <> struct host_field<bls12_381_fr> {
-    typedef cz_bls12_381_fr C;
-    static const unsigned S = CZ_BLS12_381_FR_S;
-    static void mul(C *r, const C *a, const C *b) { cz_bls12_381_fr_mul(r, a, b); }
-    static void sqr(C *r, const C *a) { cz_bls12_381_fr_sqr(r, a); }
-    static cz_status inv(C *r, const C *a) { return cz_bls12_381_fr_inv(r, a); }
-    static void from_u64(C *r, uint64_t v) { cz_bls12_381_fr_from_u64(r, v); }
-    static C one() { return cz_bls12_381_fr_ONE; }
-    static cz_status root(C *r, unsigned k) { return cz_bls12_381_ntt_root_of_unity(r, k); }
-    static cz_status shift(C *g, unsigned k) { return cz_bls12_381_ntt_coset_shift(g, k); }
-};
+#define CZ_NTT_HOST_FIELD_(ID, VALUE, SYM, CONST, SHORT, ...)                                                                 \
+    template <> struct host_field<SHORT##_fr> {                                                                        \
+        typedef SYM##_fr C;                                                                                            \
+        static const unsigned S = CONST##_FR_S;                                                                        \
+        static void mul(C *r, const C *a, const C *b) { SYM##_fr_mul(r, a, b); }                                      \
+        static void sqr(C *r, const C *a) { SYM##_fr_sqr(r, a); }                                                      \
+        static cz_status inv(C *r, const C *a) { return SYM##_fr_inv(r, a); }                                         \
+        static void from_u64(C *r, uint64_t v) { SYM##_fr_from_u64(r, v); }                                           \
+        static C one() { return SYM##_fr_ONE; }                                                                        \
+        static cz_status root(C *r, unsigned k) { return SYM##_ntt_root_of_unity(r, k); }                              \
+        static cz_status shift(C *g, unsigned k) { return SYM##_ntt_coset_shift(g, k); }                               \
+    };
+CZ_CURVE_LIST(CZ_NTT_HOST_FIELD_)
+#undef CZ_NTT_HOST_FIELD_
 
 /* CPU element -> device element: the same bytes (ff.cuh's contract). */
 template <class F, class C> static inline F to_dev(const C &a)

@@ -17,8 +17,8 @@
  * groups, but it is not divided by). Inputs are assumed on the curve.
  * Variable time (branches on the operands): for public points only.
  *
- * Instantiated for the four groups cz_bls12_381_g1, cz_bls12_381_g2,
- * cz_bn254_g1, cz_bn254_g2 (ec/ec_batch_tmpl.h, compiled in ec/ec_batch.c):
+ * Instantiated for every group <g> = cz_<curve>_g1, cz_<curve>_g2
+ * (ec/ec_batch_tmpl.h, ec/ec_batch_tmpl_impl.h compiled in ec/ec_batch.c):
  *
  *   size_t    <g>_batch_scratch_size(size_t n)
  *       Bytes of scratch that batch_add_affine / batch_acc_affine need for n
@@ -54,18 +54,8 @@
 extern "C" {
 #endif
 
-#define CZ_EC_BATCH_DECLARE(G)                                                                                         \
-    size_t G##_batch_scratch_size(size_t n);                                                                           \
-    cz_status G##_batch_add_affine(G##_affine *r, const G##_affine *a, const G##_affine *b, size_t n, void *scratch);  \
-    void G##_batch_acc_affine(G##_affine *acc, const uint32_t *ai, const G##_affine *q, const uint32_t *qi, size_t n,  \
-                              void *scratch);
-
-CZ_EC_BATCH_DECLARE(cz_bls12_381_g1)
-CZ_EC_BATCH_DECLARE(cz_bls12_381_g2)
-CZ_EC_BATCH_DECLARE(cz_bn254_g1)
-CZ_EC_BATCH_DECLARE(cz_bn254_g2)
-
-#undef CZ_EC_BATCH_DECLARE
+#define CZ_TMPL "ec/ec_batch_tmpl.h"
+#include "util/foreach_group.h"
 
 #ifdef __cplusplus
 }

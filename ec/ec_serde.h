@@ -68,30 +68,10 @@ extern "C" {
  * was verified); the curve equation and all encoding checks stay. */
 #define CZ_EC_DECODE_TRUSTED 1u
 
-/* Sizes in bytes: <g>_COMPRESSED_SIZE, <g>_UNCOMPRESSED_SIZE, <g>_LEM_SIZE. */
-#define CZ_EC_SERDE_DECLARE(G, CB)                                                                                     \
-    enum { G##_COMPRESSED_SIZE = (CB), G##_UNCOMPRESSED_SIZE = 2 * (CB), G##_LEM_SIZE = sizeof(G##_affine) };          \
-    /* out: COMPRESSED_SIZE bytes */                                                                                   \
-    void G##_to_compressed(uint8_t *out, const G##_affine *p);                                                         \
-    /* out: UNCOMPRESSED_SIZE bytes */                                                                                 \
-    void G##_to_uncompressed(uint8_t *out, const G##_affine *p);                                                       \
-    /* in: COMPRESSED_SIZE bytes; flags: 0 or CZ_EC_DECODE_TRUSTED */                                                  \
-    cz_status G##_from_compressed(G##_affine *r, const uint8_t *in, unsigned flags);                                   \
-    /* in: UNCOMPRESSED_SIZE bytes */                                                                                  \
-    cz_status G##_from_uncompressed(G##_affine *r, const uint8_t *in, unsigned flags);                                 \
-    /* out: LEM_SIZE bytes (snarkjs Montgomery little-endian) */                                                       \
-    void G##_to_lem(uint8_t *out, const G##_affine *p);                                                                \
-    /* in: LEM_SIZE bytes */                                                                                           \
-    cz_status G##_from_lem(G##_affine *r, const uint8_t *in, unsigned flags);                                          \
-    /* Validate an affine point taken from untrusted memory (e.g. a mapped zkey):                                      \
-     * every coordinate limb-vector < q (CZ_ERR_RANGE), on the curve or the                                            \
-     * all-zero infinity, in the subgroup unless flags has CZ_EC_DECODE_TRUSTED. */                                    \
-    cz_status G##_affine_validate(const G##_affine *p, unsigned flags);
-
-CZ_EC_SERDE_DECLARE(cz_bls12_381_g1, 48)
-CZ_EC_SERDE_DECLARE(cz_bls12_381_g2, 96)
-CZ_EC_SERDE_DECLARE(cz_bn254_g1, 32)
-CZ_EC_SERDE_DECLARE(cz_bn254_g2, 64)
+/* Per group <g>: sizes <g>_COMPRESSED_SIZE, <g>_UNCOMPRESSED_SIZE,
+ * <g>_LEM_SIZE in bytes, the encoders and decoders (ec/ec_serde_tmpl.h). */
+#define CZ_TMPL "ec/ec_serde_tmpl.h"
+#include "util/foreach_group.h"
 
 #ifdef __cplusplus
 }

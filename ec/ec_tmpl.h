@@ -1,6 +1,6 @@
 /*
- * Short-Weierstrass group template for y^2 = x^3 + b (a = 0), included by
- * ec/ec.h once per group with
+ * Short-Weierstrass group template for y^2 = x^3 + b (a = 0), instantiated
+ * from ec/ec.h once per group by util/foreach_group.h, with
  *   CZ_EC     the group's prefix, also its Jacobian type (e.g. cz_bls12_381_g1)
  *   CZ_EC_F   the coordinate field (cz_bls12_381_fq, or cz_bls12_381_fq2 for G2)
  *   CZ_EC_FR  the scalar field (cz_bls12_381_fr)

@@ -1,9 +1,12 @@
 /*
- * Out-of-line group functions (see ec/ec_tmpl.h); included by ec/ec.c per
- * group with CZ_EC, CZ_EC_F, CZ_EC_FR and
- *   CZ_EC_GEN_INIT  initialiser of the affine generator
- *   CZ_EC_B_INIT    initialiser of b
+ * Out-of-line group functions (see ec/ec_tmpl.h), instantiated from ec/ec.c
+ * once per group by util/foreach_group.h, with CZ_EC, CZ_EC_F, CZ_EC_FR and
+ * from CZ_EC_C (ec/ec_consts.inc)
+ *   CZ_EC_GEN_INIT  initialiser of the affine generator (CONST_GEN)
+ *   CZ_EC_B_INIT    initialiser of b (CONST_B)
  */
+#define CZ_EC_GEN_INIT CZ_CAT(CZ_EC_C, _GEN)
+#define CZ_EC_B_INIT CZ_CAT(CZ_EC_C, _B)
 #define CZ_EFN(x) CZ_CAT(CZ_CAT(CZ_EC, _), x)
 #define CZ_EF(x) CZ_CAT(CZ_CAT(CZ_EC_F, _), x)
 #define CZ_RF(x) CZ_CAT(CZ_CAT(CZ_EC_FR, _), x)
@@ -521,6 +524,8 @@ void CZ_EFN(random)(CZ_EC *r, cz_rng *rng)
     CZ_EFN(mul_fr)(r, &g, &k);
 }
 
+#undef CZ_EC_GEN_INIT
+#undef CZ_EC_B_INIT
 #undef CZ_EFN
 #undef CZ_EF
 #undef CZ_RF

@@ -1,6 +1,7 @@
 /*
- * ec/pairing: Miller loops (ec/pairing_tmpl.h, instantiated per curve) and
- * the per-curve final exponentiations. See ec/pairing.h for the contract
+ * ec/pairing: Miller loops (ec/pairing_tmpl_impl.h, instantiated per curve) and
+ * the per-curve final exponentiations (written out: each is its own
+ * addition chain). See ec/pairing.h for the contract
  * and for exactly which power of the reduced pairing is returned.
  *
  * DESIGN: final exponentiation f -> f^((p^12 - 1)/r * m).
@@ -22,35 +23,24 @@
  */
 #include "ec/pairing.h"
 
-/* ---- BLS12-381: M-type twist, loop over |x|, x < 0 ---- */
+/* ---- the Miller loops: each curve's twist type and loop scalar ---- */
+
+/* BLS12-381: M-type twist, loop over |x|, x = -0xd201000000010000 < 0 */
 #define CZ_BLS12_381_X_ABS 0xd201000000010000ULL
+#define CZ_BLS12_381_PAIRING_MTWIST 1
+#define CZ_BLS12_381_PAIRING_LOOP CZ_BLS12_381_X_ABS
+#define CZ_BLS12_381_PAIRING_LOOP_NEG 1
+#define CZ_BLS12_381_PAIRING_BN_TAIL 0
 
-#define CZ_PR cz_bls12_381
-#define CZ_PR_MTWIST 1
-#define CZ_PR_LOOP CZ_BLS12_381_X_ABS
-#define CZ_PR_LOOP_NEG 1
-#define CZ_PR_BN_TAIL 0
-#include "ec/pairing_tmpl.h"
-#undef CZ_PR
-#undef CZ_PR_MTWIST
-#undef CZ_PR_LOOP
-#undef CZ_PR_LOOP_NEG
-#undef CZ_PR_BN_TAIL
-
-/* ---- BN254: D-type twist, loop over 6x + 2 = 0x19d797039be763ba8 ---- */
+/* BN254: D-type twist, loop over 6x + 2 = 0x19d797039be763ba8 */
 #define CZ_BN254_X 4965661367192848881ULL
+#define CZ_BN254_PAIRING_MTWIST 0
+#define CZ_BN254_PAIRING_LOOP ((((cz_u128)1) << 64) | 0x9d797039be763ba8ULL)
+#define CZ_BN254_PAIRING_LOOP_NEG 0
+#define CZ_BN254_PAIRING_BN_TAIL 1
 
-#define CZ_PR cz_bn254
-#define CZ_PR_MTWIST 0
-#define CZ_PR_LOOP ((((cz_u128)1) << 64) | 0x9d797039be763ba8ULL)
-#define CZ_PR_LOOP_NEG 0
-#define CZ_PR_BN_TAIL 1
-#include "ec/pairing_tmpl.h"
-#undef CZ_PR
-#undef CZ_PR_MTWIST
-#undef CZ_PR_LOOP
-#undef CZ_PR_LOOP_NEG
-#undef CZ_PR_BN_TAIL
+#define CZ_TMPL "ec/pairing_tmpl_impl.h"
+#include "util/foreach_curve.h"
 
 /* ---- final exponentiations ---- */
 

@@ -48,35 +48,10 @@
 extern "C" {
 #endif
 
-/* ---- BLS12-381 ---- */
-
-/* f = product over i < n of the Miller loop values of (ps[i], qs[i])
- * (before the final exponentiation; n = 0 gives f = 1). */
-cz_status cz_bls12_381_miller_loop(cz_bls12_381_fq12 *f, const cz_bls12_381_g1_affine *ps,
-                                   const cz_bls12_381_g2_affine *qs, size_t n);
-/* out = f^(3 (p^12 - 1)/r) (see WHICH VALUE above). CZ_ERR_DIV_BY_ZERO
- * (out = 0) for f = 0, which no Miller loop of valid points produces. */
-cz_status cz_bls12_381_final_exp(cz_bls12_381_fq12 *out, const cz_bls12_381_fq12 *f);
-/* out = e(p, q) */
-cz_status cz_bls12_381_pairing(cz_bls12_381_fq12 *out, const cz_bls12_381_g1_affine *p,
-                               const cz_bls12_381_g2_affine *q);
-/* out = prod e(ps[i], qs[i]): one Miller loop, one final exponentiation */
-cz_status cz_bls12_381_multi_pairing(cz_bls12_381_fq12 *out, const cz_bls12_381_g1_affine *ps,
-                                     const cz_bls12_381_g2_affine *qs, size_t n);
-/* 1 if prod e(ps[i], qs[i]) = 1 (an empty product is 1), 0 otherwise or on
- * an invalid argument. */
-int cz_bls12_381_pairing_check(const cz_bls12_381_g1_affine *ps, const cz_bls12_381_g2_affine *qs, size_t n);
-
-/* ---- BN254 ---- */
-
-cz_status cz_bn254_miller_loop(cz_bn254_fq12 *f, const cz_bn254_g1_affine *ps, const cz_bn254_g2_affine *qs,
-                               size_t n);
-/* out = f^(2x(6x^2+3x+1) (p^12 - 1)/r) (see WHICH VALUE above) */
-cz_status cz_bn254_final_exp(cz_bn254_fq12 *out, const cz_bn254_fq12 *f);
-cz_status cz_bn254_pairing(cz_bn254_fq12 *out, const cz_bn254_g1_affine *p, const cz_bn254_g2_affine *q);
-cz_status cz_bn254_multi_pairing(cz_bn254_fq12 *out, const cz_bn254_g1_affine *ps, const cz_bn254_g2_affine *qs,
-                                 size_t n);
-int cz_bn254_pairing_check(const cz_bn254_g1_affine *ps, const cz_bn254_g2_affine *qs, size_t n);
+/* Per curve cz_<curve>_: miller_loop, final_exp, pairing, multi_pairing,
+ * pairing_check (ec/pairing_tmpl.h). */
+#define CZ_TMPL "ec/pairing_tmpl.h"
+#include "util/foreach_curve.h"
 
 #ifdef __cplusplus
 }

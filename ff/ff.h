@@ -1,8 +1,9 @@
 /*
  * ff: the prime fields of cuzk.
  *
- * DESIGN: four fields, each instantiated from one formula text
- * (ff/fp_tmpl.h over the limb kernels of ff/mont.h):
+ * DESIGN: two fields per curve of CZ_CURVE_LIST, each instantiated from
+ * one formula text (ff/fp_tmpl.h over the limb kernels of ff/mont.h, by
+ * util/foreach_field.h):
  *
  *   type              p                     limbs   use
  *   cz_bls12_381_fq   BLS12-381 base field  6       G1/G2 coordinates
@@ -25,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cuzk/curve.h"
 #include "cuzk/status.h"
 #include "ff/ff_consts.inc"
 #include "ff/mont.h"
@@ -38,37 +40,29 @@ extern "C" {
 /* Longest decimal text of an element, with NUL: 116 digits for 384 bits. */
 #define CZ_FP_DEC_MAX 120
 
-#define CZ_FP cz_bls12_381_fq
-#define CZ_FP_C CZ_BLS12_381_FQ
-#define CZ_FP_N 6
-#include "ff/fp_tmpl.h"
-#undef CZ_FP
-#undef CZ_FP_C
-#undef CZ_FP_N
+/* A prime field behind a table, for the code that picks a curve at run time
+ * (readers, writers): the numbers the limb kernels of ff/mont.h take, and
+ * the out-of-line functions of ff/fp_tmpl.h on untyped elements. Loops over
+ * many elements stay typed (or run the kernels on these numbers); the table
+ * is looked up once per call. */
+typedef struct cz_field {
+    int limbs;               /* 64-bit limbs */
+    size_t bytes;            /* 8 x limbs */
+    const uint64_t *modulus; /* p, little-endian limbs */
+    uint64_t pinv;           /* -p^-1 mod 2^64 */
+    const uint64_t *r2;      /* R^2 mod p: cz_mont_mul by it enters Montgomery form */
+    cz_status (*from_bytes_le)(void *r, const uint8_t *in);
+    size_t (*to_dec)(char *buf, size_t cap, const void *a);
+    cz_status (*from_dec)(void *r, const char *s, size_t len);
+} cz_field;
 
-#define CZ_FP cz_bls12_381_fr
-#define CZ_FP_C CZ_BLS12_381_FR
-#define CZ_FP_N 4
-#include "ff/fp_tmpl.h"
-#undef CZ_FP
-#undef CZ_FP_C
-#undef CZ_FP_N
+#define CZ_TMPL "ff/fp_tmpl.h"
+#include "util/foreach_field.h"
 
-#define CZ_FP cz_bn254_fq
-#define CZ_FP_C CZ_BN254_FQ
-#define CZ_FP_N 4
-#include "ff/fp_tmpl.h"
-#undef CZ_FP
-#undef CZ_FP_C
-#undef CZ_FP_N
-
-#define CZ_FP cz_bn254_fr
-#define CZ_FP_C CZ_BN254_FR
-#define CZ_FP_N 4
-#include "ff/fp_tmpl.h"
-#undef CZ_FP
-#undef CZ_FP_C
-#undef CZ_FP_N
+/* The base field Fq and the scalar field Fr of a curve (ff/ff_table.c); NULL
+ * for a value that is no curve. */
+const cz_field *cz_field_fq(cz_curve c);
+const cz_field *cz_field_fr(cz_curve c);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
 /*
- * Prime-field template: included once per field by ff/ff.h with
+ * Prime-field template: instantiated from ff/ff.h once per field by
+ * util/foreach_field.h, with
  *   CZ_FP    the field's name, also its type   (e.g. cz_bn254_fr)
  *   CZ_FP_C  the prefix of its constants        (e.g. CZ_BN254_FR, ff/ff_consts.inc)
  *   CZ_FP_N  the number of 64-bit limbs         (4 or 6)
@@ -51,7 +52,7 @@ void CZ_FN(mul)(CZ_FP *r, const CZ_FP *a, const CZ_FP *b);
 void CZ_FN(sqr)(CZ_FP *r, const CZ_FP *a);
 /* The same product and square inlined at the call site (no call, no
  * argument shuffling): for the few hot loops where a product costs ~25-50
- * cycles and the call around it a noticeable share (ec/ec_batch_tmpl.h). */
+ * cycles and the call around it a noticeable share (ec/ec_batch_tmpl_impl.h). */
 CZ_INLINE void CZ_FN(mul_inl)(CZ_FP *r, const CZ_FP *a, const CZ_FP *b)
 {
     cz_mont_mul(r->l, a->l, b->l, CZ_FN(modulus), CZ_FN(pinv), CZ_FP_N);

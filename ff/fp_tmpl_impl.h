@@ -1,6 +1,7 @@
 /*
- * Out-of-line part of the prime-field template (see ff/fp_tmpl.h); included
- * by ff/ff.c once per field with the same CZ_FP / CZ_FP_C / CZ_FP_N.
+ * Out-of-line part of the prime-field template (see ff/fp_tmpl.h),
+ * instantiated from ff/ff.c once per field by util/foreach_field.h with the
+ * same CZ_FP / CZ_FP_C / CZ_FP_N.
  */
 #define CZ_FN(x) CZ_CAT(CZ_CAT(CZ_FP, _), x)
 #define CZ_FK(x) CZ_CAT(CZ_CAT(CZ_FP_C, _), x)

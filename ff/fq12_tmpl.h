@@ -1,6 +1,6 @@
 /*
- * Sextic and dodecic extension template, included by ff/tower.h once per
- * curve with
+ * Sextic and dodecic extension template, instantiated from ff/tower.h once
+ * per curve by util/foreach_curve.h; from CZ_G:
  *   CZ_F12     the Fq12 type/prefix (e.g. cz_bls12_381_fq12)
  *   CZ_F6      the Fq6 type/prefix  (e.g. cz_bls12_381_fq6)
  *   CZ_F2      the Fq2 type/prefix  (e.g. cz_bls12_381_fq2, ff/fq2_tmpl.h)
@@ -22,6 +22,10 @@
  * ff/tower_consts.inc (tools/gen_tower_consts.py), checked against pow() and
  * an independent GMP model in tests/test_tower.c.
  */
+#define CZ_F12 CZ_CAT(CZ_G, _fq12)
+#define CZ_F6 CZ_CAT(CZ_G, _fq6)
+#define CZ_F2 CZ_CAT(CZ_G, _fq2)
+#define CZ_F2_B CZ_CAT(CZ_G, _fq)
 #define CZ_T12(x) CZ_CAT(CZ_CAT(CZ_F12, _), x)
 #define CZ_T6(x) CZ_CAT(CZ_CAT(CZ_F6, _), x)
 #define CZ_T2(x) CZ_CAT(CZ_CAT(CZ_F2, _), x)
@@ -173,6 +177,10 @@ void CZ_T12(mul_by_034)(CZ_F12 *r, const CZ_F12 *a, const CZ_F2 *o0, const CZ_F2
 const CZ_F2 *CZ_T12(frob_coeff)(unsigned k, unsigned j);
 void CZ_T12(random)(CZ_F12 *r, cz_rng *rng);
 
+#undef CZ_F12
+#undef CZ_F6
+#undef CZ_F2
+#undef CZ_F2_B
 #undef CZ_T12
 #undef CZ_T6
 #undef CZ_T2

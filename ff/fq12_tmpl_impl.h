@@ -1,9 +1,16 @@
 /*
- * Out-of-line Fq6/Fq12 functions (see ff/fq12_tmpl.h); included by
- * ff/tower.c once per curve with CZ_F12, CZ_F6, CZ_F2, CZ_F2_B and
+ * Out-of-line Fq6/Fq12 functions (see ff/fq12_tmpl.h), instantiated from
+ * ff/tower.c once per curve by util/foreach_curve.h; from CZ_G, CZ_G_C the
+ * types of ff/fq12_tmpl.h and
  *   CZ_F12_FROB_INIT  initialiser of the 11 x 5 Frobenius coefficients
- *                     gamma[k-1][j-1] = xi^(j (p^k - 1) / 6) (ff/tower_consts.inc)
+ *                     gamma[k-1][j-1] = xi^(j (p^k - 1) / 6): CONST_FQ12_FROB_INIT
+ *                     of ff/tower_consts.inc
  */
+#define CZ_F12 CZ_CAT(CZ_G, _fq12)
+#define CZ_F6 CZ_CAT(CZ_G, _fq6)
+#define CZ_F2 CZ_CAT(CZ_G, _fq2)
+#define CZ_F2_B CZ_CAT(CZ_G, _fq)
+#define CZ_F12_FROB_INIT CZ_CAT(CZ_G_C, _FQ12_FROB_INIT)
 #define CZ_T12(x) CZ_CAT(CZ_CAT(CZ_F12, _), x)
 #define CZ_T6(x) CZ_CAT(CZ_CAT(CZ_F6, _), x)
 #define CZ_T2(x) CZ_CAT(CZ_CAT(CZ_F2, _), x)
@@ -382,6 +389,11 @@ void CZ_T12(random)(CZ_F12 *r, cz_rng *rng)
     CZ_T6(random)(&r->c1, rng);
 }
 
+#undef CZ_F12
+#undef CZ_F6
+#undef CZ_F2
+#undef CZ_F2_B
+#undef CZ_F12_FROB_INIT
 #undef CZ_T12
 #undef CZ_T6
 #undef CZ_T2

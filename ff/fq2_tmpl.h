@@ -1,15 +1,21 @@
 /*
- * Quadratic extension template Fq2 = Fq[u] / (u^2 + 1), included by
- * ff/tower.h once per curve with
+ * Quadratic extension template Fq2 = Fq[u] / (u^2 + 1), instantiated from
+ * ff/tower.h once per curve by util/foreach_curve.h; from CZ_G, CZ_G_C:
  *   CZ_F2      the type/prefix (e.g. cz_bls12_381_fq2)
  *   CZ_F2_B    the base field   (e.g. cz_bls12_381_fq)
- *   CZ_F2_XI   c in the sextic non-residue xi = c + u used by Fq6
- *              (1 for BLS12-381, 9 for BN254)
+ *   CZ_F2_XI   c in the sextic non-residue xi = c + u used by Fq6: CONST_FQ2_XI
+ *              of ff/tower_consts.inc (1 for BLS12-381, 9 for BN254)
  * Both curves have p = 3 mod 4, so -1 is a non-residue and u^2 = -1.
  * Elements are c0 + c1*u; all functions allow aliasing.
  */
+#define CZ_F2 CZ_CAT(CZ_G, _fq2)
+#define CZ_F2_B CZ_CAT(CZ_G, _fq)
+#define CZ_F2_XI CZ_CAT(CZ_G_C, _FQ2_XI)
 #define CZ_F2FN(x) CZ_CAT(CZ_CAT(CZ_F2, _), x)
 #define CZ_BFN(x) CZ_CAT(CZ_CAT(CZ_F2_B, _), x)
+#if CZ_F2_XI != 1 && CZ_F2_XI != 9
+#error "ff/fq2_tmpl.h: mul_by_xi knows xi = 1 + u and 9 + u only"
+#endif
 
 typedef struct {
     CZ_F2_B c0, c1;
@@ -121,5 +127,8 @@ int CZ_F2FN(is_square)(const CZ_F2 *a);
 int CZ_F2FN(is_lex_largest)(const CZ_F2 *a);
 void CZ_F2FN(random)(CZ_F2 *r, cz_rng *rng);
 
+#undef CZ_F2
+#undef CZ_F2_B
+#undef CZ_F2_XI
 #undef CZ_F2FN
 #undef CZ_BFN

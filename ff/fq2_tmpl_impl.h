@@ -1,4 +1,7 @@
-/* Out-of-line Fq2 functions; included by ff/tower.c per curve. */
+/* Out-of-line Fq2 functions (see ff/fq2_tmpl.h), instantiated from
+ * ff/tower.c once per curve by util/foreach_curve.h. */
+#define CZ_F2 CZ_CAT(CZ_G, _fq2)
+#define CZ_F2_B CZ_CAT(CZ_G, _fq)
 #define CZ_F2FN(x) CZ_CAT(CZ_CAT(CZ_F2, _), x)
 #define CZ_BFN(x) CZ_CAT(CZ_CAT(CZ_F2_B, _), x)
 
@@ -112,5 +115,7 @@ void CZ_F2FN(random)(CZ_F2 *r, cz_rng *rng)
     CZ_BFN(random)(&r->c1, rng);
 }
 
+#undef CZ_F2
+#undef CZ_F2_B
 #undef CZ_F2FN
 #undef CZ_BFN

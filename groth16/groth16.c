@@ -1,5 +1,6 @@
 /* The Groth16 prover and verifier: per-curve code from
- * groth16/groth16_tmpl_impl.h, dispatched on the key's curve. */
+ * groth16/groth16_tmpl_impl.h, dispatched on the key's curve through a table
+ * with a row per curve of CZ_CURVE_LIST. */
 #include "groth16/groth16.h"
 
 #include <stdlib.h>
@@ -8,17 +9,33 @@
 #include "ec/pairing.h"
 #include "util/timer.h"
 
-#define CZ_G cz_bn254
-#define CZ_G_CURVE CZ_CURVE_BN254
-#include "groth16/groth16_tmpl_impl.h"
-#undef CZ_G
-#undef CZ_G_CURVE
+#define CZ_TMPL "groth16/groth16_tmpl_impl.h"
+#include "util/foreach_curve.h"
 
-#define CZ_G cz_bls12_381
-#define CZ_G_CURVE CZ_CURVE_BLS12_381
-#include "groth16/groth16_tmpl_impl.h"
-#undef CZ_G
-#undef CZ_G_CURVE
+/* the per-curve stages (cz_groth16_abc and cz_r1cs_check, which move to
+ * circuit/, still pick theirs by hand) */
+typedef struct {
+    cz_status (*device)(cz_groth16_partial *out, const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c,
+                        const cz_prove_opts *o, cz_backend *be, cz_prove_timings *t, cz_error *err);
+    cz_status (*finalize)(cz_proof *out, const cz_zkey *zk, const cz_groth16_partial *part, const cz_prove_opts *o,
+                          cz_prove_timings *t, cz_error *err);
+    cz_status (*verify)(const cz_vkey *vk, const void *pub, size_t npub, const cz_proof *p, cz_error *err);
+    cz_status (*alphabeta)(uint64_t out[72], const cz_vkey *vk);
+} g16_curve;
+
+#define G16_ROW_(ID, VALUE, SYM, ...) {SYM##_device, SYM##_finalize, SYM##_verify, SYM##_alphabeta},
+static const g16_curve g16_curves[CZ_CURVE_COUNT] = {CZ_CURVE_LIST(G16_ROW_)};
+#undef G16_ROW_
+
+/* the row of curve c; NULL (and err set to st, "unknown curve c") for a
+ * value that is no curve */
+static const g16_curve *g16_curve_of(cz_curve c, cz_status st, cz_error *err)
+{
+    int i = cz_curve_index(c);
+    if (i >= 0) return &g16_curves[i];
+    cz_error_set(err, st, "unknown curve %d", (int)c);
+    return NULL;
+}
 
 cz_status cz_groth16_check_inputs(const cz_zkey *zk, const cz_wtns *w, const char *zkey_name, const char *wtns_name,
                                   cz_error *err)
@@ -36,7 +53,9 @@ cz_status cz_groth16_check_inputs(const cz_zkey *zk, const cz_wtns *w, const cha
 cz_status cz_vkey_from_zkey(cz_vkey *vk, const cz_zkey *zk)
 {
     memset(vk, 0, sizeof *vk);
-    size_t g1 = cz_g1_affine_size(zk->curve), g2 = cz_g2_affine_size(zk->curve);
+    const cz_curve_info *ci = cz_curve_info_get(zk->curve);
+    if (!ci) return CZ_ERR_INVALID_ARG;
+    size_t g1 = ci->g1_affine_bytes, g2 = ci->g2_affine_bytes;
     vk->curve = zk->curve;
     vk->n_public = zk->n_public;
     memcpy(vk->alpha1, zk->alpha1, g1);
@@ -52,7 +71,8 @@ cz_status cz_vkey_from_zkey(cz_vkey *vk, const cz_zkey *zk)
 cz_status cz_groth16_alphabeta(uint64_t out[72], const cz_vkey *vk)
 {
     memset(out, 0, 72 * sizeof(uint64_t));
-    return vk->curve == CZ_CURVE_BN254 ? cz_bn254_alphabeta(out, vk) : cz_bls12_381_alphabeta(out, vk);
+    const g16_curve *gc = g16_curve_of(vk->curve, CZ_ERR_INVALID_ARG, NULL);
+    return gc ? gc->alphabeta(out, vk) : CZ_ERR_INVALID_ARG;
 }
 
 cz_status cz_groth16_verify(const cz_vkey *vk, const void *pub, size_t npub, const cz_proof *p, cz_error *err)
@@ -60,9 +80,8 @@ cz_status cz_groth16_verify(const cz_vkey *vk, const void *pub, size_t npub, con
     if (p->curve != vk->curve)
         return cz_error_set(err, CZ_ERR_MISMATCH, "proof is on %s, verifying key on %s", cz_curve_name(p->curve),
                             cz_curve_name(vk->curve));
-    if (vk->curve == CZ_CURVE_BN254) return cz_bn254_verify(vk, pub, npub, p, err);
-    if (vk->curve == CZ_CURVE_BLS12_381) return cz_bls12_381_verify(vk, pub, npub, p, err);
-    return cz_error_set(err, CZ_ERR_UNSUPPORTED, "unknown curve");
+    const g16_curve *gc = g16_curve_of(vk->curve, CZ_ERR_UNSUPPORTED, err);
+    return gc ? gc->verify(vk, pub, npub, p, err) : CZ_ERR_UNSUPPORTED;
 }
 
 cz_status cz_groth16_device(cz_groth16_partial *out, const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c,
@@ -74,13 +93,14 @@ cz_status cz_groth16_device(cz_groth16_partial *out, const cz_zkey *zk, const cz
     if (!t) t = &tdummy;
     cz_status st = cz_groth16_check_inputs(zk, w, "the proving key", "the witness", err);
     if (st != CZ_OK) return st;
+    const g16_curve *gc = g16_curve_of(zk->curve, CZ_ERR_INVALID_ARG, err);
+    if (!gc) return CZ_ERR_INVALID_ARG;
     cz_backend *be = o->backend, *own = NULL;
     if (!be) {
         if ((st = cz_backend_cpu_create(&own, NULL, err)) != CZ_OK) return st;
         be = own;
     }
-    st = zk->curve == CZ_CURVE_BN254 ? cz_bn254_device(out, zk, w, a, b, c, o, be, t, err)
-                                     : cz_bls12_381_device(out, zk, w, a, b, c, o, be, t, err);
+    st = gc->device(out, zk, w, a, b, c, o, be, t, err);
     cz_backend_free(own);
     return st;
 }
@@ -97,8 +117,9 @@ cz_status cz_groth16_finalize(cz_proof *out, const cz_zkey *zk, const cz_wtns *w
     if (p->curve != zk->curve)
         return cz_error_set(err, CZ_ERR_MISMATCH, "the partial proof is on %s, the key on %s", cz_curve_name(p->curve),
                             cz_curve_name(zk->curve));
-    st = zk->curve == CZ_CURVE_BN254 ? cz_bn254_finalize(out, zk, p, o, t, err)
-                                     : cz_bls12_381_finalize(out, zk, p, o, t, err);
+    const g16_curve *gc = g16_curve_of(zk->curve, CZ_ERR_INVALID_ARG, err);
+    if (!gc) return CZ_ERR_INVALID_ARG;
+    st = gc->finalize(out, zk, p, o, t, err);
     if (st != CZ_OK || o->skip_verify) return st;
     /* verify before anything is written: an unsatisfied witness ends here */
     double t0 = cz_now();
@@ -145,6 +166,7 @@ cz_status cz_groth16_prove(cz_proof *out, const cz_zkey *zk, const cz_wtns *w, c
     double t0 = cz_now();
     cz_status st = cz_groth16_check_inputs(zk, w, "the proving key", "the witness", err);
     if (st != CZ_OK) return st;
+    if (!g16_curve_of(zk->curve, CZ_ERR_INVALID_ARG, err)) return CZ_ERR_INVALID_ARG;
     const size_t each = (size_t)zk->domain_size * 32, bytes = cz_abc_bytes(zk->domain_size);
     uint8_t *abc = cz_alloc(o->alloc, bytes);
     if (!abc) return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory for the a, b, c vectors (%zu bytes)", bytes);

@@ -1,6 +1,6 @@
 /*
  * groth16: the prover, the verifier and the verifying key, for both curves,
- * in the snarkjs conventions (../shared/SNARKJS-FORMATS.md §4).
+ * in the snarkjs conventions (docs/FORMATS.md, the .zkey and the proof).
  *
  * DESIGN: proving is three stages so the engine can pipeline them:
  *   1. synthesis (CPU, the circuit/ layer): a = A.w, b = B.w over the

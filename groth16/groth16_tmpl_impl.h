@@ -1,5 +1,6 @@
 /*
- * Per-curve Groth16 code, included by groth16/groth16.c with
+ * Per-curve Groth16 code, instantiated from groth16/groth16.c once per curve
+ * by util/foreach_curve.h, with
  *   CZ_G        the curve prefix (cz_bn254, cz_bls12_381)
  *   CZ_G_CURVE  its cz_curve value
  * Types: CZ_G_fr, CZ_G_g1(_affine), CZ_G_g2(_affine), CZ_G_fq12.

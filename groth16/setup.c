@@ -201,35 +201,19 @@ static void setup_contribution_name(char *buf, size_t cap, const cz_setup_opts *
         snprintf(buf, cap, "INSECURE DEV KEY (cuzk setup): single party, no ceremony");
 }
 
-/* ---- the two curves ---- */
+/* ---- every curve ---- */
 
-#define SU_NAME bn254
-#define SU_CURVE CZ_CURVE_BN254
-#define SU_FR cz_bn254_fr
-#define SU_G1 cz_bn254_g1
-#define SU_G2 cz_bn254_g2
-#define SU_NTT cz_bn254_ntt
-#include "groth16/setup_tmpl_impl.h"
-#undef SU_NAME
-#undef SU_CURVE
-#undef SU_FR
-#undef SU_G1
-#undef SU_G2
-#undef SU_NTT
+#define CZ_TMPL "groth16/setup_tmpl_impl.h"
+#include "util/foreach_curve.h"
 
-#define SU_NAME bls12_381
-#define SU_CURVE CZ_CURVE_BLS12_381
-#define SU_FR cz_bls12_381_fr
-#define SU_G1 cz_bls12_381_g1
-#define SU_G2 cz_bls12_381_g2
-#define SU_NTT cz_bls12_381_ntt
-#include "groth16/setup_tmpl_impl.h"
-#undef SU_NAME
-#undef SU_CURVE
-#undef SU_FR
-#undef SU_G1
-#undef SU_G2
-#undef SU_NTT
+typedef struct {
+    cz_status (*run)(const cz_r1cs *r, const char *path, const cz_setup_opts *o, cz_setup_stats *stats, cz_error *err);
+    cz_status (*toxic_bytes)(unsigned log_n, const cz_setup_opts *o, uint8_t *out[4], cz_error *err);
+} setup_curve;
+
+#define SETUP_ROW_(ID, VALUE, SYM, ...) {SYM##_su_run, SYM##_su_toxic_bytes},
+static const setup_curve setup_curves[CZ_CURVE_COUNT] = {CZ_CURVE_LIST(SETUP_ROW_)};
+#undef SETUP_ROW_
 
 static const cz_setup_opts setup_defaults;
 
@@ -246,11 +230,9 @@ cz_status cz_groth16_setup_dev(const cz_r1cs *r, const char *zkey_path, const cz
     if (r->n_wires == 0 || (uint64_t)r->n_pub_out + r->n_pub_in >= r->n_wires)
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "setup: %u wires cannot hold ONE and %u public signals",
                             r->n_wires, r->n_pub_out + r->n_pub_in);
-    switch (r->curve) {
-    case CZ_CURVE_BN254: return su_bn254_run(r, zkey_path, o, st, err);
-    case CZ_CURVE_BLS12_381: return su_bls12_381_run(r, zkey_path, o, st, err);
-    default: return cz_error_set(err, CZ_ERR_UNSUPPORTED, "setup: unknown curve");
-    }
+    int ci = cz_curve_index(r->curve);
+    if (ci < 0) return cz_error_set(err, CZ_ERR_UNSUPPORTED, "setup: unknown curve %d", (int)r->curve);
+    return setup_curves[ci].run(r, zkey_path, o, st, err);
 }
 
 cz_status cz_groth16_setup_toxic(cz_curve c, unsigned log_n, const cz_setup_opts *o, uint8_t tau[32], uint8_t alpha[32],
@@ -258,14 +240,9 @@ cz_status cz_groth16_setup_toxic(cz_curve c, unsigned log_n, const cz_setup_opts
 {
     if (!o) o = &setup_defaults;
     uint8_t *out[4] = {tau, alpha, beta, delta};
-    switch (c) {
-    case CZ_CURVE_BN254:
-        if (log_n > CZ_BN254_FR_S) break;
-        return su_bn254_toxic_bytes(log_n, o, out, err);
-    case CZ_CURVE_BLS12_381:
-        if (log_n > CZ_BLS12_381_FR_S) break;
-        return su_bls12_381_toxic_bytes(log_n, o, out, err);
-    default: return cz_error_set(err, CZ_ERR_UNSUPPORTED, "setup: unknown curve");
-    }
-    return cz_error_set(err, CZ_ERR_RANGE, "setup: domain 2^%u is larger than the curve allows", log_n);
+    const cz_curve_info *ci = cz_curve_info_get(c);
+    if (!ci) return cz_error_set(err, CZ_ERR_UNSUPPORTED, "setup: unknown curve %d", (int)c);
+    if (log_n > ci->fr_two_adicity)
+        return cz_error_set(err, CZ_ERR_RANGE, "setup: domain 2^%u is larger than the curve allows", log_n);
+    return setup_curves[ci->index].toxic_bytes(log_n, o, out, err);
 }

@@ -10,7 +10,7 @@
  * computed directly and all points come from one fixed-base table per group
  * (msm/fixed_base). The key is the one `snarkjs groth16 setup` would write for
  * a powers-of-tau file with these tau, alpha, beta and delta = 1, followed by
- * a contribution of delta (../shared/SNARKJS-FORMATS.md §3 and §4):
+ * a contribution of delta (docs/FORMATS.md, the .zkey):
  *
  *   domain n: the smallest power of two > nConstraints + nPublic; omega =
  *   the snarkjs root w[log n] (ntt/ntt.h);

@@ -1,7 +1,8 @@
 /*
- * The development setup for one curve (see groth16/setup.h), included by
- * groth16/setup.c once per curve with
- *   SU_NAME   a short name for the static functions (bn254, bls12_381)
+ * The development setup for one curve (see groth16/setup.h), instantiated
+ * from groth16/setup.c once per curve by util/foreach_curve.h; from CZ_G,
+ * CZ_G_CURVE:
+ *   SU(x)     the static functions: CZ_G##_su_##x (cz_bn254_su_run, ...)
  *   SU_CURVE  the cz_curve value
  *   SU_FR     the scalar field (cz_bn254_fr, ...)
  *   SU_G1, SU_G2  the group prefixes
@@ -9,7 +10,12 @@
  * setup.c defines before the include: setup_state (common state), the
  * writer thread (aw_*), progress().
  */
-#define SU(x) CZ_CAT(CZ_CAT(CZ_CAT(su_, SU_NAME), _), x)
+#define SU_CURVE CZ_G_CURVE
+#define SU_FR CZ_CAT(CZ_G, _fr)
+#define SU_G1 CZ_CAT(CZ_G, _g1)
+#define SU_G2 CZ_CAT(CZ_G, _g2)
+#define SU_NTT CZ_CAT(CZ_G, _ntt)
+#define SU(x) CZ_CAT(CZ_CAT(CZ_G, _su_), x)
 #define FR(x) CZ_CAT(CZ_CAT(SU_FR, _), x)
 #define G1(x) CZ_CAT(CZ_CAT(SU_G1, _), x)
 #define G2(x) CZ_CAT(CZ_CAT(SU_G2, _), x)
@@ -526,6 +532,11 @@ static cz_status SU(toxic_bytes)(unsigned log_n, const cz_setup_opts *o, uint8_t
     return st;
 }
 
+#undef SU_CURVE
+#undef SU_FR
+#undef SU_G1
+#undef SU_G2
+#undef SU_NTT
 #undef SU
 #undef FR
 #undef G1

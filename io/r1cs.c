@@ -12,6 +12,7 @@
  * with fill = 1 writes the CSR arrays. */
 static cz_status walk(cz_r1cs *rc, const cz_binfile *f, int fill, uint64_t nnz[3], cz_error *err)
 {
+    const cz_field *fr = cz_field_fr(rc->curve); /* 4 limbs; r1cs_read checked the curve */
     cz_reader rd;
     cz_status st = cz_reader_init(&rd, f, 2, err);
     if (st != CZ_OK) return st;
@@ -47,9 +48,7 @@ static cz_status walk(cz_r1cs *rc, const cz_binfile *f, int fill, uint64_t nnz[3
                         return cz_error_set(err, CZ_ERR_FORMAT,
                                             "%s: section 2, offset %" PRIu64 ": constraint %u %c term %u: wire %u >= nWires %u",
                                             f->path, off, c, names[m], t, wire, rc->n_wires);
-                    int ok = rc->curve == CZ_CURVE_BN254 ? cz_bn254_fr_limbs_in_range(limbs)
-                                                         : cz_bls12_381_fr_limbs_in_range(limbs);
-                    if (!ok)
+                    if (cz_limbs_cmp(limbs, fr->modulus, 4) >= 0)
                         return cz_error_set(err, CZ_ERR_RANGE,
                                             "%s: section 2, offset %" PRIu64 ": constraint %u %c term %u: coefficient >= r",
                                             f->path, off + 4, c, names[m], t);
@@ -58,10 +57,7 @@ static cz_status walk(cz_r1cs *rc, const cz_binfile *f, int fill, uint64_t nnz[3
                     uint64_t slot = pos[m]++;
                     mats[m]->col[slot] = wire;
                     void *dst = (uint8_t *)mats[m]->val + 32 * slot;
-                    if (rc->curve == CZ_CURVE_BN254)
-                        cz_bn254_fr_from_canonical(dst, limbs);
-                    else
-                        cz_bls12_381_fr_from_canonical(dst, limbs);
+                    cz_mont_mul(dst, limbs, fr->r2, fr->modulus, fr->pinv, 4); /* Montgomery form */
                 }
             }
             if (fill) mats[m]->row_ptr[c + 1] = pos[m];

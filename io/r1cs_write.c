@@ -31,9 +31,10 @@ static void st_u64(uint8_t *p, uint64_t v)
     st_u32(p + 4, (uint32_t)(v >> 32));
 }
 
+/* r of the writer's curve (checked by cz_r1cs_writer_open), 4 limbs */
 static const uint64_t *r_limbs(cz_curve c)
 {
-    return c == CZ_CURVE_BN254 ? cz_bn254_fr_modulus : cz_bls12_381_fr_modulus;
+    return cz_field_fr(c)->modulus;
 }
 
 /* records an I/O failure (sticky) */
@@ -53,7 +54,7 @@ cz_status cz_r1cs_writer_open(cz_r1cs_writer *w, const char *path, const cz_r1cs
 {
     memset(w, 0, sizeof *w);
     if (!path || !h) return cz_error_set(err, CZ_ERR_INVALID_ARG, "r1cs writer: no path or header");
-    if (h->curve != CZ_CURVE_BN254 && h->curve != CZ_CURVE_BLS12_381)
+    if (!cz_curve_info_get(h->curve))
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "%s: unknown curve %d", path, (int)h->curve);
     if ((uint64_t)h->n_pub_out + h->n_pub_in + h->n_prv_in >= h->n_wires)
         return cz_error_set(err, CZ_ERR_INVALID_ARG,
@@ -153,8 +154,7 @@ cz_status cz_r1cs_writer_add(cz_r1cs_writer *w, const cz_r1cs_lc *a, const cz_r1
                 if (!montgomery)
                     memcpy(l, t, sizeof l);
                 else /* leave Montgomery form: t * R^-1 */
-                    cz_mont_redc_c(l, t, r_limbs(w->h.curve),
-                                   w->h.curve == CZ_CURVE_BN254 ? cz_bn254_fr_pinv : cz_bls12_381_fr_pinv, 4);
+                    cz_mont_redc_c(l, t, r_limbs(w->h.curve), cz_field_fr(w->h.curve)->pinv, 4);
                 p = cz_r1cs_put_term(p, lcs[m]->wire[i], l);
             }
             if ((st = put(w, buf, (size_t)(p - buf), err)) != CZ_OK) return st;

@@ -4,7 +4,7 @@
  * DESIGN: the file is written through util/atomic_file (a temporary in the
  * destination's directory, renamed into place by cz_r1cs_writer_finish, removed
  * by cz_r1cs_writer_abort or on any error), so a reader never sees a partial
- * file. Layout (../shared/SNARKJS-FORMATS.md §0-1), sections in the order
+ * file. Layout (docs/FORMATS.md), sections in the order
  * 1, 2, 3 (readers find sections by id; circom itself writes 2, 1, 3):
  *
  *   "r1cs" u32 1 u32 3

@@ -10,7 +10,7 @@
 typedef struct {
     const uint8_t *src;
     uint8_t *dst;
-    cz_curve curve;
+    const cz_field *fr;
     uint64_t bad; /* first index >= r, or UINT64_MAX */
 } conv_ctx;
 
@@ -19,11 +19,7 @@ static void conv_range(void *arg, size_t b, size_t e, int thread)
     conv_ctx *c = arg;
     (void)thread;
     for (size_t i = b; i < e; i++) {
-        cz_status st;
-        if (c->curve == CZ_CURVE_BN254)
-            st = cz_bn254_fr_from_bytes_le((cz_bn254_fr *)(c->dst + 32 * i), c->src + 32 * i);
-        else
-            st = cz_bls12_381_fr_from_bytes_le((cz_bls12_381_fr *)(c->dst + 32 * i), c->src + 32 * i);
+        cz_status st = c->fr->from_bytes_le(c->dst + 32 * i, c->src + 32 * i);
         if (st != CZ_OK) {
             /* keep the smallest bad index (benign race resolved by CAS) */
             uint64_t cur = __atomic_load_n(&c->bad, __ATOMIC_RELAXED);
@@ -78,7 +74,7 @@ static cz_status wtns_read(cz_wtns *w, const cz_binfile *f, const cz_allocator *
         goto done;
     }
     w->n = count;
-    conv_ctx c = {f->data + s2->offset, w->values, w->curve, UINT64_MAX};
+    conv_ctx c = {f->data + s2->offset, w->values, cz_field_fr(w->curve), UINT64_MAX};
     cz_parallel_for(cz_pool_default(), count, 4096, conv_range, &c);
     if (c.bad != UINT64_MAX) {
         st = cz_error_set(err, CZ_ERR_RANGE,

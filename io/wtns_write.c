@@ -25,8 +25,9 @@ static void conv_range(void *arg, size_t b, size_t e, int thread)
 {
     conv_ctx *c = arg;
     (void)thread;
-    const uint64_t *r = c->curve == CZ_CURVE_BN254 ? cz_bn254_fr_modulus : cz_bls12_381_fr_modulus;
-    uint64_t pinv = c->curve == CZ_CURVE_BN254 ? cz_bn254_fr_pinv : cz_bls12_381_fr_pinv;
+    const cz_field *fr = cz_field_fr(c->curve); /* checked by cz_wtns_write */
+    const uint64_t *r = fr->modulus;
+    uint64_t pinv = fr->pinv;
     for (size_t i = b; i < e; i++) {
         const uint8_t *s = c->src + 32 * i;
         uint64_t l[4];
@@ -57,7 +58,7 @@ cz_status cz_wtns_write(const char *path, cz_curve curve, const void *values, ui
                         cz_error *err)
 {
     if (!path || (!values && n)) return cz_error_set(err, CZ_ERR_INVALID_ARG, "wtns writer: no path or values");
-    if (curve != CZ_CURVE_BN254 && curve != CZ_CURVE_BLS12_381)
+    if (!cz_curve_info_get(curve))
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "%s: unknown curve %d", path, (int)curve);
     if (n == 0) return cz_error_set(err, CZ_ERR_INVALID_ARG, "%s: a witness holds at least w[0] = 1", path);
     if (!pool) pool = cz_pool_default();
@@ -77,7 +78,7 @@ cz_status cz_wtns_write(const char *path, cz_curve curve, const void *values, ui
     p = cz_r1cs_put_u32(p, 40);
     p = cz_r1cs_put_u32(p, 0);
     /* u32 n8 = 32 then r: the layout of an r1cs term */
-    p = cz_r1cs_put_term(p, 32, curve == CZ_CURVE_BN254 ? cz_bn254_fr_modulus : cz_bls12_381_fr_modulus);
+    p = cz_r1cs_put_term(p, 32, cz_field_fr(curve)->modulus);
     p = cz_r1cs_put_u32(p, n);
     p = cz_r1cs_put_u32(p, 2);
     uint64_t s2 = (uint64_t)32 * n;

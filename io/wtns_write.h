@@ -1,7 +1,7 @@
 /*
  * io/wtns_write: writes circom/snarkjs witness files (.wtns, version 2).
  *
- * DESIGN: the layout read by io/wtns and snarkjs (../shared/SNARKJS-FORMATS.md
+ * DESIGN: the layout read by io/wtns and snarkjs (docs/FORMATS.md
  * §2):
  *   "wtns" u32 2 u32 2
  *   u32 1 u64 40     u32 n8 = 32, r (32 bytes LE), u32 nWitness

@@ -8,58 +8,31 @@
 #include "io/binfile.h"
 #include "util/thread.h"
 
-size_t cz_g1_affine_size(cz_curve c)
+/* bytes of a G1 / G2 affine point of the key's curve (0 for no curve) */
+static size_t point_size(cz_curve c, int group)
 {
-    return c == CZ_CURVE_BN254 ? sizeof(cz_bn254_g1_affine) : c == CZ_CURVE_BLS12_381 ? sizeof(cz_bls12_381_g1_affine) : 0;
-}
-
-size_t cz_g2_affine_size(cz_curve c)
-{
-    return c == CZ_CURVE_BN254 ? sizeof(cz_bn254_g2_affine) : c == CZ_CURVE_BLS12_381 ? sizeof(cz_bls12_381_g2_affine) : 0;
+    const cz_curve_info *ci = cz_curve_info_get(c);
+    if (!ci) return 0;
+    return group == 1 ? ci->g1_affine_bytes : ci->g2_affine_bytes;
 }
 
 /* ---- point validation: every coordinate < q, point on the curve ---- */
 
-static int ok_bn254_g1(const void *p, int curve_check)
+static const cz_group *point_group(cz_curve c, int group)
 {
-    const cz_bn254_g1_affine *a = p;
-    return cz_bn254_fq_limbs_in_range(a->x.l) && cz_bn254_fq_limbs_in_range(a->y.l) &&
-           (!curve_check || cz_bn254_g1_affine_is_on_curve(a));
-}
-static int ok_bn254_g2(const void *p, int curve_check)
-{
-    const cz_bn254_g2_affine *a = p;
-    return cz_bn254_fq_limbs_in_range(a->x.c0.l) && cz_bn254_fq_limbs_in_range(a->x.c1.l) &&
-           cz_bn254_fq_limbs_in_range(a->y.c0.l) && cz_bn254_fq_limbs_in_range(a->y.c1.l) &&
-           (!curve_check || cz_bn254_g2_affine_is_on_curve(a));
-}
-static int ok_bls_g1(const void *p, int curve_check)
-{
-    const cz_bls12_381_g1_affine *a = p;
-    return cz_bls12_381_fq_limbs_in_range(a->x.l) && cz_bls12_381_fq_limbs_in_range(a->y.l) &&
-           (!curve_check || cz_bls12_381_g1_affine_is_on_curve(a));
-}
-static int ok_bls_g2(const void *p, int curve_check)
-{
-    const cz_bls12_381_g2_affine *a = p;
-    return cz_bls12_381_fq_limbs_in_range(a->x.c0.l) && cz_bls12_381_fq_limbs_in_range(a->x.c1.l) &&
-           cz_bls12_381_fq_limbs_in_range(a->y.c0.l) && cz_bls12_381_fq_limbs_in_range(a->y.c1.l) &&
-           (!curve_check || cz_bls12_381_g2_affine_is_on_curve(a));
+    return group == 1 ? cz_group_g1(c) : cz_group_g2(c);
 }
 
-typedef int (*pt_check_fn)(const void *, int);
-
-static pt_check_fn point_check(cz_curve c, int group)
+static int point_ok(const cz_group *g, const void *p, int curve_check)
 {
-    if (c == CZ_CURVE_BN254) return group == 1 ? ok_bn254_g1 : ok_bn254_g2;
-    return group == 1 ? ok_bls_g1 : ok_bls_g2;
+    return g->affine_in_range(p) && (!curve_check || g->affine_is_on_curve(p));
 }
 
 typedef struct {
     const uint8_t *src;
     uint8_t *dst;
     size_t psize;
-    pt_check_fn check;
+    const cz_group *g;
     int curve_check;
     uint64_t bad; /* smallest bad index or UINT64_MAX */
 } copy_ctx;
@@ -77,7 +50,7 @@ static void copy_range(void *arg, size_t b, size_t e, int thread)
     (void)thread;
     memcpy(c->dst + b * c->psize, c->src + b * c->psize, (e - b) * c->psize);
     for (size_t i = b; i < e; i++)
-        if (!c->check(c->dst + i * c->psize, c->curve_check)) note_bad(&c->bad, i);
+        if (!point_ok(c->g, c->dst + i * c->psize, c->curve_check)) note_bad(&c->bad, i);
 }
 
 static const char *const SECTION_NAMES[] = {"", "header", "groth16 header", "IC", "coefficients", "A", "B1",
@@ -91,7 +64,9 @@ static cz_status load_points(cz_zkey *z, const cz_binfile *f, uint32_t id, int g
     const cz_binsection *s;
     cz_status st = cz_binfile_section(f, id, &s, err);
     if (st != CZ_OK) return st;
-    size_t psize = group == 1 ? cz_g1_affine_size(z->curve) : cz_g2_affine_size(z->curve);
+    size_t psize = point_size(z->curve, group);
+    const cz_group *g = point_group(z->curve, group);
+    if (!g) return cz_error_set(err, CZ_ERR_INVALID_ARG, "%s: unknown curve %d", f->path, (int)z->curve);
     if (s->size != count * psize)
         return cz_error_set(err, CZ_ERR_FORMAT,
                             "%s: section %u (%s) holds %" PRIu64 " bytes, expected %" PRIu64 " points x %zu = %" PRIu64,
@@ -105,13 +80,13 @@ static cz_status load_points(cz_zkey *z, const cz_binfile *f, uint32_t id, int g
         return cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory for section %u (%" PRIu64 " bytes)", f->path, id,
                             count * psize);
     z->bytes += count * psize;
-    copy_ctx c = {f->data + s->offset, dst, psize, point_check(z->curve, group), !o->skip_point_checks, UINT64_MAX};
+    copy_ctx c = {f->data + s->offset, dst, psize, g, !o->skip_point_checks, UINT64_MAX};
     cz_parallel_for(cz_pool_default(), count, 1024, copy_range, &c);
     cz_binfile_release(f, s->offset, s->size); /* the copy is what stays resident */
     *out = dst;
     if (c.bad != UINT64_MAX) {
         /* re-check the first bad point to say whether it is a range or curve failure */
-        int range_ok = c.check(c.dst + c.bad * psize, 0);
+        int range_ok = point_ok(g, c.dst + c.bad * psize, 0);
         return cz_error_set(err, range_ok ? CZ_ERR_NOT_ON_CURVE : CZ_ERR_RANGE,
                             "%s: section %u (%s), offset %" PRIu64 ": point %" PRIu64 " %s", f->path, id,
                             SECTION_NAMES[id], s->offset + c.bad * psize, c.bad,
@@ -123,13 +98,15 @@ static cz_status load_points(cz_zkey *z, const cz_binfile *f, uint32_t id, int g
 static cz_status read_header_point(cz_zkey *z, cz_reader *r, int group, uint64_t *dst, const char *name,
                                    cz_error *err)
 {
-    size_t psize = group == 1 ? cz_g1_affine_size(z->curve) : cz_g2_affine_size(z->curve);
+    size_t psize = point_size(z->curve, group);
+    const cz_group *g = point_group(z->curve, group);
+    if (!g) return cz_error_set(err, CZ_ERR_INVALID_ARG, "%s: unknown curve %d", r->f->path, (int)z->curve);
     const uint8_t *p;
     uint64_t off = r->pos;
     cz_status st = cz_rd_bytes(r, &p, psize, name, err);
     if (st != CZ_OK) return st;
     memcpy(dst, p, psize);
-    if (!point_check(z->curve, group)(dst, 1))
+    if (!point_ok(g, dst, 1))
         return cz_error_set(err, CZ_ERR_NOT_ON_CURVE, "%s: section 2, offset %" PRIu64 ": %s is not a valid %s point",
                             r->f->path, off, name, group == 1 ? "G1" : "G2");
     return CZ_OK;
@@ -161,9 +138,10 @@ void cz_csr_free(cz_csr *m, const cz_allocator *a)
 
 enum { COEF_ENTRY = 12 + 32 };
 
-static int coef_in_range(cz_curve c, const uint64_t limbs[4])
+/* fr: the key's scalar field, 4 limbs */
+static int coef_in_range(const cz_field *fr, const uint64_t limbs[4])
 {
-    return c == CZ_CURVE_BN254 ? cz_bn254_fr_limbs_in_range(limbs) : cz_bls12_381_fr_limbs_in_range(limbs);
+    return cz_limbs_cmp(limbs, fr->modulus, 4) < 0;
 }
 
 /* entries [0, n0) are A's values, the rest B's; each holds the file's
@@ -171,7 +149,7 @@ static int coef_in_range(cz_curve c, const uint64_t limbs[4])
 typedef struct {
     void *val[2];
     uint64_t n0;
-    cz_curve curve;
+    const cz_field *fr; /* 4 limbs */
     int bad; /* set when a value is >= r */
 } coef_ctx;
 
@@ -183,21 +161,13 @@ static void coef_range(void *arg, size_t b, size_t e, int thread)
         uint64_t *v = i < c->n0 ? (uint64_t *)c->val[0] + 4 * i : (uint64_t *)c->val[1] + 4 * (i - c->n0);
         uint64_t limbs[4];
         for (int k = 0; k < 4; k++) limbs[k] = cz_load_u64((const uint8_t *)(v + k));
-        if (!coef_in_range(c->curve, limbs)) {
+        if (!coef_in_range(c->fr, limbs)) {
             __atomic_store_n(&c->bad, 1, __ATOMIC_RELAXED);
             memset(v, 0, 32);
             continue;
         }
         /* one Montgomery reduction of coef * R^2 gives coef * R */
-        if (c->curve == CZ_CURVE_BN254) {
-            cz_bn254_fr t;
-            memcpy(t.l, limbs, 32);
-            cz_bn254_fr_to_canonical(v, &t);
-        } else {
-            cz_bls12_381_fr t;
-            memcpy(t.l, limbs, 32);
-            cz_bls12_381_fr_to_canonical(v, &t);
-        }
+        cz_mont_redc_c(v, limbs, c->fr->modulus, c->fr->pinv, 4);
     }
 }
 
@@ -380,14 +350,14 @@ static cz_status load_coefficients(cz_zkey *z, const cz_binfile *f, cz_error *er
     cz_parallel_for(pool, (size_t)nchunks, 1, coef_list_chunk, &p);
     cz_parallel_for(pool, (size_t)2 * p.nblk, 1, coef_place_block, &p);
     /* 5: range check, Montgomery form in place */
-    coef_ctx cc = {{z->A.val, z->B.val}, cnt[0], z->curve, 0};
+    coef_ctx cc = {{z->A.val, z->B.val}, cnt[0], cz_field_fr(z->curve), 0};
     cz_parallel_for(pool, (size_t)(cnt[0] + cnt[1]), 4096, coef_range, &cc);
     if (cc.bad) {
         /* the first bad one in file order, for the message */
         for (uint64_t i = 0; i < ncoef; i++) {
             uint64_t limbs[4];
             for (int k = 0; k < 4; k++) limbs[k] = cz_load_u64(p.base + i * COEF_ENTRY + 12 + 8 * k);
-            if (!coef_in_range(z->curve, limbs)) {
+            if (!coef_in_range(cc.fr, limbs)) {
                 st = cz_error_set(err, CZ_ERR_RANGE,
                                   "%s: section 4, offset %" PRIu64 ": coefficient %" PRIu64 " value is >= r", f->path,
                                   base_off + i * COEF_ENTRY + 12, i);
@@ -450,7 +420,7 @@ static cz_status zkey_read(cz_zkey *z, const cz_binfile *f, const cz_zkey_opts *
     {
         uint32_t d = z->domain_size, lg = 0;
         while (lg < 32 && ((uint32_t)1 << lg) < d) lg++;
-        uint32_t max_lg = z->curve == CZ_CURVE_BN254 ? CZ_BN254_FR_S : CZ_BLS12_381_FR_S;
+        uint32_t max_lg = cz_curve_info_get(z->curve)->fr_two_adicity;
         if (d == 0 || (d & (d - 1)) != 0 || lg > max_lg) {
             st = cz_error_set(err, CZ_ERR_FORMAT,
                               "%s: section 2: domainSize = %u, expected a power of two up to 2^%u", f->path, d, max_lg);
@@ -493,7 +463,7 @@ static cz_status zkey_read(cz_zkey *z, const cz_binfile *f, const cz_zkey_opts *
         for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
             const cz_binsection *s;
             if ((st = cz_binfile_section(f, want[i].id, &s, err)) != CZ_OK) goto done;
-            size_t psize = want[i].group == 1 ? cz_g1_affine_size(z->curve) : cz_g2_affine_size(z->curve);
+            size_t psize = point_size(z->curve, want[i].group);
             if (s->size != want[i].count * psize) {
                 st = cz_error_set(err, CZ_ERR_FORMAT,
                                   "%s: section %u (%s) holds %" PRIu64 " bytes, expected %" PRIu64 " points x %zu = %" PRIu64,
@@ -549,7 +519,7 @@ cz_status cz_zkey_load_mem(cz_zkey *z, const void *data, size_t len, const char 
 
 void cz_zkey_free(cz_zkey *z)
 {
-    size_t g1 = cz_g1_affine_size(z->curve), g2 = cz_g2_affine_size(z->curve);
+    size_t g1 = point_size(z->curve, 1), g2 = point_size(z->curve, 2);
     cz_free(z->alloc, z->ic, ((size_t)z->n_public + 1) * g1);
     cz_free(z->alloc, z->a, (size_t)z->n_vars * g1);
     cz_free(z->alloc, z->b1, (size_t)z->n_vars * g1);
@@ -566,7 +536,9 @@ void cz_zkey_free(cz_zkey *z)
 
 uint64_t cz_zkey_expected_bytes(const cz_zkey *z)
 {
-    const uint64_t g1 = cz_g1_affine_size(z->curve), g2 = cz_g2_affine_size(z->curve);
+    const cz_curve_info *ci = cz_curve_info_get(z->curve);
+    if (!ci) return 0;
+    const uint64_t g1 = ci->g1_affine_bytes, g2 = ci->g2_affine_bytes;
     const uint64_t nv = z->n_vars, np = z->n_public, d = z->domain_size;
     uint64_t points = (np + 1) * g1 + 2 * nv * g1 + nv * g2 + (nv - np - 1) * g1 + d * g1;
     uint64_t matrices = 2 * (d + 1) * 8 + z->n_coef * 36;

@@ -2,7 +2,7 @@
  * io/zkey: snarkjs Groth16 proving keys (.zkey, protocol 1).
  *
  * DESIGN: the file is mapped (io/binfile) and read section by section (see
- * ../shared/SNARKJS-FORMATS.md §3): 1 protocol, 2 Groth16 header (primes,
+ * docs/FORMATS.md): 1 protocol, 2 Groth16 header (primes,
  * nVars, nPublic, domainSize, alpha1 beta1 beta2 gamma2 delta1 delta2), 3 IC,
  * 4 the A/B coefficients, 5 A, 6 B1, 7 B2, 8 C, 9 H, 10 contributions
  * (ignored). The curve comes from the primes, never from the caller.
@@ -68,10 +68,6 @@ typedef struct cz_zkey_opts {
     int header_only;           /* read sections 1-3 (header, vkey points, IC) only */
     int skip_point_checks;     /* skip on-curve checks of the tables (range checks stay) */
 } cz_zkey_opts;
-
-/* G1/G2 affine sizes in memory (= in the file) for a curve. */
-size_t cz_g1_affine_size(cz_curve c);
-size_t cz_g2_affine_size(cz_curve c);
 
 /* Loads path. opts may be NULL. On failure z is left empty. */
 cz_status cz_zkey_load(cz_zkey *z, const char *path, const cz_zkey_opts *opts, cz_error *err);

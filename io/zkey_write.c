@@ -31,6 +31,14 @@ static void store_limbs(uint8_t *p, const uint64_t *l, size_t n)
         store_u64(p + 8 * i, l[i]);
 }
 
+/* bytes of a G1 / G2 affine point of curve c (0 for no curve) */
+static size_t affine_size(cz_curve c, int group)
+{
+    const cz_curve_info *ci = cz_curve_info_get(c);
+    if (!ci) return 0;
+    return group == 1 ? ci->g1_affine_bytes : ci->g2_affine_bytes;
+}
+
 static size_t name_len(const char *name)
 {
     if (!name) return 0;
@@ -40,7 +48,7 @@ static size_t name_len(const char *name)
 
 uint64_t cz_zkey_mpc_bytes(cz_curve c, const cz_zkey_contribution *contribs, size_t n)
 {
-    uint64_t g1 = cz_g1_affine_size(c), g2 = cz_g2_affine_size(c);
+    uint64_t g1 = affine_size(c, 1), g2 = affine_size(c, 2);
     uint64_t s = 64 + 4;
     for (size_t i = 0; i < n; i++) {
         size_t nl = name_len(contribs[i].name);
@@ -51,7 +59,7 @@ uint64_t cz_zkey_mpc_bytes(cz_curve c, const cz_zkey_contribution *contribs, siz
 
 cz_status cz_zkey_layout_sizes(const cz_zkey_layout *l, uint64_t sizes[11])
 {
-    uint64_t g1 = cz_g1_affine_size(l->curve), g2 = cz_g2_affine_size(l->curve);
+    uint64_t g1 = affine_size(l->curve, 1), g2 = affine_size(l->curve, 2);
     if (!g1 || l->n_vars == 0 || l->n_public >= l->n_vars || l->domain_size == 0 ||
         (l->domain_size & (l->domain_size - 1)) != 0 || l->n_coef >= ((uint64_t)1 << 32) || l->mpc_bytes < 68)
         return CZ_ERR_INVALID_ARG;
@@ -108,6 +116,8 @@ static cz_status raw_put(cz_zkey_writer *w, const void *p, size_t n, cz_error *e
 cz_status cz_zkey_writer_open(cz_zkey_writer *w, const char *path, const cz_zkey_layout *l, cz_error *err)
 {
     memset(w, 0, sizeof *w);
+    if (!cz_curve_info_get(l->curve))
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "%s: unknown curve %d", path, (int)l->curve);
     if (cz_zkey_layout_sizes(l, w->sizes) != CZ_OK)
         return cz_error_set(err, CZ_ERR_INVALID_ARG,
                             "%s: invalid key layout (nVars %u, nPublic %u, domain %u, %" PRIu64 " coefficients)", path,
@@ -194,7 +204,9 @@ cz_status cz_zkey_write_header(cz_zkey_writer *w, const void *alpha1, const void
                                const void *gamma2, const void *delta1, const void *delta2, cz_error *err)
 {
     cz_curve c = w->layout.curve;
-    size_t g1 = cz_g1_affine_size(c), g2 = cz_g2_affine_size(c);
+    size_t g1 = affine_size(c, 1), g2 = affine_size(c, 2);
+    const cz_field *fq = cz_field_fq(c), *fr = cz_field_fr(c);
+    if (!fq) return cz_error_set(err, CZ_ERR_INVALID_ARG, "%s: unknown curve %d", w->af.path, (int)c);
     cz_status st;
     if ((st = cz_zkey_writer_begin(w, 1, err)) != CZ_OK) return st;
     if ((st = cz_zkey_writer_put_u32(w, 1, err)) != CZ_OK) return st; /* groth16 */
@@ -204,14 +216,11 @@ cz_status cz_zkey_write_header(cz_zkey_writer *w, const void *alpha1, const void
     size_t n8q = g1 / 2, o = 0;
     store_u32(b, (uint32_t)n8q);
     o = 4;
-    if (c == CZ_CURVE_BN254)
-        store_limbs(b + o, cz_bn254_fq_modulus, 4);
-    else
-        store_limbs(b + o, cz_bls12_381_fq_modulus, 6);
+    store_limbs(b + o, fq->modulus, (size_t)fq->limbs);
     o += n8q;
     store_u32(b + o, 32);
     o += 4;
-    store_limbs(b + o, c == CZ_CURVE_BN254 ? cz_bn254_fr_modulus : cz_bls12_381_fr_modulus, 4);
+    store_limbs(b + o, fr->modulus, 4);
     o += 32;
     store_u32(b + o, w->layout.n_vars);
     store_u32(b + o + 4, w->layout.n_public);
@@ -230,7 +239,7 @@ cz_status cz_zkey_write_mpc(cz_zkey_writer *w, const uint8_t cs_hash[64], const 
                             size_t n, cz_error *err)
 {
     cz_curve c = w->layout.curve;
-    size_t g1 = cz_g1_affine_size(c), g2 = cz_g2_affine_size(c);
+    size_t g1 = affine_size(c, 1), g2 = affine_size(c, 2);
     static const uint8_t zero64[64];
     cz_status st;
     if ((st = cz_zkey_writer_begin(w, 10, err)) != CZ_OK) return st;
@@ -262,17 +271,10 @@ void cz_zkey_coef_encode(uint8_t out[CZ_ZKEY_COEF_BYTES], cz_curve c, uint32_t m
     store_u32(out + 4, row);
     store_u32(out + 8, signal);
     /* the Montgomery form of (coef*R) is coef*R^2: one product by R^2 */
-    uint64_t m[4], v[4];
+    uint64_t m[4], v[4] = {0, 0, 0, 0};
     memcpy(m, coef_mont, 32);
-    if (c == CZ_CURVE_BN254) {
-        cz_bn254_fr t;
-        cz_bn254_fr_from_canonical(&t, m);
-        memcpy(v, t.l, 32);
-    } else {
-        cz_bls12_381_fr t;
-        cz_bls12_381_fr_from_canonical(&t, m);
-        memcpy(v, t.l, 32);
-    }
+    const cz_field *fr = cz_field_fr(c);
+    if (fr) cz_mont_mul(v, m, fr->r2, fr->modulus, fr->pinv, 4);
     store_limbs(out + 12, v, 4);
 }
 
@@ -295,7 +297,7 @@ cz_status cz_zkey_save(const cz_zkey *z, const char *path, const uint8_t *cs_has
     cz_zkey_writer w;
     cz_status st = cz_zkey_writer_open(&w, path, &l, err);
     if (st != CZ_OK) return st;
-    size_t g1 = cz_g1_affine_size(z->curve), g2 = cz_g2_affine_size(z->curve);
+    size_t g1 = affine_size(z->curve, 1), g2 = affine_size(z->curve, 2);
     if ((st = cz_zkey_write_header(&w, z->alpha1, z->beta1, z->beta2, z->gamma2, z->delta1, z->delta2, err)) != CZ_OK)
         goto fail;
     if ((st = put_points(&w, 3, z->ic, ((uint64_t)z->n_public + 1) * g1, err)) != CZ_OK) goto fail;

@@ -15,7 +15,7 @@
  * start write-back every CZ_ZKEY_WRITEBACK bytes so that a multi-gigabyte
  * key does not pile up as dirty page cache until the final fsync.
  *
- * Encodings (../shared/SNARKJS-FORMATS.md §3): points are LEM affine, i.e.
+ * Encodings (docs/FORMATS.md): points are LEM affine, i.e.
  * the in-memory bytes of the ec *_affine types (infinity = all zero);
  * coefficients are {u32 matrix, u32 row, u32 signal, coef*R^2 mod r standard
  * LE} (cz_zkey_coef_encode); section 10 is the 64-byte circuit hash, a u32
@@ -101,7 +101,8 @@ cz_status cz_zkey_write_mpc(cz_zkey_writer *w, const uint8_t cs_hash[64], const 
 enum { CZ_ZKEY_COEF_BYTES = 12 + 32 };
 /* One section-4 entry: coef_mont is the coefficient in Montgomery form
  * (coef*R, a cz_<curve>_fr, as in the r1cs and zkey CSR matrices); the
- * file holds coef*R^2 mod r in standard little-endian form. */
+ * file holds coef*R^2 mod r in standard little-endian form (a zero value for
+ * a c that is no curve; cz_zkey_writer_open refuses those). */
 void cz_zkey_coef_encode(uint8_t out[CZ_ZKEY_COEF_BYTES], cz_curve c, uint32_t matrix, uint32_t row, uint32_t signal,
                          const void *coef_mont);
 

@@ -2,7 +2,7 @@
  * mem/bufpool: a pool of large host buffers that the GPU reads at line
  * rate (pinned with cudaHostAlloc in CUDA builds), reused across jobs.
  *
- * DESIGN: pinning is slow (~1.8 GB/s on the H200 host, LIMITS.md), so
+ * DESIGN: pinning is slow (~1.8 GB/s on the H200 host, docs/DESIGN.md), so
  * buffers are never allocated per proof: a job gets a buffer from the free
  * list (best fit: the smallest free buffer that is large enough, if it is
  * not more than twice the request), gives it back when done, and the next

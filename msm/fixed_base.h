@@ -33,7 +33,8 @@
  *  w = 16 gives 15 additions per 255-bit scalar, against ~255 doublings and
  *  ~128 additions of a plain double-and-add.
  *
- * Contract (<g> = cz_bls12_381_g1, cz_bls12_381_g2, cz_bn254_g1, cz_bn254_g2;
+ * Contract (every group <g> = cz_<curve>_g1, cz_<curve>_g2, declared by
+ * msm/fixed_base_tmpl.h;
  * <g>_fb is opaque and read-only once built, so concurrent mul calls may
  * share it):
  *
@@ -83,23 +84,8 @@ extern "C" {
 #define CZ_FB_MAX_TABLE ((size_t)160 << 20) /* automatic windows keep the table below this */
 #define CZ_FB_BLOCK 1024                    /* outputs per block (one inversion per window) */
 
-#define CZ_FB_DECLARE(G)                                                                                               \
-    typedef struct G##_fb G##_fb;                                                                                      \
-    cz_status G##_fb_create(G##_fb **out, const G##_affine *base, size_t n_hint, int window, cz_pool *pool);           \
-    void G##_fb_free(G##_fb *t);                                                                                       \
-    int G##_fb_window(const G##_fb *t);                                                                                \
-    size_t G##_fb_table_bytes(const G##_fb *t);                                                                        \
-    size_t G##_fb_table_bytes_for(int window);                                                                         \
-    int G##_fb_auto_window(size_t n_hint);                                                                             \
-    cz_status G##_fb_mul(const G##_fb *t, G##_affine *out, const uint8_t *scalars, size_t n, cz_msm_scalar_form form,  \
-                         cz_pool *pool);
-
-CZ_FB_DECLARE(cz_bls12_381_g1)
-CZ_FB_DECLARE(cz_bls12_381_g2)
-CZ_FB_DECLARE(cz_bn254_g1)
-CZ_FB_DECLARE(cz_bn254_g2)
-
-#undef CZ_FB_DECLARE
+#define CZ_TMPL "msm/fixed_base_tmpl.h"
+#include "util/foreach_group.h"
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,7 @@
 /*
  * Multi-scalar multiplication (msm/msm.h): the group-independent parts (digit
  * recoding, scratch layout, the cost model that picks method, window and
- * splits), then msm/msm_tmpl.h instantiated for the four groups.
+ * splits), then msm/msm_tmpl_impl.h instantiated for every group.
  */
 #include "msm/msm.h"
 
@@ -361,36 +361,7 @@ static cz_status msm_plan_for(msm_plan *p, size_t m, int threads, const cz_msm_o
     return CZ_OK;
 }
 
-/* ---- the four groups ---------------------------------------------------------------------- */
+/* ---- every group ------------------------------------------------------------------------- */
 
-#define CZ_EC cz_bls12_381_g1
-#define CZ_EC_F cz_bls12_381_fq
-#define CZ_EC_FR cz_bls12_381_fr
-#include "msm/msm_tmpl.h"
-#undef CZ_EC
-#undef CZ_EC_F
-#undef CZ_EC_FR
-
-#define CZ_EC cz_bls12_381_g2
-#define CZ_EC_F cz_bls12_381_fq2
-#define CZ_EC_FR cz_bls12_381_fr
-#include "msm/msm_tmpl.h"
-#undef CZ_EC
-#undef CZ_EC_F
-#undef CZ_EC_FR
-
-#define CZ_EC cz_bn254_g1
-#define CZ_EC_F cz_bn254_fq
-#define CZ_EC_FR cz_bn254_fr
-#include "msm/msm_tmpl.h"
-#undef CZ_EC
-#undef CZ_EC_F
-#undef CZ_EC_FR
-
-#define CZ_EC cz_bn254_g2
-#define CZ_EC_F cz_bn254_fq2
-#define CZ_EC_FR cz_bn254_fr
-#include "msm/msm_tmpl.h"
-#undef CZ_EC
-#undef CZ_EC_F
-#undef CZ_EC_FR
+#define CZ_TMPL "msm/msm_tmpl_impl.h"
+#include "util/foreach_group.h"

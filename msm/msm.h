@@ -41,8 +41,8 @@
  *  More than CZ_MSM_CHUNK points are processed in chunks of that size whose
  *  results are added, which bounds the scratch memory.
  *
- * Contract (all four groups, <g> = cz_bls12_381_g1, cz_bls12_381_g2,
- * cz_bn254_g1, cz_bn254_g2):
+ * Contract (every group, <g> = cz_<curve>_g1, cz_<curve>_g2; declared by
+ * msm/msm_tmpl.h, implemented by msm/msm_tmpl_impl.h):
  *
  *   cz_status <g>_msm(<g> *r, const <g>_affine *bases, const uint8_t *scalars,
  *                     size_t n, const cz_msm_opts *opts)
@@ -132,17 +132,8 @@ typedef struct cz_msm_opts {
 #define CZ_MSM_BATCH 256               /* additions per shared inversion (automatic), at most */
 #define CZ_MSM_CHUNK ((size_t)1 << 22) /* points per chunk */
 
-#define CZ_MSM_DECLARE(G)                                                                                              \
-    cz_status G##_msm(G *r, const G##_affine *bases, const uint8_t *scalars, size_t n, const cz_msm_opts *opts);       \
-    size_t G##_msm_scratch_size(size_t n, int threads);                                                                \
-    size_t G##_msm_scratch_size_opts(size_t n, int threads, const cz_msm_opts *opts);
-
-CZ_MSM_DECLARE(cz_bls12_381_g1)
-CZ_MSM_DECLARE(cz_bls12_381_g2)
-CZ_MSM_DECLARE(cz_bn254_g1)
-CZ_MSM_DECLARE(cz_bn254_g2)
-
-#undef CZ_MSM_DECLARE
+#define CZ_TMPL "msm/msm_tmpl.h"
+#include "util/foreach_group.h"
 
 #ifdef __cplusplus
 }

@@ -60,18 +60,5 @@ size_t cz_ntt_bitrev_index(size_t i, unsigned k)
 #define cz_ntt_add4_(r, a, b, p) cz_mont_add((r), (a), (b), (p), 4)
 #define cz_ntt_sub4_(r, a, b, p) cz_mont_sub((r), (a), (b), (p), 4)
 
-#define CZ_NTT cz_bn254_ntt
-#define CZ_NTT_F cz_bn254_fr
-#define CZ_NTT_C CZ_BN254_FR
-#include "ntt/ntt_tmpl_impl.h"
-#undef CZ_NTT
-#undef CZ_NTT_F
-#undef CZ_NTT_C
-
-#define CZ_NTT cz_bls12_381_ntt
-#define CZ_NTT_F cz_bls12_381_fr
-#define CZ_NTT_C CZ_BLS12_381_FR
-#include "ntt/ntt_tmpl_impl.h"
-#undef CZ_NTT
-#undef CZ_NTT_F
-#undef CZ_NTT_C
+#define CZ_TMPL "ntt/ntt_tmpl_impl.h"
+#include "util/foreach_curve.h"

@@ -3,7 +3,7 @@
  * BLS12-381 (both 4-limb Montgomery fields).
  *
  * DESIGN: one template (ntt/ntt_tmpl.h, implemented in ntt/ntt_tmpl_impl.h,
- * compiled in ntt/ntt.c) instantiated twice:
+ * compiled in ntt/ntt.c) instantiated per curve (util/foreach_curve.h):
  *
  *   prefix            field             2-adicity s
  *   cz_bn254_ntt      cz_bn254_fr       28
@@ -26,7 +26,7 @@
  * callers that can consume that order (e.g. h = A*B - C is elementwise, so the
  * prover may bit-reverse once at the end instead of three times).
  *
- * The Groth16 H step of snarkjs (SNARKJS-FORMATS.md section 4 step 2) for
+ * The Groth16 H step of snarkjs (docs/FORMATS.md, the H step) for
  * each of A, B, C given at the domain points: inverse(), then
  * coset_forward() with g = coset_shift(k), which yields X(g * omega^i).
  *
@@ -64,21 +64,8 @@
 extern "C" {
 #endif
 
-#define CZ_NTT cz_bn254_ntt
-#define CZ_NTT_F cz_bn254_fr
-#define CZ_NTT_C CZ_BN254_FR
-#include "ntt/ntt_tmpl.h"
-#undef CZ_NTT
-#undef CZ_NTT_F
-#undef CZ_NTT_C
-
-#define CZ_NTT cz_bls12_381_ntt
-#define CZ_NTT_F cz_bls12_381_fr
-#define CZ_NTT_C CZ_BLS12_381_FR
-#include "ntt/ntt_tmpl.h"
-#undef CZ_NTT
-#undef CZ_NTT_F
-#undef CZ_NTT_C
+#define CZ_TMPL "ntt/ntt_tmpl.h"
+#include "util/foreach_curve.h"
 
 /* The bit-reversal of the low k bits of i (k <= 63). */
 size_t cz_ntt_bitrev_index(size_t i, unsigned k);

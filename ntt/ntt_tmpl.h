@@ -1,5 +1,6 @@
 /*
- * NTT template: included once per scalar field by ntt/ntt.h with
+ * NTT template: instantiated from ntt/ntt.h once per curve by
+ * util/foreach_curve.h; from CZ_G, CZ_G_C:
  *   CZ_NTT    the prefix of the functions      (e.g. cz_bn254_ntt)
  *   CZ_NTT_F  the field type                   (e.g. cz_bn254_fr, 4 limbs)
  *   CZ_NTT_C  the prefix of its constants      (e.g. CZ_BN254_FR: _S, _ROOT, _NQR)
@@ -11,6 +12,9 @@
  * generator) or CZ_ERR_NO_MEMORY (the per-call scratch, see scratch_bytes,
  * could not be allocated; a is then unchanged).
  */
+#define CZ_NTT CZ_CAT(CZ_G, _ntt)
+#define CZ_NTT_F CZ_CAT(CZ_G, _fr)
+#define CZ_NTT_C CZ_CAT(CZ_G_C, _FR)
 #define CZ_NN(x) CZ_CAT(CZ_CAT(CZ_NTT, _), x)
 
 /* Largest supported log2 size: the 2-adicity s of r - 1. */
@@ -64,4 +68,7 @@ cz_status CZ_NN(coset_inverse_from_bitrev)(const CZ_NN(domain) * d, CZ_NTT_F *a,
  * parallel. CZ_ERR_INVALID_ARG for a NULL array or k > 63. */
 cz_status CZ_NN(bit_reverse)(CZ_NTT_F *a, unsigned k, cz_pool *pool);
 
+#undef CZ_NTT
+#undef CZ_NTT_F
+#undef CZ_NTT_C
 #undef CZ_NN

@@ -1,7 +1,7 @@
 /*
  * Out-of-line part of the NTT template (see ntt/ntt_tmpl.h and the DESIGN
- * paragraph of ntt/ntt.h); included by ntt/ntt.c once per field with the same
- * CZ_NTT / CZ_NTT_F / CZ_NTT_C.
+ * paragraph of ntt/ntt.h), instantiated from ntt/ntt.c once per curve by
+ * util/foreach_curve.h, with the same CZ_NTT / CZ_NTT_F / CZ_NTT_C.
  *
  * The two kernels, for a root sigma (the domain's omega, or omega^-1) and a
  * coset factor h (1 for plain transforms):
@@ -25,6 +25,12 @@
  * with c_{r,j-1} = c_{r,j}^2, so a row needs BR[r << (k2-1)] (the table hit)
  * and k2 squarings, then one product per block.
  */
+#define CZ_NTT CZ_CAT(CZ_G, _ntt)
+#define CZ_NTT_F CZ_CAT(CZ_G, _fr)
+#define CZ_NTT_C CZ_CAT(CZ_G_C, _FR)
+#if CZ_G_FR_N != 4
+#error "ntt/ntt_tmpl_impl.h: the butterflies are written for 4-limb scalar fields"
+#endif
 #define CZ_NN(x) CZ_CAT(CZ_CAT(CZ_NTT, _), x)
 #define CZ_NF(x) CZ_CAT(CZ_CAT(CZ_NTT_F, _), x)
 #define CZ_NK(x) CZ_CAT(CZ_CAT(CZ_NTT_C, _), x)
@@ -586,6 +592,9 @@ cz_status CZ_NN(coset_inverse_from_bitrev)(const CZ_NN(domain) * d, NT_E *a, con
 #undef NT_ADD
 #undef NT_SUB
 #undef NT_E
+#undef CZ_NTT
+#undef CZ_NTT_F
+#undef CZ_NTT_C
 #undef CZ_NN
 #undef CZ_NF
 #undef CZ_NK

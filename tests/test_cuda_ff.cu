@@ -32,6 +32,13 @@ template <class D, class C> static bool same(const D &d, const C &c)
     return memcmp(&d, &c, sizeof d) == 0;
 }
 
+/* the parameter struct of a device field, and limb i of 64-bit limbs in halves */
+template <class T> struct params_of;
+template <class P> struct params_of<fp<P>> {
+    typedef P type;
+};
+static uint32_t half32(const uint64_t *v, int i) { return (uint32_t)(v[i / 2] >> (32 * (i % 2))); }
+
 /* ---- one prime field ------------------------------------------------------ */
 #define FIELD_TEST(NAME, DEV, CPU)                                                                    \
     static void test_##NAME(cz_rng *rng, long iters)                                                  \
@@ -89,6 +96,13 @@ template <class D, class C> static bool same(const D &d, const C &c)
         }                                                                                             \
         CHECK_MSG(bad == 0, #NAME ": %ld mismatches against the CPU field", bad);                     \
         CHECK(same(DEV::one(), CPU##_ONE));                                                           \
+        /* the device constants (ff/ff_consts.inc's _U32 lists) are the CPU field's */                \
+        typedef params_of<DEV>::type P;                                                               \
+        long cbad = P::N != 2 * CPU##_LIMBS || P::PINV != (uint32_t)CPU##_pinv;                       \
+        for (int i = 0; i < P::N; i++)                                                                \
+            cbad += P::p(i) != half32(CPU##_modulus, i) || P::r(i) != half32(CPU##_ONE.l, i) ||       \
+                    P::r2(i) != half32(CPU##_r2_limbs, i);                                            \
+        CHECK_MSG(cbad == 0, #NAME ": device constants differ from the CPU field's");                 \
     }
 
 FIELD_TEST(bls12_381_fq, bls12_381_fq, cz_bls12_381_fq)

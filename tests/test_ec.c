@@ -2080,10 +2080,55 @@ static void test_snarkjs_lem(const group_t *g)
 #endif
 }
 
+/* The group tables of ec/ec.h: G1 and G2 of each curve behind the typed
+ * functions; NULL for a value that is no curve. */
+static void test_group_tables(void)
+{
+#define CZ_TEST_GROUP_ROW_(ID, VALUE, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR)                                        \
+    {cz_group_g1(CZ_CURVE_##ID), 1, NQ, sizeof(SYM##_g1_affine), sizeof(SYM##_g1), SYM##_g1_generator()},              \
+        {cz_group_g2(CZ_CURVE_##ID), 2, NQ, sizeof(SYM##_g2_affine), sizeof(SYM##_g2), SYM##_g2_generator()},
+    const struct {
+        const cz_group *g;
+        int degree, nq;
+        size_t asz, jsz;
+        const void *generator;
+    } rows[] = {CZ_CURVE_LIST(CZ_TEST_GROUP_ROW_)};
+#undef CZ_TEST_GROUP_ROW_
+    CHECK(CZ_ARRAY_LEN(rows) == 2 * CZ_CURVE_COUNT);
+    for (size_t i = 0; i < CZ_ARRAY_LEN(rows); i++) {
+        const cz_group *g = rows[i].g;
+        CHECK(g != NULL);
+        if (!g) continue;
+        CHECK(g->degree == rows[i].degree && g->affine_bytes == rows[i].asz && g->jacobian_bytes == rows[i].jsz);
+        pt_t a, j, back;
+        memcpy(a.l, rows[i].generator, g->affine_bytes);
+        CHECK(g->affine_in_range(a.l) && g->affine_is_on_curve(a.l));
+        /* Jacobian (x, y, 1) of the generator: Z = the Montgomery one of Fq */
+        memset(&j, 0, sizeof j);
+        memcpy(j.l, a.l, g->affine_bytes);
+        const uint64_t *one = rows[i].nq == 4 ? cz_bn254_fq_ONE.l : cz_bls12_381_fq_ONE.l;
+        memcpy(j.l + 2 * g->degree * rows[i].nq, one, 8 * (size_t)rows[i].nq);
+        CHECK(g->is_on_curve(j.l) && g->in_subgroup(j.l));
+        g->to_affine(back.l, j.l);
+        CHECK(memcmp(back.l, a.l, g->affine_bytes) == 0);
+        /* off the curve, and a coordinate >= q */
+        a.l[0] ^= 1;
+        CHECK(g->affine_in_range(a.l) && !g->affine_is_on_curve(a.l));
+        memset(&a, 0, sizeof a);
+        CHECK(g->affine_in_range(a.l) && g->affine_is_on_curve(a.l)); /* infinity */
+        memcpy(a.l + rows[i].nq * (2 * g->degree - 1), rows[i].nq == 4 ? cz_bn254_fq_modulus : cz_bls12_381_fq_modulus,
+               8 * (size_t)rows[i].nq);
+        CHECK(!g->affine_in_range(a.l));
+    }
+    static const cz_curve bad[] = {CZ_CURVE_NONE, (cz_curve)(CZ_CURVE_COUNT + 1), (cz_curve)99, (cz_curve)-1};
+    for (size_t i = 0; i < CZ_ARRAY_LEN(bad); i++) CHECK(cz_group_g1(bad[i]) == NULL && cz_group_g2(bad[i]) == NULL);
+}
+
 int main(void)
 {
     cz_rng rng;
     cz_test_seed(&rng, "test_ec");
+    test_group_tables();
     mpz_inits(RC.q, RC.r, RC.R, RC.Rinv, RC.Rr, RC.h, RC.lambda, NULL);
     rf_init(&RC.b);
 

@@ -706,10 +706,50 @@ static void test_lazy(const field_t *f, cz_rng *rng)
     mpz_clears(x, y, fourp, NULL);
 }
 
+/* The field tables of ff/ff.h: each curve's Fq and Fr with the numbers and
+ * functions of the typed field; NULL for a value that is no curve. */
+static void test_field_tables(void)
+{
+#define CZ_TEST_FIELD_ROW_(ID, VALUE, SYM, CONST, SHORT, NAME, SNARKJS, ALIAS, NQ, NR)                                        \
+    {CZ_CURVE_##ID, cz_field_fq(CZ_CURVE_##ID), NQ, SYM##_fq_modulus, SYM##_fq_pinv, SYM##_fq_r2_limbs},              \
+        {CZ_CURVE_##ID, cz_field_fr(CZ_CURVE_##ID), NR, SYM##_fr_modulus, SYM##_fr_pinv, SYM##_fr_r2_limbs},
+    const struct {
+        cz_curve c;
+        const cz_field *f;
+        int limbs;
+        const uint64_t *p;
+        uint64_t pinv;
+        const uint64_t *r2;
+    } rows[] = {CZ_CURVE_LIST(CZ_TEST_FIELD_ROW_)};
+#undef CZ_TEST_FIELD_ROW_
+    CHECK(CZ_ARRAY_LEN(rows) == 2 * CZ_CURVE_COUNT);
+    for (size_t i = 0; i < CZ_ARRAY_LEN(rows); i++) {
+        const cz_field *f = rows[i].f;
+        CHECK(f != NULL);
+        if (!f) continue;
+        CHECK(f->limbs == rows[i].limbs && f->bytes == 8 * (size_t)f->limbs && f->pinv == rows[i].pinv);
+        CHECK(cz_limbs_eq(f->modulus, rows[i].p, f->limbs) && cz_limbs_eq(f->r2, rows[i].r2, f->limbs));
+        /* decimal round trip, the range of from_dec and from_bytes_le */
+        uint64_t v[6], w[6];
+        char buf[CZ_FP_DEC_MAX];
+        CHECK(f->from_dec(v, "123456789012345678901234567890", 30) == CZ_OK);
+        CHECK(f->to_dec(buf, sizeof buf, v) == 30 && !strcmp(buf, "123456789012345678901234567890"));
+        uint8_t le[48];
+        for (int k = 0; k < 8 * f->limbs; k++) le[k] = (uint8_t)(f->modulus[k / 8] >> (8 * (k % 8)));
+        CHECK(f->from_bytes_le(w, le) == CZ_ERR_RANGE);
+        le[0]--; /* p - 1 */
+        CHECK(f->from_bytes_le(w, le) == CZ_OK);
+    }
+    CHECK(cz_field_fq(CZ_CURVE_BN254)->limbs == 4 && cz_field_fq(CZ_CURVE_BLS12_381)->limbs == 6);
+    static const cz_curve bad[] = {CZ_CURVE_NONE, (cz_curve)(CZ_CURVE_COUNT + 1), (cz_curve)99, (cz_curve)-1};
+    for (size_t i = 0; i < CZ_ARRAY_LEN(bad); i++) CHECK(cz_field_fq(bad[i]) == NULL && cz_field_fr(bad[i]) == NULL);
+}
+
 int main(void)
 {
     cz_rng rng;
     cz_test_seed(&rng, "test_ff");
+    test_field_tables();
     mpz_inits(P, R, RINV, T0, T1, T2, NULL);
     long iters = cz_test_iters(100000);
     long slow_iters = cz_test_iters(2000);

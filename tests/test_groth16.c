@@ -4,13 +4,15 @@
  *    against snarkjs's own verification_key.json (and the self-check passes);
  *  - with a fixed blinding r = s = 0 the proof equals, coordinate by
  *    coordinate, the one snarkjs's algorithm gives (tests/fixtures/<dir>/
- *    proof_r0s0.json, made by ../shared/snarkjs/ref_prove.js when present);
+ *    proof_r0s0.json, made by an independent reference prover kept outside this repository);
  *  - snarkjs's proof.json verifies; a proof with one coordinate changed, a
  *    changed public signal, swapped points, or the wrong count of public
  *    signals are all rejected;
  *  - an unsatisfied witness (one value changed) ends in CZ_ERR_UNSATISFIED and
  *    cz_r1cs_check names the first failing constraint;
- *  - witness/key mismatches (other curve, other length) are refused.
+ *  - witness/key mismatches (other curve, other length) are refused;
+ *  - a curve value that is no curve is refused by every stage, the verifier
+ *    and the CPU backend (never taken for another curve).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,6 +187,61 @@ static void test_fixture(const char *dir, cz_rng *rng)
     cz_zkey_free(&zk);
 }
 
+/* Key, witness, proof, vkey and backend calls with a curve value that is no
+ * curve: refused with "unknown curve N" before any work. zk, w: a loaded
+ * fixture, copied (not modified). */
+static void test_unknown_curve(const cz_zkey *zk, const cz_wtns *w)
+{
+    static const cz_curve bad[] = {CZ_CURVE_NONE, (cz_curve)(CZ_CURVE_COUNT + 1), (cz_curve)99, (cz_curve)-1};
+    size_t each = (size_t)zk->domain_size * 32;
+    uint8_t *abc = calloc(3, each);
+    cz_backend *be = NULL;
+    CHECK(cz_backend_cpu_create(&be, NULL, NULL) == CZ_OK);
+    for (size_t i = 0; abc && be && i < sizeof bad / sizeof bad[0]; i++) {
+        cz_curve c = bad[i];
+        char want[64];
+        snprintf(want, sizeof want, "unknown curve %d", (int)c);
+        cz_error err;
+#define REFUSED(status, call)                                                                                          \
+    do {                                                                                                               \
+        cz_error_clear(&err);                                                                                          \
+        cz_status st_ = (call);                                                                                        \
+        CHECK_MSG(st_ == (status) && strstr(cz_error_msg(&err), want), "curve %d: %s: %s", (int)c, #call,              \
+                  cz_error_msg(&err));                                                                                 \
+    } while (0)
+        cz_zkey zb = *zk;
+        cz_wtns wb = *w;
+        zb.curve = wb.curve = c;
+        cz_groth16_partial part;
+        memset(&part, 0, sizeof part);
+        part.curve = c;
+        cz_proof pr;
+        cz_prove_opts o;
+        memset(&o, 0, sizeof o);
+        o.backend = be;
+        REFUSED(CZ_ERR_INVALID_ARG, cz_groth16_prove(&pr, &zb, &wb, &o, NULL, &err));
+        REFUSED(CZ_ERR_INVALID_ARG,
+                cz_groth16_device(&part, &zb, &wb, abc, abc + each, abc + 2 * each, &o, NULL, &err));
+        REFUSED(CZ_ERR_INVALID_ARG, cz_groth16_finalize(&pr, &zb, &wb, &part, &o, NULL, &err));
+        cz_vkey vk;
+        CHECK(cz_vkey_from_zkey(&vk, &zb) == CZ_ERR_INVALID_ARG && vk.ic == NULL);
+        vk.curve = c;
+        memset(&pr, 0, sizeof pr);
+        pr.curve = c;
+        REFUSED(CZ_ERR_UNSUPPORTED, cz_groth16_verify(&vk, w->values, zk->n_public, &pr, &err));
+        uint64_t ab[72];
+        CHECK(cz_groth16_alphabeta(ab, &vk) == CZ_ERR_INVALID_ARG);
+        /* the CPU backend's steps */
+        uint64_t out[36];
+        REFUSED(CZ_ERR_INVALID_ARG, be->ops->compute_h(be, c, zk->log_domain, abc, abc + each, abc + 2 * each, NULL, &err));
+        REFUSED(CZ_ERR_INVALID_ARG, be->ops->msm_g1(be, c, out, zk->a, w->values, 1, CZ_MSM_MONTGOMERY, &err));
+        REFUSED(CZ_ERR_INVALID_ARG, be->ops->msm_g2(be, c, out, zk->b2, w->values, 1, CZ_MSM_MONTGOMERY, &err));
+#undef REFUSED
+    }
+    cz_backend_free(be);
+    free(abc);
+}
+
 int main(void)
 {
     cz_rng rng;
@@ -198,6 +255,19 @@ int main(void)
     const cz_json *list = cz_json_get(root, "fixtures");
     for (size_t i = 0; list && i < list->nchild; i++) test_fixture(cz_json_get(list->child[i], "dir")->str, &rng);
     cz_json_free(doc);
+    {
+        cz_zkey zk;
+        cz_wtns w;
+        cz_error_clear(&err);
+        if (cz_zkey_load(&zk, FIX "bn128/poseidon/circuit.zkey", NULL, &err) == CZ_OK) {
+            if (cz_wtns_load(&w, FIX "bn128/poseidon/witness.wtns", NULL, &err) == CZ_OK) {
+                test_unknown_curve(&zk, &w);
+                cz_wtns_free(&w);
+            }
+            cz_zkey_free(&zk);
+        }
+        CHECK_MSG(err.status == CZ_OK, "%s", cz_error_msg(&err));
+    }
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("could not remove %s\n", tmpdir);

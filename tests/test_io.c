@@ -6,10 +6,12 @@
  * public JSON readers agree with the zkey and witness; and every kind of
  * corrupted file (truncation at many lengths, wrong magic/version, bad
  * sizes, indices, values >= p, off-curve points, malformed JSON) is rejected
- * with the right status and never crashes. The bellperson binary proof:
- * known encodings (generators, infinity), the round trip of proofs made by
- * the prover and by snarkjs, and tampered bytes (flag bits, x >= q, points
- * off the curve or outside the subgroup) rejected with the offset named.
+ * with the right status and never crashes; a curve value that is no curve
+ * is refused by every reader and writer that takes one. The bellperson
+ * binary proof: known encodings (generators, infinity), the round trip of
+ * proofs made by the prover and by snarkjs, and tampered bytes (flag bits,
+ * x >= q, points off the curve or outside the subgroup) rejected with the
+ * offset named.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +27,11 @@
 #include "io/json.h"
 #include "io/proof.h"
 #include "io/r1cs.h"
+#include "io/r1cs_write.h"
 #include "io/wtns.h"
+#include "io/wtns_write.h"
 #include "io/zkey.h"
+#include "io/zkey_write.h"
 #include "test_util.h"
 
 #ifndef CZ_SOURCE_DIR
@@ -209,7 +214,7 @@ static void test_fixture(const cz_json *fx)
     st = cz_vkey_read_json(&vk, p, &err);
     CHECK_MSG(st == CZ_OK, "%s: %s", p, cz_error_msg(&err));
     if (st == CZ_OK) {
-        size_t g1 = cz_g1_affine_size(curve), g2 = cz_g2_affine_size(curve);
+        size_t g1 = cz_curve_info_get(curve)->g1_affine_bytes, g2 = cz_curve_info_get(curve)->g2_affine_bytes;
         CHECK(vk.curve == curve && vk.n_public == n_public);
         CHECK(memcmp(vk.alpha1, z.alpha1, g1) == 0);
         CHECK(memcmp(vk.beta2, z.beta2, g2) == 0);
@@ -702,6 +707,85 @@ static void test_bellperson(void)
     CHECK_MSG(cz_proof_from_bellperson(&back, bin, &err) != CZ_OK && strstr(err.msg, "offset 0"), "%s", err.msg);
 }
 
+/* The curve table, and values that are no curve: every entry point that
+ * takes a curve refuses them (CZ_ERR_INVALID_ARG, "unknown curve N")
+ * instead of running another curve's code, and writes no file. */
+static void test_unknown_curve(void)
+{
+    /* the known curves: one table row each, names that parse back */
+    CHECK(CZ_CURVE_COUNT == 2 && CZ_CURVE_BN254 == 1 && CZ_CURVE_BLS12_381 == 2);
+    static const cz_curve known[] = {CZ_CURVE_BN254, CZ_CURVE_BLS12_381};
+    CHECK(cz_curve_index(known[0]) != cz_curve_index(known[1]));
+    for (int i = 0; i < 2; i++) {
+        const cz_curve_info *ci = cz_curve_info_get(known[i]);
+        CHECK(ci && ci->curve == known[i] && ci->index == cz_curve_index(known[i]) && ci->index >= 0 &&
+              ci->index < CZ_CURVE_COUNT);
+        if (!ci) continue;
+        CHECK(cz_curve_parse(ci->name) == known[i] && cz_curve_parse(ci->snarkjs_name) == known[i] &&
+              cz_curve_parse(ci->alias) == known[i]);
+        CHECK(ci->fr_bytes == 32 && ci->fr_limbs == 4 && ci->fq_bytes == 8 * ci->fq_limbs);
+        CHECK(ci->g1_affine_bytes == 2 * ci->fq_bytes && ci->g2_affine_bytes == 4 * ci->fq_bytes);
+    }
+    CHECK(!strcmp(cz_curve_info_get(CZ_CURVE_BN254)->name, "bn254") &&
+          !strcmp(cz_curve_info_get(CZ_CURVE_BN254)->snarkjs_name, "bn128") &&
+          cz_curve_info_get(CZ_CURVE_BN254)->fq_limbs == 4 && cz_curve_info_get(CZ_CURVE_BN254)->fr_two_adicity == 28);
+    CHECK(!strcmp(cz_curve_info_get(CZ_CURVE_BLS12_381)->name, "bls12-381") &&
+          !strcmp(cz_curve_info_get(CZ_CURVE_BLS12_381)->snarkjs_name, "bls12381") &&
+          cz_curve_info_get(CZ_CURVE_BLS12_381)->fq_limbs == 6 &&
+          cz_curve_info_get(CZ_CURVE_BLS12_381)->fr_two_adicity == 32);
+    CHECK(cz_curve_parse("BN128") == CZ_CURVE_BN254 && cz_curve_parse("Alt_BN128") == CZ_CURVE_BN254);
+    CHECK(cz_curve_parse("bls12-377") == CZ_CURVE_NONE && cz_curve_parse("") == CZ_CURVE_NONE &&
+          cz_curve_parse(NULL) == CZ_CURVE_NONE);
+
+    static const cz_curve bad[] = {CZ_CURVE_NONE, (cz_curve)(CZ_CURVE_COUNT + 1), (cz_curve)99, (cz_curve)-1};
+    char p[512];
+    snprintf(p, sizeof p, "%s/unknown_curve.out", tmpdir);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cz_curve c = bad[i];
+        char want[64];
+        snprintf(want, sizeof want, "unknown curve %d", (int)c);
+        cz_error err;
+#define REFUSED(call)                                                                                                  \
+    do {                                                                                                               \
+        cz_error_clear(&err);                                                                                          \
+        cz_status st_ = (call);                                                                                        \
+        CHECK_MSG(st_ == CZ_ERR_INVALID_ARG && strstr(cz_error_msg(&err), want), "curve %d: %s: %s", (int)c, #call,    \
+                  cz_error_msg(&err));                                                                                 \
+        CHECK_MSG(access(p, F_OK) != 0, "curve %d: %s left a file", (int)c, #call);                                    \
+    } while (0)
+        CHECK(cz_curve_index(c) == -1 && cz_curve_info_get(c) == NULL);
+        CHECK(!strcmp(cz_curve_name(c), "none") && !strcmp(cz_curve_snarkjs_name(c), "none"));
+        /* JSON writers and readers */
+        cz_proof pr;
+        memset(&pr, 0, sizeof pr);
+        pr.curve = c;
+        REFUSED(cz_proof_write_json(p, &pr, &err));
+        uint8_t one[32] = {1};
+        REFUSED(cz_public_write_json(p, c, one, 1, &err));
+        cz_vkey vk;
+        memset(&vk, 0, sizeof vk);
+        vk.curve = c;
+        uint64_t ab[72] = {0};
+        REFUSED(cz_vkey_write_json(p, &vk, ab, &err));
+        REFUSED(cz_proof_read_json(&pr, c, FIX "bn128/poseidon/proof.json", &err));
+        void *vals = (void *)1;
+        size_t nv = 7;
+        REFUSED(cz_public_read_json(&vals, &nv, c, FIX "bn128/poseidon/public.json", &err));
+        CHECK(vals == NULL && nv == 0);
+        /* binary writers */
+        REFUSED(cz_wtns_write(p, c, one, 1, 0, NULL, &err));
+        cz_r1cs_header h = {c, 3, 0, 1, 1, 0};
+        cz_r1cs_writer rw;
+        REFUSED(cz_r1cs_writer_open(&rw, p, &h, &err));
+        cz_zkey_layout l = {c, 3, 1, 4, 0, 68};
+        cz_zkey_writer zw;
+        REFUSED(cz_zkey_writer_open(&zw, p, &l, &err));
+        uint64_t sizes[11];
+        CHECK(cz_zkey_layout_sizes(&l, sizes) == CZ_ERR_INVALID_ARG && cz_zkey_file_size(&l) == 0);
+#undef REFUSED
+    }
+}
+
 int main(void)
 {
     cz_rng rng;
@@ -726,6 +810,7 @@ int main(void)
     test_corruption(&rng);
     test_coef_layout();
     test_bellperson();
+    test_unknown_curve();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("could not remove %s\n", tmpdir);

@@ -605,7 +605,7 @@ static void test_args(const field_t *f)
 }
 
 /*
- * The prover's H step as snarkjs does it (SNARKJS-FORMATS.md section 4 step
+ * The prover's H step as snarkjs does it (docs/FORMATS.md, the H step; step
  * 2): a_T = A(w^i) -> iNTT -> multiply by g^j (here: coset NTT) -> A(g w^i)
  * with g = w[k+1]; then A'B' - C' = (AB - C)(g w^i) = h(g w^i) * (g^n - 1).
  */

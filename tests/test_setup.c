@@ -954,6 +954,37 @@ static void test_hand_circuit(const curve_t *cv, const circuit_t *c, cz_rng *rng
     cz_r1cs_free(&r);
 }
 
+/* A curve value that is no curve: both entry points refuse it
+ * (CZ_ERR_UNSUPPORTED, "unknown curve N") and write no key. */
+static void test_unknown_curve(void)
+{
+    cz_r1cs r;
+    cz_error err;
+    cz_error_clear(&err);
+    if (cz_r1cs_load(&r, FIX "bn128/poseidon/circuit.r1cs", 0, NULL, &err) != CZ_OK) {
+        CHECK_MSG(0, "%s", cz_error_msg(&err));
+        return;
+    }
+    char zp[600];
+    snprintf(zp, sizeof zp, "%s/unknown_curve.zkey", tmpdir);
+    static const cz_curve bad[] = {CZ_CURVE_NONE, (cz_curve)(CZ_CURVE_COUNT + 1), (cz_curve)99, (cz_curve)-1};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "unknown curve %d", (int)bad[i]);
+        cz_r1cs rb = r;
+        rb.curve = bad[i];
+        cz_error_clear(&err);
+        CHECK(cz_groth16_setup_dev(&rb, zp, NULL, NULL, &err) == CZ_ERR_UNSUPPORTED &&
+              strstr(cz_error_msg(&err), want));
+        CHECK(access(zp, F_OK) != 0);
+        uint8_t t[4][32];
+        cz_error_clear(&err);
+        CHECK(cz_groth16_setup_toxic(bad[i], 8, NULL, t[0], t[1], t[2], t[3], &err) == CZ_ERR_UNSUPPORTED &&
+              strstr(cz_error_msg(&err), want));
+    }
+    cz_r1cs_free(&r);
+}
+
 int main(void)
 {
     cz_rng rng;
@@ -976,6 +1007,7 @@ int main(void)
         test_hand_circuit(&CURVES[ci], &CIRC_A, &rng);
         test_hand_circuit(&CURVES[ci], &CIRC_B, &rng);
     }
+    test_unknown_curve();
     /* nothing but our files in the temporary directory */
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

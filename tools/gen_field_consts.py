@@ -3,6 +3,8 @@
 
 Run: python3 tools/gen_field_consts.py > ff/ff_consts.inc
 Every value printed here is re-derived independently in tests/test_ff.c with GMP.
+The _U32 lists (p, R, R^2 in 32-bit limbs) are the device fields' (cuda/ff.cuh);
+tests/test_cuda_ff.cu checks those fields against the CPU ones.
 """
 
 FIELDS = {
@@ -19,6 +21,10 @@ def limbs(x, n):
 
 def c_arr(x, n):
     return "{" + ", ".join("0x%016xULL" % v for v in limbs(x, n)) + "}"
+
+
+def c_arr32(x, n):
+    return "{" + ", ".join("0x%08xu" % ((x >> (32 * i)) & (2**32 - 1)) for i in range(2 * n)) + "}"
 
 
 def two_adicity(p):
@@ -54,4 +60,8 @@ for name, (p, n) in FIELDS.items():
     print("#define CZ_%s_NQR %d /* smallest quadratic non-residue */" % (up, nqr))
     print("#define CZ_%s_ROOT %s /* NQR^T, primitive 2^S-th root of unity, Montgomery */" % (up, c_arr(root * 2 ** (64 * n) % p, n)))
     print("#define CZ_%s_BITS %d" % (up, p.bit_length()))
+    # the same p, R, R^2 in 32-bit limbs for the device fields (cuda/ff.cuh)
+    print("#define CZ_%s_P_U32 %s" % (up, c_arr32(p, n)))
+    print("#define CZ_%s_R_U32 %s" % (up, c_arr32(R, n)))
+    print("#define CZ_%s_R2_U32 %s" % (up, c_arr32(R * R % p, n)))
     print()

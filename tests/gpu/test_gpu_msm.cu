@@ -389,6 +389,16 @@ template <class T> static void test_api(void)
     CHECK(T::gpu(g_ctx, &R, I.bases.data(), I.canon.data(), 10, (cz_msm_scalar_form)7, &err) == CZ_ERR_INVALID_ARG);
     CHECK(cz_cuda_msm_g1(g_ctx, CZ_CURVE_NONE, &R, I.bases.data(), I.canon.data(), 10, CZ_MSM_CANONICAL, &err) ==
           CZ_ERR_INVALID_ARG);
+    /* a curve value past the list is no curve either (never another curve's code) */
+    for (int bad : {CZ_CURVE_COUNT + 1, 99, -1}) {
+        cz_error_clear(&err);
+        CHECK(cz_cuda_msm_g1(g_ctx, (cz_curve)bad, &R, I.bases.data(), I.canon.data(), 10, CZ_MSM_CANONICAL, &err) ==
+                  CZ_ERR_INVALID_ARG &&
+              strstr(cz_error_msg(&err), "unknown curve"));
+        cz_error_clear(&err);
+        CHECK(cz_cuda_msm_g2(g_ctx, (cz_curve)bad, &R, I.bases.data(), I.canon.data(), 10, CZ_MSM_CANONICAL, &err) ==
+              CZ_ERR_INVALID_ARG);
+    }
     /* the same call twice: the same point */
     typename T::jac A, B;
     CHECK(T::gpu(g_ctx, &A, I.bases.data(), I.canon.data(), 10, CZ_MSM_CANONICAL, &err) == CZ_OK);

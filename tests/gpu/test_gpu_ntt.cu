@@ -370,6 +370,16 @@ static void test_errors(const field_t *f)
     CHECK(cz_cuda_compute_h(gpu, f->curve, f->s + 1, buf, buf + 1, buf + 2, &err) == CZ_ERR_RANGE);
     cz_error_clear(&err);
     CHECK(cz_cuda_ntt(gpu, CZ_CURVE_NONE, 2, buf, 0, 0, &err) == CZ_ERR_INVALID_ARG);
+    /* a curve value past the list is no curve either (never another curve's code) */
+    for (int bad : {CZ_CURVE_COUNT + 1, 99, -1}) {
+        cz_error_clear(&err);
+        CHECK(cz_cuda_ntt(gpu, (cz_curve)bad, 2, buf, 0, 0, &err) == CZ_ERR_INVALID_ARG &&
+              strstr(cz_error_msg(&err), "unknown curve"));
+        cz_error_clear(&err);
+        CHECK(cz_cuda_compute_h(gpu, (cz_curve)bad, 2, buf, buf + 1, buf + 2, &err) == CZ_ERR_INVALID_ARG);
+        cz_error_clear(&err);
+        CHECK(cz_cuda_ntt_prepare(gpu, (cz_curve)bad, 2, 1, 0, 0, &err) == CZ_ERR_INVALID_ARG);
+    }
     cz_error_clear(&err);
     CHECK(cz_cuda_ntt(gpu, f->curve, 2, NULL, 0, 0, &err) == CZ_ERR_INVALID_ARG);
     cz_error_clear(&err);
