@@ -404,6 +404,7 @@ static int exit_for_code(const char *code)
     if (!strcmp(code, "unsatisfied")) return EXIT_UNSATISFIED;
     if (!strcmp(code, "input")) return EXIT_INPUT;
     if (!strcmp(code, "internal")) return EXIT_INTERNAL;
+    if (!strcmp(code, "randomness")) return EXIT_RANDOM;
     return EXIT_RESOURCE;
 }
 

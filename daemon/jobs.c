@@ -107,6 +107,7 @@ static const char *fail_code(cz_status st)
     case CZ_ERR_NO_MEMORY:
     case CZ_ERR_BUDGET: return "resources";
     case CZ_ERR_INTERNAL: return "internal";
+    case CZ_ERR_RANDOM: return "randomness";
     default: return "input";
     }
 }
