@@ -4,8 +4,9 @@
 #   1. the default build (x86-64 ADX/BMI2 fast path where available),
 #   2. the portable C build (-DCZ_PORTABLE=ON),
 #   3. an ASan+UBSan build with scaled-down iteration counts,
-#   4. a ThreadSanitizer build of the threaded layers (engine, thread pool):
-#      test_budget, test_bufpool, test_engine.
+#   4. a ThreadSanitizer build of the threaded layers (memory budget, pool,
+#      engine, the daemon's job store): test_budget, test_bufpool, test_engine,
+#      test_store.
 # Exits non-zero if any test fails. GPU tests (label "gpu") run on a GPU
 # machine with: ctest -L gpu (see README).
 set -euo pipefail
@@ -14,13 +15,16 @@ cd "$(dirname "$0")/.."
 ./scripts/npm.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 
-# run NAME SCALE QUICK [-R regex] -- cmake args...
+# run NAME SCALE QUICK [-R regex | -E regex] -- cmake args...
 run() {
   local name=$1 scale=$2 quick=$3; shift 3
   local only=() targets=()
   if [ "${1:-}" = -R ]; then
     only=(-R "$2")
     IFS='|' read -r -a targets <<<"${2//[\^\$]/}"
+    shift 2
+  elif [ "${1:-}" = -E ]; then
+    only=(-E "$2")
     shift 2
   fi
   [ "${1:-}" = -- ] && shift
@@ -39,7 +43,9 @@ run() {
 run default 1 0 -- -DCMAKE_BUILD_TYPE=Release
 # The CUDA code (built when nvcc is found) is compiled and its host-side tests
 # run in the default build only: the other two test the C arithmetic paths.
-run portable 1 1 -- -DCMAKE_BUILD_TYPE=Release -DCZ_PORTABLE=ON -DCZ_CUDA=OFF
+# (the daemon's end-to-end test runs in the default and sanitizer builds: the
+# portable build changes only the field arithmetic under it)
+run portable 1 1 -E '^test_daemon$' -- -DCMAKE_BUILD_TYPE=Release -DCZ_PORTABLE=ON -DCZ_CUDA=OFF
 run sanitize "${CZ_SANITIZE_SCALE:-0.02}" 1 -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=address,undefined -DCZ_CUDA=OFF
-run thread 0.2 1 -R '^test_budget$|^test_bufpool$|^test_engine$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=thread -DCZ_CUDA=OFF
+run thread 0.2 1 -R '^test_budget$|^test_bufpool$|^test_engine$|^test_store$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=thread -DCZ_CUDA=OFF
 echo "=== all test builds passed"
