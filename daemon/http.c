@@ -507,8 +507,10 @@ static enum MHD_Result do_keys_post(req *r)
     }
     json_object_foreach(o, k, v) if (strcmp(k, "path"))
     {
+        /* answered before the object (which owns k) is freed */
+        enum MHD_Result rc = send_error(r, 400, "bad_request", "unknown field '%s' (expected path)", k);
         json_decref(o);
-        return send_error(r, 400, "bad_request", "unknown field '%s' (expected path)", k);
+        return rc;
     }
     cz_status st = want_string(o, "path", path, sizeof path, 1, &err);
     json_decref(o);
