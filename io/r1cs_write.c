@@ -40,8 +40,9 @@ static const uint64_t *r_limbs(cz_curve c)
 /* records an I/O failure (sticky) */
 static cz_status io_fail(cz_r1cs_writer *w, int e, const char *what, cz_error *err)
 {
-    w->st = CZ_ERR_IO;
-    return cz_error_set(err, CZ_ERR_IO, "%s: %s failed: %s", w->af.path, what, strerror(e ? e : EIO));
+    if (!e) e = EIO;
+    w->st = cz_io_status(e);
+    return cz_error_set(err, w->st, "%s: %s failed: %s", w->af.path, what, strerror(e));
 }
 
 static cz_status put(cz_r1cs_writer *w, const void *p, size_t n, cz_error *err)

@@ -103,7 +103,7 @@ cz_status cz_wtns_write(const char *path, cz_curve curve, const void *values, ui
     free(buf);
     if (e) {
         cz_atomic_file_abort(&af);
-        return cz_error_set(err, CZ_ERR_IO, "%s: write failed: %s", path, strerror(e));
+        return cz_error_set(err, cz_io_status(e), "%s: write failed: %s", path, strerror(e));
     }
     return cz_atomic_file_commit(&af, err);
 }

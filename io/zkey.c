@@ -1,11 +1,13 @@
 #include "io/zkey.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ec/ec.h"
 #include "io/binfile.h"
+#include "io/subgroup.h"
 #include "util/thread.h"
 
 /* bytes of a G1 / G2 affine point of the key's curve (0 for no curve) */
@@ -28,15 +30,6 @@ static int point_ok(const cz_group *g, const void *p, int curve_check)
     return g->affine_in_range(p) && (!curve_check || g->affine_is_on_curve(p));
 }
 
-typedef struct {
-    const uint8_t *src;
-    uint8_t *dst;
-    size_t psize;
-    const cz_group *g;
-    int curve_check;
-    uint64_t bad; /* smallest bad index or UINT64_MAX */
-} copy_ctx;
-
 static void note_bad(uint64_t *slot, uint64_t i)
 {
     uint64_t cur = __atomic_load_n(slot, __ATOMIC_RELAXED);
@@ -44,22 +37,141 @@ static void note_bad(uint64_t *slot, uint64_t i)
     }
 }
 
+/* the first failed read of a parallel loop (the one at the lowest offset) */
+typedef struct {
+    pthread_mutex_t mu;
+    uint64_t at; /* UINT64_MAX: none */
+    cz_error err;
+} read_fail;
+
+static void read_fail_init(read_fail *r)
+{
+    pthread_mutex_init(&r->mu, NULL);
+    r->at = UINT64_MAX;
+    cz_error_clear(&r->err);
+}
+
+static void read_fail_note(read_fail *r, uint64_t at, const cz_error *e)
+{
+    pthread_mutex_lock(&r->mu);
+    if (at < r->at) {
+        r->at = at;
+        r->err = *e;
+    }
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* CZ_OK, or the first failure passed on to err */
+static cz_status read_fail_done(read_fail *r, cz_error *err)
+{
+    pthread_mutex_destroy(&r->mu);
+    if (r->at == UINT64_MAX) return CZ_OK;
+    return cz_error_set(err, r->err.status, "%s", cz_error_msg(&r->err));
+}
+
+/* points [b, e) of a section: read straight into the table, then checked */
+typedef struct {
+    const cz_binfile *f;
+    uint64_t off; /* of point 0 */
+    uint8_t *dst;
+    size_t psize;
+    const cz_group *g;
+    int curve_check;
+    uint64_t bad; /* smallest bad index or UINT64_MAX */
+    read_fail rf;
+} copy_ctx;
+
 static void copy_range(void *arg, size_t b, size_t e, int thread)
 {
     copy_ctx *c = arg;
     (void)thread;
-    memcpy(c->dst + b * c->psize, c->src + b * c->psize, (e - b) * c->psize);
+    cz_error le;
+    cz_error_clear(&le);
+    const uint64_t at = c->off + (uint64_t)b * c->psize;
+    if (cz_binfile_read(c->f, at, c->dst + b * c->psize, (uint64_t)(e - b) * c->psize, &le) != CZ_OK) {
+        read_fail_note(&c->rf, at, &le);
+        return;
+    }
     for (size_t i = b; i < e; i++)
         if (!point_ok(c->g, c->dst + i * c->psize, c->curve_check)) note_bad(&c->bad, i);
+}
+
+/* bytes [b, e) (in units of the grain below) of a region read in parallel */
+typedef struct {
+    const cz_binfile *f;
+    uint64_t off, len;
+    uint8_t *dst;
+    read_fail rf;
+} bulk_ctx;
+
+enum { BULK_GRAIN = 1 << 20 };
+
+static void bulk_range(void *arg, size_t b, size_t e, int thread)
+{
+    bulk_ctx *c = arg;
+    (void)thread;
+    const uint64_t lo = (uint64_t)b * BULK_GRAIN,
+                   hi = (uint64_t)e * BULK_GRAIN < c->len ? (uint64_t)e * BULK_GRAIN : c->len;
+    cz_error le;
+    cz_error_clear(&le);
+    if (cz_binfile_read(c->f, c->off + lo, c->dst + lo, hi - lo, &le) != CZ_OK)
+        read_fail_note(&c->rf, c->off + lo, &le);
+}
+
+/* the len bytes at off into dst, in parallel chunks */
+static cz_status read_bulk(const cz_binfile *f, uint64_t off, uint64_t len, uint8_t *dst, cz_error *err)
+{
+    bulk_ctx c;
+    memset(&c, 0, sizeof c);
+    c.f = f;
+    c.off = off;
+    c.len = len;
+    c.dst = dst;
+    read_fail_init(&c.rf);
+    cz_parallel_for(cz_pool_default(), (size_t)((len + BULK_GRAIN - 1) / BULK_GRAIN), 1, bulk_range, &c);
+    return read_fail_done(&c.rf, err);
 }
 
 static const char *const SECTION_NAMES[] = {"", "header", "groth16 header", "IC", "coefficients", "A", "B1",
                                             "B2", "C", "H", "contributions"};
 
-/* Copies count points of section id into a new aligned table, checking
- * each. */
+/* Subgroup membership of a loaded table (on the curve already): every point
+ * with exact = 1 (the verifying key's IC), else the random combination of
+ * io/subgroup.h and, when it fails, every point to name the first bad one. */
+static cz_status check_subgroup(const cz_zkey *z, const cz_binfile *f, uint32_t id, int group, const void *pts,
+                                uint64_t count, uint64_t off, int exact, cz_error *err)
+{
+    if (cz_subgroup_trivial(z->curve, group) || count == 0) return CZ_OK;
+    cz_status st = exact ? CZ_ERR_NOT_IN_SUBGROUP : cz_subgroup_check(z->curve, group, pts, count, NULL);
+    if (st == CZ_OK) return CZ_OK;
+    if (st == CZ_ERR_RANDOM)
+        return cz_error_set(err, st,
+                            "%s: section %u (%s): no secure randomness for the subgroup check of its points: the OS "
+                            "CSPRNG (getrandom) refused",
+                            f->path, id, SECTION_NAMES[id]);
+    if (st != CZ_ERR_NOT_IN_SUBGROUP)
+        return cz_error_set(err, st, "%s: section %u (%s): the subgroup check of %" PRIu64 " points failed: %s",
+                            f->path, id, SECTION_NAMES[id], count, cz_status_str(st));
+    const uint64_t bad = cz_subgroup_first_bad(z->curve, group, pts, count);
+    if (bad == UINT64_MAX) {
+        if (exact) return CZ_OK;
+        return cz_error_set(err, CZ_ERR_INTERNAL,
+                            "%s: section %u (%s): the random combination of its points is outside the subgroup but "
+                            "no point is",
+                            f->path, id, SECTION_NAMES[id]);
+    }
+    return cz_error_set(err, CZ_ERR_NOT_IN_SUBGROUP,
+                        "%s: section %u (%s), offset %" PRIu64 ": point %" PRIu64
+                        " is on the curve but not in the prime-order subgroup of %s",
+                        f->path, id, SECTION_NAMES[id], off + bad * point_size(z->curve, group), bad,
+                        group == 1 ? "G1" : "G2");
+}
+
+/* Reads count points of section id into a new aligned table, checking
+ * each: coordinates < q, on the curve (unless skip_point_checks), in the
+ * subgroup (exact for IC: exact = 1). */
 static cz_status load_points(cz_zkey *z, const cz_binfile *f, uint32_t id, int group, uint64_t count, void **out,
-                             const cz_zkey_opts *o, cz_error *err)
+                             const cz_zkey_opts *o, int exact, cz_error *err)
 {
     const cz_binsection *s;
     cz_status st = cz_binfile_section(f, id, &s, err);
@@ -80,10 +192,19 @@ static cz_status load_points(cz_zkey *z, const cz_binfile *f, uint32_t id, int g
         return cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory for section %u (%" PRIu64 " bytes)", f->path, id,
                             count * psize);
     z->bytes += count * psize;
-    copy_ctx c = {f->data + s->offset, dst, psize, g, !o->skip_point_checks, UINT64_MAX};
+    *out = dst; /* freed with the key on failure */
+    copy_ctx c;
+    memset(&c, 0, sizeof c);
+    c.f = f;
+    c.off = s->offset;
+    c.dst = dst;
+    c.psize = psize;
+    c.g = g;
+    c.curve_check = exact || !o->skip_point_checks;
+    c.bad = UINT64_MAX;
+    read_fail_init(&c.rf);
     cz_parallel_for(cz_pool_default(), count, 1024, copy_range, &c);
-    cz_binfile_release(f, s->offset, s->size); /* the copy is what stays resident */
-    *out = dst;
+    if ((st = read_fail_done(&c.rf, err)) != CZ_OK) return st;
     if (c.bad != UINT64_MAX) {
         /* re-check the first bad point to say whether it is a range or curve failure */
         int range_ok = point_ok(g, c.dst + c.bad * psize, 0);
@@ -92,9 +213,13 @@ static cz_status load_points(cz_zkey *z, const cz_binfile *f, uint32_t id, int g
                             SECTION_NAMES[id], s->offset + c.bad * psize, c.bad,
                             range_ok ? "is not on the curve" : "has a coordinate >= the base field prime q");
     }
-    return CZ_OK;
+    if (!exact && o->skip_point_checks) return CZ_OK;
+    return check_subgroup(z, f, id, group, dst, count, s->offset, exact, err);
 }
 
+/* A verifying-key point of section 2: in range, on the curve, in the
+ * subgroup, and not infinity (a key with any of them at infinity is
+ * degenerate: every proof fails, or any proof passes). */
 static cz_status read_header_point(cz_zkey *z, cz_reader *r, int group, uint64_t *dst, const char *name,
                                    cz_error *err)
 {
@@ -106,9 +231,25 @@ static cz_status read_header_point(cz_zkey *z, cz_reader *r, int group, uint64_t
     cz_status st = cz_rd_bytes(r, &p, psize, name, err);
     if (st != CZ_OK) return st;
     memcpy(dst, p, psize);
+    const char *gn = group == 1 ? "G1" : "G2";
+    int inf = 1;
+    for (size_t i = 0; i < psize; i++)
+        inf &= p[i] == 0;
+    if (inf)
+        return cz_error_set(err, CZ_ERR_FORMAT,
+                            "%s: section 2, offset %" PRIu64 ": %s is the point at infinity: a degenerate key "
+                            "(expected a point of %s other than infinity)",
+                            r->f->path, off, name, gn);
     if (!point_ok(g, dst, 1))
-        return cz_error_set(err, CZ_ERR_NOT_ON_CURVE, "%s: section 2, offset %" PRIu64 ": %s is not a valid %s point",
-                            r->f->path, off, name, group == 1 ? "G1" : "G2");
+        return cz_error_set(err, g->affine_in_range(dst) ? CZ_ERR_NOT_ON_CURVE : CZ_ERR_RANGE,
+                            "%s: section 2, offset %" PRIu64 ": %s is not a valid %s point (%s)", r->f->path, off, name,
+                            gn,
+                            g->affine_in_range(dst) ? "not on the curve" : "a coordinate >= the base field prime q");
+    if (cz_subgroup_first_bad(z->curve, group, dst, 1) != UINT64_MAX)
+        return cz_error_set(err, CZ_ERR_NOT_IN_SUBGROUP,
+                            "%s: section 2, offset %" PRIu64 ": %s is on the curve but not in the prime-order "
+                            "subgroup of %s",
+                            r->f->path, off, name, gn);
     return CZ_OK;
 }
 
@@ -268,21 +409,39 @@ static void coef_place_block(void *arg, size_t g, size_t g_end, int thread)
 
 static cz_status load_coefficients(cz_zkey *z, const cz_binfile *f, cz_error *err)
 {
-    cz_reader r;
+    const cz_binsection *s4;
+    uint8_t cb[4];
     uint32_t ncoef;
     cz_status st;
-    if ((st = cz_reader_init(&r, f, 4, err)) != CZ_OK) return st;
-    if ((st = cz_rd_u32(&r, &ncoef, "coefficient count", err)) != CZ_OK) return st;
-    if (r.end - r.pos != (uint64_t)ncoef * COEF_ENTRY)
+    if ((st = cz_binfile_section(f, 4, &s4, err)) != CZ_OK) return st;
+    if (s4->size < 4)
         return cz_error_set(err, CZ_ERR_FORMAT,
-                            "%s: section 4 (coefficients): %" PRIu64 " bytes follow the count, expected %u x %d = %" PRIu64,
-                            f->path, r.end - r.pos, ncoef, COEF_ENTRY, (uint64_t)ncoef * COEF_ENTRY);
+                            "%s: section 4, offset %" PRIu64 ": coefficient count needs 4 bytes but the section ends "
+                            "after %" PRIu64,
+                            f->path, s4->offset, s4->size);
+    if ((st = cz_binfile_read(f, s4->offset, cb, 4, err)) != CZ_OK) return st;
+    ncoef = cz_load_u32(cb);
+    if (s4->size - 4 != (uint64_t)ncoef * COEF_ENTRY)
+        return cz_error_set(err, CZ_ERR_FORMAT,
+                            "%s: section 4 (coefficients): %" PRIu64
+                            " bytes follow the count, expected %u x %d = %" PRIu64,
+                            f->path, s4->size - 4, ncoef, COEF_ENTRY, (uint64_t)ncoef * COEF_ENTRY);
     z->n_coef = ncoef;
-    const uint64_t base_off = r.pos;
+    const uint64_t base_off = s4->offset + 4;
     cz_pool *pool = cz_pool_default();
     coef_par p;
     memset(&p, 0, sizeof p);
-    p.base = r.p;
+    /* the entries are read once into a temporary (passes 1, 3 and 4 read
+     * them, pass 4 in row-block order) */
+    uint8_t *raw = malloc((size_t)(ncoef ? (uint64_t)ncoef * COEF_ENTRY : 1));
+    if (!raw)
+        return cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory reading section 4 (%" PRIu64 " bytes)", f->path,
+                            (uint64_t)ncoef * COEF_ENTRY);
+    if ((st = read_bulk(f, base_off, (uint64_t)ncoef * COEF_ENTRY, raw, err)) != CZ_OK) {
+        free(raw);
+        return st;
+    }
+    p.base = raw;
     p.ncoef = ncoef;
     p.domain = z->domain_size;
     p.nvars = z->n_vars;
@@ -368,8 +527,8 @@ static cz_status load_coefficients(cz_zkey *z, const cz_binfile *f, cz_error *er
                           f->path);
         goto out;
     }
-    cz_binfile_release(f, base_off, (uint64_t)ncoef * COEF_ENTRY);
 out:
+    free(raw);
     free(p.rows[0]);
     free(p.rows[1]);
     free(p.cnt);
@@ -383,6 +542,7 @@ static cz_status zkey_read(cz_zkey *z, const cz_binfile *f, const cz_zkey_opts *
     cz_status st;
     cz_reader r;
     uint32_t protocol;
+    memset(&r, 0, sizeof r);
     if ((st = cz_reader_init(&r, f, 1, err)) != CZ_OK) goto done;
     if ((st = cz_rd_u32(&r, &protocol, "protocol", err)) != CZ_OK) goto done;
     if (protocol != 1) {
@@ -392,6 +552,8 @@ static cz_status zkey_read(cz_zkey *z, const cz_binfile *f, const cz_zkey_opts *
     }
 
     const uint8_t *q, *rr;
+    uint8_t qb[48];
+    cz_reader_free(&r);
     if ((st = cz_reader_init(&r, f, 2, err)) != CZ_OK) goto done;
     if ((st = cz_rd_u32(&r, &z->n8q, "n8q", err)) != CZ_OK) goto done;
     if (z->n8q != 32 && z->n8q != 48) {
@@ -400,6 +562,8 @@ static cz_status zkey_read(cz_zkey *z, const cz_binfile *f, const cz_zkey_opts *
         goto done;
     }
     if ((st = cz_rd_bytes(&r, &q, z->n8q, "q", err)) != CZ_OK) goto done;
+    memcpy(qb, q, z->n8q); /* q stays valid only until the next read */
+    q = qb;
     if ((st = cz_rd_u32(&r, &z->n8r, "n8r", err)) != CZ_OK) goto done;
     if (z->n8r != 32) {
         st = cz_error_set(err, CZ_ERR_FORMAT, "%s: section 2, offset %" PRIu64 ": n8r = %u, expected 32", f->path,
@@ -445,9 +609,13 @@ static cz_status zkey_read(cz_zkey *z, const cz_binfile *f, const cz_zkey_opts *
         /* the verifying key needs IC too; report the coefficient count if
          * the section is there */
         const cz_binsection *s4;
-        if (cz_binfile_section(f, 4, &s4, NULL) == CZ_OK && s4->size >= 4)
-            z->n_coef = cz_load_u32(f->data + s4->offset);
-        st = load_points(z, f, 3, 1, (uint64_t)z->n_public + 1, &z->ic, o, err);
+        uint8_t cb[4];
+        if (cz_binfile_section(f, 4, &s4, NULL) == CZ_OK && s4->size >= 4) {
+            if ((st = cz_binfile_read(f, s4->offset, cb, 4, err)) != CZ_OK) goto done;
+            z->n_coef = cz_load_u32(cb);
+        }
+        if ((st = load_points(z, f, 3, 1, (uint64_t)z->n_public + 1, &z->ic, o, 1, err)) != CZ_OK) goto done;
+        st = cz_binfile_check_unchanged(f, err);
         goto done;
     }
     /* every section size is checked against the header counts before any
@@ -473,14 +641,16 @@ static cz_status zkey_read(cz_zkey *z, const cz_binfile *f, const cz_zkey_opts *
             }
         }
     }
-    if ((st = load_points(z, f, 3, 1, (uint64_t)z->n_public + 1, &z->ic, o, err)) != CZ_OK) goto done;
+    if ((st = load_points(z, f, 3, 1, (uint64_t)z->n_public + 1, &z->ic, o, 1, err)) != CZ_OK) goto done;
     if ((st = load_coefficients(z, f, err)) != CZ_OK) goto done;
-    if ((st = load_points(z, f, 5, 1, z->n_vars, &z->a, o, err)) != CZ_OK) goto done;
-    if ((st = load_points(z, f, 6, 1, z->n_vars, &z->b1, o, err)) != CZ_OK) goto done;
-    if ((st = load_points(z, f, 7, 2, z->n_vars, &z->b2, o, err)) != CZ_OK) goto done;
-    if ((st = load_points(z, f, 8, 1, (uint64_t)z->n_vars - z->n_public - 1, &z->c, o, err)) != CZ_OK) goto done;
-    if ((st = load_points(z, f, 9, 1, z->domain_size, &z->h, o, err)) != CZ_OK) goto done;
+    if ((st = load_points(z, f, 5, 1, z->n_vars, &z->a, o, 0, err)) != CZ_OK) goto done;
+    if ((st = load_points(z, f, 6, 1, z->n_vars, &z->b1, o, 0, err)) != CZ_OK) goto done;
+    if ((st = load_points(z, f, 7, 2, z->n_vars, &z->b2, o, 0, err)) != CZ_OK) goto done;
+    if ((st = load_points(z, f, 8, 1, (uint64_t)z->n_vars - z->n_public - 1, &z->c, o, 0, err)) != CZ_OK) goto done;
+    if ((st = load_points(z, f, 9, 1, z->domain_size, &z->h, o, 0, err)) != CZ_OK) goto done;
+    st = cz_binfile_check_unchanged(f, err);
 done:
+    cz_reader_free(&r);
     return st;
 }
 

@@ -10,6 +10,7 @@
 
 #include "ec/ec.h"
 #include "ff/ff.h"
+#include "io/binfile.h"
 
 static void store_u32(uint8_t *p, uint32_t v)
 {
@@ -92,9 +93,9 @@ uint64_t cz_zkey_file_size(const cz_zkey_layout *l)
 
 static cz_status io_fail(cz_zkey_writer *w, cz_error *err)
 {
-    int e = errno;
-    return cz_error_set(err, CZ_ERR_IO, "%s: write failed at offset %" PRIu64 ": %s", w->af.path, w->written,
-                        strerror(e ? e : EIO));
+    int e = errno ? errno : EIO;
+    return cz_error_set(err, cz_io_status(e), "%s: write failed at offset %" PRIu64 ": %s", w->af.path, w->written,
+                        strerror(e));
 }
 
 static cz_status raw_put(cz_zkey_writer *w, const void *p, size_t n, cz_error *err)
