@@ -1,9 +1,13 @@
 #include "io/json.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "io/binfile.h"
 
 enum { MAX_DEPTH = 64 };
 
@@ -47,18 +51,40 @@ typedef struct {
     const char *base;
 } pctx;
 
-static cz_status fail(pctx *c, const char *at, const char *what)
+/* line and column (from 1) of the byte at offset off of text */
+static void line_col(const char *text, size_t len, size_t off, long *line, long *col)
 {
-    int line = 1, col = 1;
-    for (const char *q = c->base; q < at && q < c->p.end; q++) {
-        if (*q == '\n') {
-            line++;
-            col = 1;
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < off && i < len; i++) {
+        if (text[i] == '\n') {
+            ++*line;
+            *col = 1;
         } else {
-            col++;
+            ++*col;
         }
     }
-    return cz_error_set(c->p.err, CZ_ERR_FORMAT, "%s: line %d, column %d: %s", c->p.name, line, col, what);
+}
+
+static cz_status fail(pctx *c, const char *at, const char *what)
+{
+    long line, col;
+    line_col(c->base, (size_t)(c->p.end - c->base), (size_t)(at - c->base), &line, &col);
+    return cz_error_set(c->p.err, CZ_ERR_FORMAT, "%s: line %ld, column %ld: %s", c->p.name, line, col, what);
+}
+
+/* a key met twice in one object: both places; snarkjs (JSON.parse) would
+ * keep the last and an earlier cuzk the first, so neither is taken */
+static cz_status fail_dup(pctx *c, const char *at, const char *key, size_t first)
+{
+    long line, col, l0, c0;
+    const size_t len = (size_t)(c->p.end - c->base);
+    line_col(c->base, len, (size_t)(at - c->base), &line, &col);
+    line_col(c->base, len, first, &l0, &c0);
+    return cz_error_set(c->p.err, CZ_ERR_FORMAT,
+                        "%s: line %ld, column %ld: duplicate key \"%.60s\" (first at line %ld, column %ld): a key may "
+                        "appear only once in an object",
+                        c->p.name, line, col, key, l0, c0);
 }
 
 static void skip_ws(pctx *c)
@@ -72,6 +98,7 @@ static cz_json *new_node(pctx *c, cz_json_type t)
     if (n) {
         memset(n, 0, sizeof *n);
         n->type = t;
+        n->at = (size_t)(c->p.s - c->base);
     }
     return n;
 }
@@ -171,6 +198,68 @@ static cz_status parse_string(pctx *c, const char **out, size_t *outlen)
 
 static cz_status parse_value(pctx *c, cz_json **out, int depth);
 
+/* The keys of one object so far: a linear scan while it is small, then an
+ * open-addressing table (in the arena) so that a hostile object with many
+ * keys costs linear time. */
+enum { KEYSET_LINEAR = 16 };
+typedef struct {
+    cz_json **slot; /* cap entries, NULL = free */
+    size_t cap;
+} keyset;
+
+static uint64_t key_hash(const char *k, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)k[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+static int key_eq(const cz_json *a, const char *k, size_t n)
+{
+    return a->klen == n && memcmp(a->key, k, n) == 0;
+}
+
+/* inserts m (m->key set); CZ_OK, or a pointer to the earlier member with
+ * that key in *dup; NO_MEMORY */
+static cz_status keyset_add(pctx *c, keyset *ks, const cz_json *obj, cz_json *m, const cz_json **dup)
+{
+    *dup = NULL;
+    if (obj->nchild < KEYSET_LINEAR) {
+        for (size_t i = 0; i < obj->nchild; i++)
+            if (key_eq(obj->child[i], m->key, m->klen)) {
+                *dup = obj->child[i];
+                return CZ_OK;
+            }
+        return CZ_OK;
+    }
+    if (ks->cap < 2 * (obj->nchild + 1)) {
+        size_t ncap = ks->cap ? 2 * ks->cap : 4 * KEYSET_LINEAR;
+        cz_json **ns = arena_alloc(c->p.doc, ncap * sizeof *ns);
+        if (!ns) return cz_error_set(c->p.err, CZ_ERR_NO_MEMORY, "%s: out of memory", c->p.name);
+        memset(ns, 0, ncap * sizeof *ns);
+        /* the members so far (all distinct) */
+        for (size_t i = 0; i < obj->nchild; i++) {
+            size_t h = (size_t)key_hash(obj->child[i]->key, obj->child[i]->klen) & (ncap - 1);
+            while (ns[h])
+                h = (h + 1) & (ncap - 1);
+            ns[h] = obj->child[i];
+        }
+        ks->slot = ns;
+        ks->cap = ncap;
+    }
+    size_t h = (size_t)key_hash(m->key, m->klen) & (ks->cap - 1);
+    while (ks->slot[h]) {
+        if (key_eq(ks->slot[h], m->key, m->klen)) {
+            *dup = ks->slot[h];
+            return CZ_OK;
+        }
+        h = (h + 1) & (ks->cap - 1);
+    }
+    ks->slot[h] = m;
+    return CZ_OK;
+}
+
 static cz_status push_child(pctx *c, cz_json *parent, cz_json *child, size_t *cap)
 {
     if (parent->nchild == *cap) {
@@ -200,6 +289,7 @@ static cz_status parse_value(pctx *c, cz_json **out, int depth)
         if (!n) return cz_error_set(c->p.err, CZ_ERR_NO_MEMORY, "%s: out of memory", c->p.name);
         c->p.s++;
         size_t cap = 0;
+        keyset ks = {NULL, 0};
         skip_ws(c);
         if (c->p.s < c->p.end && *c->p.s == (obj ? '}' : ']')) {
             c->p.s++;
@@ -207,11 +297,12 @@ static cz_status parse_value(pctx *c, cz_json **out, int depth)
             return CZ_OK;
         }
         for (;;) {
-            const char *key = NULL;
+            const char *key = NULL, *kat = NULL;
             size_t klen = 0;
             skip_ws(c);
             if (obj) {
                 if (c->p.s >= c->p.end || *c->p.s != '"') return fail(c, c->p.s, "expected a string key");
+                kat = c->p.s;
                 if ((st = parse_string(c, &key, &klen)) != CZ_OK) return st;
                 skip_ws(c);
                 if (c->p.s >= c->p.end || *c->p.s != ':') return fail(c, c->p.s, "expected ':'");
@@ -220,6 +311,13 @@ static cz_status parse_value(pctx *c, cz_json **out, int depth)
             cz_json *child;
             if ((st = parse_value(c, &child, depth + 1)) != CZ_OK) return st;
             child->key = key;
+            child->klen = klen;
+            if (kat) child->at = (size_t)(kat - c->base);
+            if (obj) {
+                const cz_json *dup;
+                if ((st = keyset_add(c, &ks, n, child, &dup)) != CZ_OK) return st;
+                if (dup) return fail_dup(c, kat, key, dup->at);
+            }
             if ((st = push_child(c, n, child, &cap)) != CZ_OK) return st;
             skip_ws(c);
             if (c->p.s >= c->p.end) return fail(c, c->p.s, obj ? "unterminated object" : "unterminated array");
@@ -314,42 +412,77 @@ cz_status cz_json_parse(cz_json_doc **docp, cz_json **root, const char *text, si
     return CZ_OK;
 }
 
-cz_status cz_json_parse_file(cz_json_doc **doc, cz_json **root, const char *path, cz_error *err)
+/* offset of the first byte in buf[0..n) that no JSON text holds (a control
+ * character other than tab, LF, CR: not even inside strings), or n */
+static size_t first_bad_byte(const unsigned char *buf, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] < 0x20 && buf[i] != '\t' && buf[i] != '\n' && buf[i] != '\r') return i;
+    return n;
+}
+
+cz_status cz_json_parse_file_max(cz_json_doc **doc, cz_json **root, const char *path, size_t max_bytes,
+                                 const char *what, cz_error *err)
 {
     *doc = NULL;
     *root = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return cz_error_set(err, CZ_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap) break;
-        if (cap >= ((size_t)1 << 31)) {
-            free(buf);
-            fclose(f);
-            return cz_error_set(err, CZ_ERR_FORMAT, "%s: larger than 2 GiB, not a JSON key/proof", path);
-        }
-        char *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
+    int fd;
+    struct stat sb;
+    cz_status st = cz_io_open_regular(path, &fd, &sb, err);
+    if (st != CZ_OK) return st;
+    if ((uint64_t)sb.st_size > max_bytes) {
+        close(fd);
+        return cz_error_set(err, CZ_ERR_FORMAT,
+                            "%s: %" PRIu64 " bytes, more than the %zu bytes cuzk reads for %s (not a JSON file of that "
+                            "kind?)",
+                            path, (uint64_t)sb.st_size, max_bytes, what);
+    }
+    /* what fstat said, plus one byte to notice a file that grew */
+    const size_t want = (size_t)sb.st_size + 1;
+    char *buf = malloc(want);
+    if (!buf) {
+        close(fd);
+        return cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory for %zu bytes", path, want);
+    }
+    size_t n = 0;
+    st = CZ_OK;
+    while (n < want) {
+        size_t chunk = want - n < (1 << 16) ? want - n : (1 << 16);
+        ssize_t got = read(fd, buf + n, chunk);
+        if (got < 0) {
+            int e = errno;
+            if (e == EINTR) continue;
+            st = cz_error_set(err, cz_io_status(e), "%s: offset %zu: read failed: %s", path, n,
+                              e == EISDIR ? "is a directory" : strerror(e));
             break;
         }
-        buf = nb;
-        cap *= 2;
+        if (got == 0) break;
+        size_t bad = first_bad_byte((const unsigned char *)buf + n, (size_t)got);
+        n += (size_t)got;
+        if (bad < (size_t)got) {
+            long line, col;
+            size_t off = n - (size_t)got + bad;
+            line_col(buf, n, off, &line, &col);
+            st = cz_error_set(err, CZ_ERR_FORMAT,
+                              "%s: line %ld, column %ld (offset %zu): byte 0x%02x, which no JSON text contains (not a "
+                              "JSON file?)",
+                              path, line, col, off, (unsigned char)buf[off]);
+            break;
+        }
     }
-    int ioerr = ferror(f);
-    fclose(f);
-    if (!buf) return cz_error_set(err, CZ_ERR_NO_MEMORY, "%s: out of memory reading", path);
-    if (ioerr) {
-        free(buf);
-        return cz_error_set(err, CZ_ERR_IO, "%s: read error", path);
-    }
-    cz_status st = cz_json_parse(doc, root, buf, n, path, err);
+    close(fd);
+    if (st == CZ_OK && n != (size_t)sb.st_size)
+        st = cz_error_set(
+            err, CZ_ERR_IO, "%s: %s%zu bytes read, %" PRIu64 " when it was opened: it changed while it was read", path,
+            n > (size_t)sb.st_size ? "more than " : "", n > (size_t)sb.st_size ? n - 1 : n, (uint64_t)sb.st_size);
+    if (st == CZ_OK) st = cz_json_parse(doc, root, buf, n, path, err);
     free(buf);
     return st;
+}
+
+cz_status cz_json_parse_file(cz_json_doc **doc, cz_json **root, const char *path, cz_error *err)
+{
+    return cz_json_parse_file_max(doc, root, path, CZ_JSON_FILE_MAX, "a JSON file", err);
 }
 
 void cz_json_free(cz_json_doc *doc)
@@ -376,4 +509,20 @@ const cz_json *cz_json_at(const cz_json *arr, size_t i)
 {
     if (!arr || arr->type != CZ_JSON_ARRAY || i >= arr->nchild) return NULL;
     return arr->child[i];
+}
+
+cz_status cz_json_uint(const cz_json *v, uint64_t max, uint64_t *out)
+{
+    if (!v || v->type != CZ_JSON_NUMBER || v->len == 0) return CZ_ERR_FORMAT;
+    uint64_t x = 0;
+    for (size_t i = 0; i < v->len; i++) {
+        char ch = v->str[i];
+        if (ch < '0' || ch > '9') return CZ_ERR_FORMAT; /* '-', '.', 'e', 'E', '+' */
+        if (x > (UINT64_MAX - (uint64_t)(ch - '0')) / 10) return CZ_ERR_RANGE;
+        x = 10 * x + (uint64_t)(ch - '0');
+    }
+    if (v->len > 1 && v->str[0] == '0') return CZ_ERR_FORMAT;
+    if (x > max) return CZ_ERR_RANGE;
+    *out = x;
+    return CZ_OK;
 }

@@ -1,5 +1,6 @@
 #include "io/proof.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,7 +271,7 @@ cz_status cz_proof_read_json(cz_proof *p, cz_curve curve, const char *path, cz_e
     if (st != CZ_OK) return st;
     cz_json_doc *doc;
     cz_json *root;
-    st = cz_json_parse_file(&doc, &root, path, err);
+    st = cz_json_parse_file_max(&doc, &root, path, CZ_PROOF_JSON_MAX, "a proof", err);
     if (st != CZ_OK) return st;
     if (root->type != CZ_JSON_OBJECT) {
         st = cz_error_set(err, CZ_ERR_FORMAT, "%s: expected a JSON object with pi_a, pi_b, pi_c", path);
@@ -299,10 +300,15 @@ cz_status cz_public_read_json(void **values, size_t *n, cz_curve curve, const ch
     if (st != CZ_OK) return st;
     cz_json_doc *doc;
     cz_json *root;
-    st = cz_json_parse_file(&doc, &root, path, err);
+    st = cz_json_parse_file_max(&doc, &root, path, CZ_PUBLIC_JSON_MAX, "public signals", err);
     if (st != CZ_OK) return st;
     if (root->type != CZ_JSON_ARRAY) {
         st = cz_error_set(err, CZ_ERR_FORMAT, "%s: expected a JSON array of decimal strings", path);
+        goto done;
+    }
+    if (root->nchild > CZ_JSON_MAX_PUBLIC) {
+        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: %zu public signals, more than the %zu cuzk reads", path,
+                          root->nchild, CZ_JSON_MAX_PUBLIC);
         goto done;
     }
     uint8_t *v = malloc(root->nchild ? root->nchild * 32 : 1);
@@ -312,7 +318,14 @@ cz_status cz_public_read_json(void **values, size_t *n, cz_curve curve, const ch
     }
     for (size_t i = 0; i < root->nchild; i++) {
         const cz_json *e = root->child[i];
-        if (e->type != CZ_JSON_STRING && e->type != CZ_JSON_NUMBER) {
+        if (e->type == CZ_JSON_NUMBER) {
+            st = cz_error_set(err, CZ_ERR_FORMAT,
+                              "%s: element %zu: %.40s is a JSON number, expected a decimal string (\"%.40s\"), as "
+                              "snarkjs requires",
+                              path, i, e->str, e->str);
+            break;
+        }
+        if (e->type != CZ_JSON_STRING) {
             st = cz_error_set(err, CZ_ERR_FORMAT, "%s: element %zu: expected a decimal string", path, i);
             break;
         }
@@ -348,7 +361,7 @@ cz_status cz_vkey_read_json(cz_vkey *vk, const char *path, cz_error *err)
     memset(vk, 0, sizeof *vk);
     cz_json_doc *doc;
     cz_json *root;
-    cz_status st = cz_json_parse_file(&doc, &root, path, err);
+    cz_status st = cz_json_parse_file_max(&doc, &root, path, CZ_VKEY_JSON_MAX, "a verification key", err);
     if (st != CZ_OK) return st;
     const cz_json *proto = cz_json_get(root, "protocol"), *curve = cz_json_get(root, "curve");
     const cz_json *ic = cz_json_get(root, "IC"), *np = cz_json_get(root, "nPublic");
@@ -373,11 +386,31 @@ cz_status cz_vkey_read_json(cz_vkey *vk, const char *path, cz_error *err)
         st = cz_error_set(err, CZ_ERR_FORMAT, "%s: IC: expected a non-empty array of G1 points", path);
         goto done;
     }
-    vk->n_public = (uint32_t)(ic->nchild - 1);
-    if (np && (np->type != CZ_JSON_NUMBER || strtoul(np->str, NULL, 10) != vk->n_public)) {
-        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: nPublic = %s does not match the %zu IC points", path,
-                          np->type == CZ_JSON_NUMBER ? np->str : "(not a number)", ic->nchild);
+    if (ic->nchild > CZ_JSON_MAX_PUBLIC + 1) {
+        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: IC: %zu points, more than the %zu (public signals + 1) cuzk reads",
+                          path, ic->nchild, CZ_JSON_MAX_PUBLIC + 1);
         goto done;
+    }
+    vk->n_public = (uint32_t)(ic->nchild - 1);
+    if (np) {
+        uint64_t v = 0;
+        cz_status s2 = cz_json_uint(np, UINT32_MAX, &v);
+        if (s2 != CZ_OK) {
+            st = cz_error_set(err, CZ_ERR_FORMAT,
+                              "%s: nPublic = %.40s: expected an integer in [0, 2^32) (digits only: "
+                              "no sign, fraction or exponent)",
+                              path,
+                              np->type == CZ_JSON_NUMBER   ? np->str
+                              : np->type == CZ_JSON_STRING ? "(a string)"
+                                                           : "(not a number)");
+            goto done;
+        }
+        if (v != vk->n_public) {
+            st = cz_error_set(err, CZ_ERR_FORMAT,
+                              "%s: nPublic = %" PRIu64 " does not match the %zu IC points (nPublic + 1)", path, v,
+                              ic->nchild);
+            goto done;
+        }
     }
     cz_curve c = vk->curve;
     if ((st = read_point(c, 1, vk->alpha1, cz_json_get(root, "vk_alpha_1"), 1, path, "vk_alpha_1", err)) != CZ_OK) goto done;

@@ -9,8 +9,18 @@
  * strings, points as [x, y, z] with z = 1 (affine), z = 0 (infinity) or any
  * other z (Jacobian), G2 coordinates as [c0, c1]; each coordinate < q, each
  * point on the curve, and — stricter than snarkjs — proof points in the
- * prime-order subgroup. Public signals must be < r. Writers produce the same
- * JSON shape snarkjs writes, through util/atomic_file (no partial files).
+ * prime-order subgroup. Public signals must be < r and, as snarkjs requires,
+ * strings (a bare JSON number is refused); nPublic must be a plain integer.
+ * A key repeated in any object is refused (io/json.h), so that no file reads
+ * differently here and in snarkjs. Writers produce the same JSON shape
+ * snarkjs writes, through util/atomic_file (no partial files).
+ *
+ * Size limits on reading (checked before the first byte is read):
+ * proof.json CZ_PROOF_JSON_MAX; public.json and the IC of a verification
+ * key at most CZ_JSON_MAX_PUBLIC signals, with the files at most
+ * CZ_PUBLIC_JSON_MAX and CZ_VKEY_JSON_MAX bytes (generous allowances per
+ * signal: snarkjs writes ~82 bytes per public signal and ~270 (BN254) to
+ * ~370 (BLS12-381) per IC point).
  */
 #ifndef CZ_IO_PROOF_H
 #define CZ_IO_PROOF_H
@@ -20,6 +30,11 @@
 
 #include "cuzk/curve.h"
 #include "util/error.h"
+
+#define CZ_JSON_MAX_PUBLIC ((size_t)1 << 16)                                  /* public signals */
+#define CZ_PROOF_JSON_MAX ((size_t)1 << 20)                                   /* 1 MiB */
+#define CZ_PUBLIC_JSON_MAX (((size_t)64 << 10) + 128 * CZ_JSON_MAX_PUBLIC)    /* 8 MiB + 64 KiB */
+#define CZ_VKEY_JSON_MAX (((size_t)1 << 20) + 512 * (CZ_JSON_MAX_PUBLIC + 1)) /* 33 MiB */
 
 typedef struct cz_proof {
     cz_curve curve;
