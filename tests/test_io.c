@@ -13,9 +13,14 @@
  * x >= q, points off the curve or outside the subgroup) rejected with the
  * offset named.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ec/ec.h"
@@ -27,6 +32,7 @@
 #include "io/json.h"
 #include "io/proof.h"
 #include "io/r1cs.h"
+#include "io/subgroup.h"
 #include "io/r1cs_write.h"
 #include "io/wtns.h"
 #include "io/wtns_write.h"
@@ -82,6 +88,7 @@ static uint8_t *slurp(const char *path, size_t *len)
         free(b);
         b = NULL;
     }
+    if (b) b[n] = 0; /* text files can be used as strings */
     fclose(f);
     *len = (size_t)n;
     return b;
@@ -786,6 +793,868 @@ static void test_unknown_curve(void)
     }
 }
 
+/* ====================================================================
+ * Issue 13: hostile inputs. Each test builds its own inputs in tmpdir.
+ * ==================================================================== */
+
+/* "…a or b…": the message holds every one of the NULL-terminated words */
+static int msg_has(const cz_error *e, ...)
+{
+    va_list ap;
+    va_start(ap, e);
+    int ok = 1;
+    for (const char *w; (w = va_arg(ap, const char *)) != NULL;)
+        ok &= strstr(e->msg, w) != NULL;
+    va_end(ap);
+    return ok;
+}
+
+static const char *tpath(const char *name)
+{
+    static char p[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(p[k], sizeof p[k], "%s/%s", tmpdir, name);
+    return p[k];
+}
+
+/* an allocator that, on its at-th call, truncates or changes the file the
+ * loader is reading (and that counts its calls): a file changing while it
+ * is read, at a chosen point of the load */
+typedef struct {
+    const char *path;
+    int calls, at;
+    int mode; /* 0: truncate to size; 1: overwrite byte off with val (same size); 2: fail */
+    off_t size, off;
+    uint8_t val;
+} hook_ctx;
+
+static void *hook_alloc(void *ctx, size_t bytes)
+{
+    hook_ctx *h = ctx;
+    if (++h->calls == h->at) {
+        if (h->mode == 0) {
+            if (truncate(h->path, h->size) != 0) perror("truncate");
+        } else if (h->mode == 1) {
+            int fd = open(h->path, O_WRONLY);
+            if (fd >= 0) {
+                if (pwrite(fd, &h->val, 1, h->off) != 1) perror("pwrite");
+                close(fd);
+            }
+        } else {
+            return NULL;
+        }
+    }
+    return aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+}
+static void hook_free(void *ctx, void *p, size_t bytes)
+{
+    (void)ctx;
+    (void)bytes;
+    free(p);
+}
+
+/* a copy of src at name with its modification time a day back (an in-place
+ * change made during the load then moves it, whatever the clock's grain) */
+static const char *fresh_copy(const char *name, const uint8_t *d, size_t len)
+{
+    const char *p = spit(name, d, len);
+    struct timespec ts[2];
+    clock_gettime(CLOCK_REALTIME, &ts[0]);
+    ts[0].tv_sec -= 86400;
+    ts[1] = ts[0];
+    if (p) utimensat(AT_FDCWD, p, ts, 0);
+    return p;
+}
+
+/* 1. A file that shrinks or changes while it is read: an error naming the
+ * file (and, for a read past the new end, the offset), never a signal; the
+ * r1cs reader's second pass never writes past what its first counted. */
+static void test_changing_files(void)
+{
+    size_t zl, wl, rl;
+    uint8_t *zk = slurp(FIX "bls12381/poseidon/circuit.zkey", &zl);
+    uint8_t *wt = slurp(FIX "bn128/poseidon/witness.wtns", &wl);
+    uint8_t *rc = slurp(FIX "bn128/poseidon/circuit.r1cs", &rl);
+    CHECK(zk && wt && rc);
+    if (!zk || !wt || !rc) goto out;
+    cz_error err;
+    /* the binfile layer: opened at one size, read after truncation */
+    {
+        const char *p = fresh_copy("shrink.zkey", zk, zl);
+        cz_binfile f;
+        cz_error_clear(&err);
+        CHECK(cz_binfile_open(&f, p, "zkey", 1, 1, &err) == CZ_OK);
+        CHECK(truncate(p, (off_t)zl / 2) == 0);
+        uint8_t buf[64];
+        cz_error_clear(&err);
+        CHECK_MSG(cz_binfile_read(&f, zl - 100, buf, 64, &err) == CZ_ERR_IO &&
+                      msg_has(&err, p, "offset", "truncated while it was read", NULL),
+                  "%s", err.msg);
+        char want[64];
+        snprintf(want, sizeof want, "offset %zu", zl - 100);
+        CHECK_MSG(strstr(err.msg, want) != NULL, "%s", err.msg);
+        cz_error_clear(&err);
+        CHECK(cz_binfile_check_unchanged(&f, &err) == CZ_ERR_IO && msg_has(&err, p, "changed while it was read", NULL));
+        cz_binfile_close(&f);
+    }
+    /* the zkey loader, truncated at each of its allocations (every point of
+     * the load between two reads), then changed in place (same size) */
+    int zk_ok = 1, calls = 0;
+    for (int at = 1; at <= 16; at++) {
+        const char *p = fresh_copy("shrink.zkey", zk, zl);
+        hook_ctx h = {p, 0, at, 0, (off_t)zl / 3, 0, 0};
+        cz_allocator a = {hook_alloc, hook_free, &h};
+        cz_zkey_opts o;
+        memset(&o, 0, sizeof o);
+        o.alloc = &a;
+        cz_zkey z;
+        cz_error_clear(&err);
+        cz_status st = cz_zkey_load(&z, p, &o, &err);
+        if (st == CZ_OK) cz_zkey_free(&z);
+        if (h.calls < at) break; /* fewer allocations than that */
+        calls = at;
+        int good = st == CZ_ERR_IO && msg_has(&err, p, NULL) &&
+                   (strstr(err.msg, "truncated while it was read") || strstr(err.msg, "changed while it was read"));
+        if (!good) printf("  truncated at allocation %d: %s (%s)\n", at, cz_status_str(st), err.msg);
+        zk_ok &= good;
+    }
+    CHECK_MSG(zk_ok && calls >= 10, "zkey truncated during the load: %d allocations", calls);
+    {
+        uint64_t s10sz = 0;
+        size_t s10 = section_offset(zk, zl, 10, &s10sz);
+        CHECK(s10 > 0);
+        const char *p = fresh_copy("change.zkey", zk, zl);
+        hook_ctx h = {p, 0, 4, 1, 0, (off_t)(s10 + s10sz - 1), (uint8_t)(zk[s10 + s10sz - 1] ^ 1)};
+        cz_allocator a = {hook_alloc, hook_free, &h};
+        cz_zkey_opts o;
+        memset(&o, 0, sizeof o);
+        o.alloc = &a;
+        cz_zkey z;
+        cz_error_clear(&err);
+        cz_status st = cz_zkey_load(&z, p, &o, &err);
+        if (st == CZ_OK) cz_zkey_free(&z);
+        CHECK_MSG(st == CZ_ERR_IO && msg_has(&err, p, "modified while it was read", NULL), "%s", err.msg);
+    }
+    /* the witness: truncated when its values are allocated */
+    {
+        const char *p = fresh_copy("shrink.wtns", wt, wl);
+        hook_ctx h = {p, 0, 1, 0, (off_t)wl - 40, 0, 0};
+        cz_allocator a = {hook_alloc, hook_free, &h};
+        cz_wtns w;
+        cz_error_clear(&err);
+        cz_status st = cz_wtns_load(&w, p, &a, &err);
+        if (st == CZ_OK) cz_wtns_free(&w);
+        CHECK_MSG(st == CZ_ERR_IO && msg_has(&err, p, "offset", "truncated while it was read", NULL), "%s", err.msg);
+    }
+    /* the r1cs: truncated between its two passes; changed between them so
+     * that the second finds more terms than the first counted */
+    {
+        const char *p = fresh_copy("shrink.r1cs", rc, rl);
+        hook_ctx h = {p, 0, 1, 0, (off_t)rl / 2, 0, 0};
+        cz_allocator a = {hook_alloc, hook_free, &h};
+        cz_r1cs r;
+        cz_error_clear(&err);
+        cz_status st = cz_r1cs_load(&r, p, 0, &a, &err);
+        if (st == CZ_OK) cz_r1cs_free(&r);
+        CHECK_MSG(st == CZ_ERR_IO && msg_has(&err, p, "truncated while it was read", NULL), "%s", err.msg);
+        size_t s2 = section_offset(rc, rl, 2, NULL);
+        /* constraint 0: A's term count + 1 (its byte 0) */
+        p = fresh_copy("change.r1cs", rc, rl);
+        hook_ctx h2 = {p, 0, 1, 1, 0, (off_t)s2, (uint8_t)(rc[s2] + 1)};
+        cz_allocator a2 = {hook_alloc, hook_free, &h2};
+        cz_error_clear(&err);
+        st = cz_r1cs_load(&r, p, 0, &a2, &err);
+        if (st == CZ_OK) cz_r1cs_free(&r);
+        CHECK_MSG(st != CZ_OK && msg_has(&err, p, NULL), "r1cs changed between the passes: %s (%s)", cz_status_str(st),
+                  err.msg);
+    }
+out:
+    free(zk);
+    free(wt);
+    free(rc);
+}
+
+/* 8, 18. FIFOs, directories and devices are refused at once, by name and
+ * kind, by every reader (a FIFO with no writer would block in open). */
+static void test_special_files(void)
+{
+    const char *fifo = tpath("in.fifo");
+    CHECK(mkfifo(fifo, 0600) == 0);
+    const char *dir = tpath("a_dir.json");
+    CHECK(mkdir(dir, 0700) == 0);
+    alarm(60); /* a regression hangs: end the test instead */
+    const struct {
+        const char *path, *kind;
+    } cases[] = {{fifo, "is a FIFO (named pipe), not a regular file"},
+                 {dir, "is a directory"},
+                 {"/dev/zero", "is a character device, not a regular file"}};
+    for (size_t i = 0; i < CZ_ARRAY_LEN(cases); i++) {
+        const char *p = cases[i].path, *k = cases[i].kind;
+        cz_error err;
+        cz_zkey z;
+        cz_error_clear(&err);
+        CHECK_MSG(cz_zkey_load(&z, p, NULL, &err) == CZ_ERR_IO && msg_has(&err, p, k, NULL), "zkey: %s", err.msg);
+        cz_wtns w;
+        cz_error_clear(&err);
+        CHECK_MSG(cz_wtns_load(&w, p, NULL, &err) == CZ_ERR_IO && msg_has(&err, p, k, NULL), "wtns: %s", err.msg);
+        cz_curve c;
+        uint32_t n;
+        cz_error_clear(&err);
+        CHECK(cz_wtns_probe(p, &c, &n, &err) == CZ_ERR_IO && msg_has(&err, p, k, NULL));
+        cz_r1cs r;
+        cz_error_clear(&err);
+        CHECK_MSG(cz_r1cs_load(&r, p, 0, NULL, &err) == CZ_ERR_IO && msg_has(&err, p, k, NULL), "r1cs: %s", err.msg);
+        cz_vkey vk;
+        cz_error_clear(&err);
+        CHECK_MSG(cz_vkey_read_json(&vk, p, &err) == CZ_ERR_IO && msg_has(&err, p, k, NULL), "vkey: %s", err.msg);
+        cz_proof pr;
+        cz_error_clear(&err);
+        CHECK(cz_proof_read_json(&pr, CZ_CURVE_BN254, p, &err) == CZ_ERR_IO && msg_has(&err, p, k, NULL));
+        void *v;
+        size_t nv;
+        cz_error_clear(&err);
+        CHECK(cz_public_read_json(&v, &nv, CZ_CURVE_BN254, p, &err) == CZ_ERR_IO && msg_has(&err, p, k, NULL));
+    }
+    alarm(0);
+    unlink(fifo);
+    rmdir(dir);
+    /* 10: the status of a failed system call */
+    CHECK(cz_io_status(ENOMEM) == CZ_ERR_NO_MEMORY && cz_io_status(EIO) == CZ_ERR_IO &&
+          cz_io_status(EACCES) == CZ_ERR_IO);
+}
+
+/* 10. An allocation that fails is CZ_ERR_NO_MEMORY (exit 6) in every
+ * reader, whichever allocation it is. */
+static void test_no_memory(void)
+{
+    int ok = 1;
+    for (int at = 1; at <= 12; at++) {
+        hook_ctx h = {NULL, 0, at, 2, 0, 0, 0};
+        cz_allocator a = {hook_alloc, hook_free, &h};
+        cz_zkey_opts o;
+        memset(&o, 0, sizeof o);
+        o.alloc = &a;
+        cz_zkey z;
+        cz_error err;
+        cz_error_clear(&err);
+        cz_status st = cz_zkey_load(&z, FIX "bn128/poseidon/circuit.zkey", &o, &err);
+        if (st == CZ_OK) cz_zkey_free(&z);
+        if (h.calls < at) break;
+        ok &= st == CZ_ERR_NO_MEMORY && strstr(err.msg, "out of memory") != NULL;
+    }
+    CHECK(ok);
+    hook_ctx h = {NULL, 0, 1, 2, 0, 0, 0};
+    cz_allocator a = {hook_alloc, hook_free, &h};
+    cz_wtns w;
+    cz_error err;
+    cz_error_clear(&err);
+    CHECK(cz_wtns_load(&w, FIX "bn128/poseidon/witness.wtns", &a, &err) == CZ_ERR_NO_MEMORY);
+    h.calls = 0;
+    cz_r1cs r;
+    cz_error_clear(&err);
+    CHECK(cz_r1cs_load(&r, FIX "bn128/poseidon/circuit.r1cs", 0, &a, &err) == CZ_ERR_NO_MEMORY);
+}
+
+static void st32(uint8_t *p, uint32_t v)
+{
+    for (int k = 0; k < 4; k++)
+        p[k] = (uint8_t)(v >> (8 * k));
+}
+static void bn254_r_le(uint8_t *out)
+{
+    const cz_field *fr = cz_field_fr(CZ_CURVE_BN254);
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 8; k++)
+            out[8 * i + k] = (uint8_t)(fr->modulus[i] >> (8 * k));
+}
+
+/* a small .r1cs: header counts as given, one constraint (A: 1 term, B: 1,
+ * C: 0) over wires 0 and 1, and a wire map of map_wires entries; bn128 */
+static size_t craft_r1cs(uint8_t *b, uint32_t n_wires, uint32_t n_constraints, uint32_t map_wires)
+{
+    size_t n = 0;
+#define PUT32(v) (st32(b + n, (v)), n += 4)
+#define PUT64(v) (st32(b + n, (uint32_t)(v)), st32(b + n + 4, (uint32_t)((uint64_t)(v) >> 32)), n += 8)
+    memcpy(b, "r1cs", 4);
+    n = 4;
+    PUT32(1);
+    PUT32(3);
+    /* section 1 */
+    PUT32(1);
+    PUT64(64);
+    PUT32(32);
+    bn254_r_le(b + n);
+    n += 32;
+    PUT32(n_wires);
+    PUT32(1); /* nPubOut */
+    PUT32(0);
+    PUT32(0);
+    PUT64(n_wires);
+    PUT32(n_constraints);
+    /* section 2 */
+    PUT32(2);
+    PUT64(84);
+    for (int m = 0; m < 3; m++) {
+        PUT32(m < 2 ? 1u : 0u);
+        if (m < 2) {
+            PUT32((uint32_t)m);
+            memset(b + n, 0, 32);
+            b[n] = 1; /* coefficient 1 */
+            n += 32;
+        }
+    }
+    /* section 3 */
+    PUT32(3);
+    PUT64((uint64_t)map_wires * 8);
+    for (uint32_t i = 0; i < map_wires; i++)
+        PUT64(i);
+#undef PUT32
+#undef PUT64
+    return n;
+}
+
+/* 7. Counts in an .r1cs header are checked against the bytes that hold
+ * them before anything is allocated for them. */
+static void test_r1cs_claims(void)
+{
+    uint8_t b[512];
+    cz_error err;
+    size_t len = craft_r1cs(b, 3, 1, 3);
+    CHECK_MSG(len == 220, "%zu bytes", len);
+    cz_r1cs r;
+    cz_error_clear(&err);
+    CHECK_MSG(cz_r1cs_load(&r, spit("small.r1cs", b, len), 0, NULL, &err) == CZ_OK, "%s", err.msg);
+    if (err.status == CZ_OK) {
+        CHECK(r.n_wires == 3 && r.n_constraints == 1 && r.A.nnz == 1 && r.B.nnz == 1 && r.C.nnz == 0);
+        cz_r1cs_free(&r);
+    }
+    static const struct {
+        uint32_t wires, constraints, map;
+        const char *words[4];
+    } bad[] = {
+        {0xffffffffu, 1, 3, {"section 3 (wire map)", "24 bytes", "nWires = 4294967295", "34359738360"}},
+        {1u << 27, 1, 3, {"section 3 (wire map)", "24 bytes", "nWires = 134217728", "1073741824"}},
+        {3, 1u << 31, 3, {"section 2 (constraints)", "84 bytes", "nConstraints = 2147483648", "25769803776"}},
+        {3, 8, 3, {"section 2 (constraints)", "84 bytes", "nConstraints = 8", "96 in all"}},
+        {3, 1, 2, {"section 3 (wire map)", "16 bytes", "nWires = 3", "= 24"}},
+    };
+    for (size_t i = 0; i < CZ_ARRAY_LEN(bad); i++) {
+        len = craft_r1cs(b, bad[i].wires, bad[i].constraints, bad[i].map);
+        const char *p = spit("claims.r1cs", b, len);
+        /* an allocator that fails the test if it is called at all */
+        hook_ctx h = {NULL, 0, 1, 2, 0, 0, 0};
+        cz_allocator a = {hook_alloc, hook_free, &h};
+        for (int header_only = 0; header_only < 2; header_only++) {
+            cz_error_clear(&err);
+            cz_status st = cz_r1cs_load(&r, p, header_only, &a, &err);
+            CHECK_MSG(st == CZ_ERR_FORMAT && h.calls == 0 &&
+                          msg_has(&err, p, bad[i].words[0], bad[i].words[1], bad[i].words[2], bad[i].words[3], NULL),
+                      "case %zu: %s, %d allocations: %s", i, cz_status_str(st), h.calls, err.msg);
+        }
+    }
+    /* section 3 missing */
+    len = craft_r1cs(b, 3, 1, 3);
+    st32(b + 8, 2); /* two sections: the wire map is cut off */
+    cz_error_clear(&err);
+    CHECK(cz_r1cs_load(&r, spit("nomap.r1cs", b, len - 36), 0, NULL, &err) == CZ_ERR_FORMAT &&
+          msg_has(&err, "section id 3 is missing", NULL));
+}
+
+/* 9. JSON inputs: a size limit checked on fstat's size before any byte is
+ * read, and binary bytes refused where they are met. */
+static void test_json_limits(void)
+{
+    cz_error err;
+    const char *p = tpath("sparse_vk.json");
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CHECK(fd >= 0 && ftruncate(fd, (off_t)3 << 30) == 0);
+    if (fd >= 0) close(fd);
+    cz_vkey vk;
+    cz_error_clear(&err);
+    CHECK_MSG(cz_vkey_read_json(&vk, p, &err) == CZ_ERR_FORMAT &&
+                  msg_has(&err, p, "3221225472 bytes", "more than the", "a verification key", NULL),
+              "%s", err.msg);
+    cz_proof pr;
+    cz_error_clear(&err);
+    CHECK(cz_proof_read_json(&pr, CZ_CURVE_BN254, p, &err) == CZ_ERR_FORMAT && msg_has(&err, "a proof", NULL));
+    void *v;
+    size_t nv;
+    cz_error_clear(&err);
+    CHECK(cz_public_read_json(&v, &nv, CZ_CURVE_BN254, p, &err) == CZ_ERR_FORMAT &&
+          msg_has(&err, "public signals", NULL));
+    unlink(p);
+    /* just over each limit: refused; zeros within the limit: refused at
+     * their first byte, line 1 column 1 */
+    const size_t limits[] = {CZ_VKEY_JSON_MAX, CZ_PROOF_JSON_MAX, CZ_PUBLIC_JSON_MAX};
+    for (int k = 0; k < 3; k++) {
+        for (int over = 0; over < 2; over++) {
+            fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            CHECK(fd >= 0 && ftruncate(fd, (off_t)(limits[k] + (size_t)over)) == 0);
+            if (fd >= 0) close(fd);
+            cz_error_clear(&err);
+            cz_status st = k == 0   ? cz_vkey_read_json(&vk, p, &err)
+                           : k == 1 ? cz_proof_read_json(&pr, CZ_CURVE_BN254, p, &err)
+                                    : cz_public_read_json(&v, &nv, CZ_CURVE_BN254, p, &err);
+            CHECK_MSG(st == CZ_ERR_FORMAT && msg_has(&err, p,
+                                                     over ? "more than the"
+                                                          : "line 1, column 1 (offset 0): "
+                                                            "byte 0x00",
+                                                     NULL),
+                      "limit %d over %d: %s", k, over, err.msg);
+        }
+    }
+    unlink(p);
+    /* a control byte after valid text: named by line and column */
+    const char *txt = "{\n \"protocol\": \"groth16\",\n \x01";
+    cz_error_clear(&err);
+    CHECK(cz_vkey_read_json(&vk, spit("ctl.json", (const uint8_t *)txt, strlen(txt)), &err) == CZ_ERR_FORMAT &&
+          msg_has(&err, "line 3, column 2", "byte 0x01", NULL));
+}
+
+/* replaces the first occurrence of from in s by to (s has room) */
+static void replace1(char *s, size_t cap, const char *from, const char *to)
+{
+    char *at = strstr(s, from);
+    if (!at) return;
+    size_t fl = strlen(from), tl = strlen(to), rest = strlen(at + fl);
+    if (strlen(s) - fl + tl + 1 > cap) return;
+    memmove(at + tl, at + fl, rest + 1);
+    memcpy(at, to, tl);
+}
+
+/* 13, 14. No JSON file reads differently here and in snarkjs: a repeated
+ * key is refused in every object (at any depth, in small and large objects),
+ * public signals must be strings, nPublic a plain integer. */
+static void test_json_strict(void)
+{
+    cz_error err;
+    cz_json_doc *d;
+    cz_json *r;
+    static const struct {
+        const char *text, *words[3];
+    } dups[] = {
+        {"{\"a\": 1, \"a\": 2}", {"line 1, column 10", "duplicate key \"a\"", "first at line 1, column 2"}},
+        {"[{\"x\": [1, {\"k\": 1,\n \"k\": true}]}]",
+         {"line 2, column 2", "duplicate key \"k\"", "first at line 1, column 13"}},
+        {"{\"a\": {\"a\": 1}, \"b\": 2, \"a\": 3}",
+         {"line 1, column 25", "duplicate key \"a\"", "first at line 1, column 2"}},
+        {"{\"\\u0061\": 1, \"a\": 2}", {"duplicate key \"a\"", "line 1, column 15", "first at line 1, column 2"}},
+    };
+    for (size_t i = 0; i < CZ_ARRAY_LEN(dups); i++) {
+        cz_error_clear(&err);
+        cz_status st = cz_json_parse(&d, &r, dups[i].text, strlen(dups[i].text), "dup.json", &err);
+        if (st == CZ_OK) cz_json_free(d);
+        CHECK_MSG(st == CZ_ERR_FORMAT &&
+                      msg_has(&err, "dup.json", dups[i].words[0], dups[i].words[1], dups[i].words[2], NULL),
+                  "%zu: %s", i, err.msg);
+    }
+    /* an object of 5000 keys, the repeated one last (the hashed path); and
+     * the same without the repetition parses */
+    {
+        size_t cap = 5000 * 16 + 64, n = 0;
+        char *big = malloc(cap);
+        n += (size_t)snprintf(big + n, cap - n, "{");
+        for (int i = 0; i < 5000; i++)
+            n += (size_t)snprintf(big + n, cap - n, "%s\"k%d\": %d", i ? ", " : "", i, i);
+        size_t ok_len = n;
+        n += (size_t)snprintf(big + n, cap - n, ", \"k4321\": 0}");
+        cz_error_clear(&err);
+        cz_status st = cz_json_parse(&d, &r, big, n, "big.json", &err);
+        if (st == CZ_OK) cz_json_free(d);
+        CHECK_MSG(st == CZ_ERR_FORMAT && msg_has(&err, "duplicate key \"k4321\"", NULL), "%s", err.msg);
+        big[ok_len] = '}';
+        cz_error_clear(&err);
+        st = cz_json_parse(&d, &r, big, ok_len + 1, "big.json", &err);
+        CHECK_MSG(st == CZ_OK, "%s", err.msg);
+        if (st == CZ_OK) {
+            CHECK(r->nchild == 5000 && cz_json_get(r, "k4999") && !strcmp(cz_json_get(r, "k4999")->str, "4999"));
+            cz_json_free(d);
+        }
+        free(big);
+    }
+    /* in each file kind */
+    size_t l;
+    uint8_t *vk_txt = slurp(FIX "bn128/poseidon/verification_key.json", &l);
+    uint8_t *pr_txt = slurp(FIX "bn128/poseidon/proof.json", &l);
+    CHECK(vk_txt && pr_txt);
+    if (!vk_txt || !pr_txt) {
+        free(vk_txt);
+        free(pr_txt);
+        return;
+    }
+    size_t cap = strlen((char *)vk_txt) + 4096;
+    char *t = malloc(cap);
+    cz_vkey vk;
+    cz_proof pr;
+    /* proof.json: pi_a twice (snarkjs would take the second) */
+    snprintf(t, cap, "%s", (char *)pr_txt);
+    replace1(t, cap, "\"protocol\"", "\"pi_a\": [\"1\", \"2\", \"1\"],\n \"protocol\"");
+    cz_error_clear(&err);
+    const char *p = spit("dup_proof.json", (uint8_t *)t, strlen(t));
+    CHECK_MSG(cz_proof_read_json(&pr, CZ_CURVE_BN254, p, &err) == CZ_ERR_FORMAT &&
+                  msg_has(&err, p, "duplicate key \"pi_a\"", NULL),
+              "%s", err.msg);
+    /* the vkey: IC twice, curve twice */
+    snprintf(t, cap, "%s", (char *)vk_txt);
+    replace1(t, cap, "\"protocol\"", "\"IC\": [],\n \"protocol\"");
+    cz_error_clear(&err);
+    p = spit("dup_vk.json", (uint8_t *)t, strlen(t));
+    CHECK(cz_vkey_read_json(&vk, p, &err) == CZ_ERR_FORMAT && msg_has(&err, p, "duplicate key \"IC\"", NULL));
+    snprintf(t, cap, "%s", (char *)vk_txt);
+    replace1(t, cap, "\"protocol\"", "\"curve\": \"bls12381\",\n \"protocol\"");
+    cz_error_clear(&err);
+    p = spit("dup_vk.json", (uint8_t *)t, strlen(t));
+    CHECK(cz_vkey_read_json(&vk, p, &err) == CZ_ERR_FORMAT && msg_has(&err, p, "duplicate key \"curve\"", NULL));
+    /* public signals: strings only */
+    void *v;
+    size_t nv;
+    static const char *nums[] = {"[1]", "[\"1\", 2]", "[1e0]", "[\"1\", -3]"};
+    static const char *where[] = {"element 0: 1 is a JSON number", "element 1: 2 is a JSON number",
+                                  "element 0: 1e0 is a JSON number", "element 1: -3 is a JSON number"};
+    for (size_t i = 0; i < CZ_ARRAY_LEN(nums); i++) {
+        p = spit("num_public.json", (const uint8_t *)nums[i], strlen(nums[i]));
+        cz_error_clear(&err);
+        cz_status st = cz_public_read_json(&v, &nv, CZ_CURVE_BN254, p, &err);
+        if (st == CZ_OK) free(v);
+        CHECK_MSG(st == CZ_ERR_FORMAT && msg_has(&err, p, where[i], "expected a decimal string", NULL), "%s", err.msg);
+    }
+    p = spit("str_public.json", (const uint8_t *)"[\"1\", \"2\"]", 10);
+    cz_error_clear(&err);
+    CHECK(cz_public_read_json(&v, &nv, CZ_CURVE_BN254, p, &err) == CZ_OK && nv == 2);
+    if (err.status == CZ_OK) free(v);
+    /* nPublic: a plain integer equal to len(IC) - 1 */
+    char np[32];
+    snprintf(np, sizeof np, "\"nPublic\": %u", 1u);
+    static const struct {
+        const char *val, *words[2];
+        cz_status st;
+    } npub[] = {
+        {"1.5", {"nPublic = 1.5", "expected an integer"}, CZ_ERR_FORMAT},
+        {"1e0", {"nPublic = 1e0", "no sign, fraction or exponent"}, CZ_ERR_FORMAT},
+        {"1E0", {"nPublic = 1E0", "expected an integer"}, CZ_ERR_FORMAT},
+        {"1.0", {"nPublic = 1.0", "expected an integer"}, CZ_ERR_FORMAT},
+        {"-1", {"nPublic = -1", "expected an integer"}, CZ_ERR_FORMAT},
+        {"-0", {"nPublic = -0", "expected an integer"}, CZ_ERR_FORMAT},
+        {"\"1\"", {"nPublic = (a string)", "expected an integer"}, CZ_ERR_FORMAT},
+        {"4294967297", {"nPublic = 4294967297", "[0, 2^32)"}, CZ_ERR_FORMAT},
+        {"18446744073709551617", {"nPublic = 18446744073709551617", "[0, 2^32)"}, CZ_ERR_FORMAT},
+        {"01", {"line", "leading zero"}, CZ_ERR_FORMAT},
+        {"2", {"nPublic = 2 does not match the 2 IC points", "nPublic + 1"}, CZ_ERR_FORMAT},
+        {"1", {"", ""}, CZ_OK},
+    };
+    for (size_t i = 0; i < CZ_ARRAY_LEN(npub); i++) {
+        snprintf(t, cap, "%s", (char *)vk_txt);
+        char to[64];
+        snprintf(to, sizeof to, "\"nPublic\": %s", npub[i].val);
+        replace1(t, cap, np, to);
+        CHECK(strstr(t, to) != NULL);
+        p = spit("np_vk.json", (uint8_t *)t, strlen(t));
+        cz_error_clear(&err);
+        cz_status st = cz_vkey_read_json(&vk, p, &err);
+        if (st == CZ_OK) cz_vkey_free(&vk);
+        CHECK_MSG(st == npub[i].st && msg_has(&err, npub[i].st ? p : "", npub[i].words[0], npub[i].words[1], NULL),
+                  "nPublic %s: %s (%s)", npub[i].val, cz_status_str(st), err.msg);
+    }
+    /* the integer helper on its own */
+    const char *ints[] = {"0", "7", "4294967295", "4294967296", "1.5", "-1", "1e3"};
+    const cz_status want[] = {CZ_OK, CZ_OK, CZ_OK, CZ_ERR_RANGE, CZ_ERR_FORMAT, CZ_ERR_FORMAT, CZ_ERR_FORMAT};
+    for (size_t i = 0; i < CZ_ARRAY_LEN(ints); i++) {
+        cz_error_clear(&err);
+        CHECK(cz_json_parse(&d, &r, ints[i], strlen(ints[i]), "n", &err) == CZ_OK);
+        if (err.status != CZ_OK) continue;
+        uint64_t x = 99;
+        CHECK_MSG(cz_json_uint(r, UINT32_MAX, &x) == want[i], "%s", ints[i]);
+        if (want[i] == CZ_OK) CHECK(x == strtoull(ints[i], NULL, 10));
+        cz_json_free(d);
+    }
+    free(t);
+    free(vk_txt);
+    free(pr_txt);
+}
+
+/* ---- 11, 12: the points of a proving key ---- */
+
+/* bytes of a G1 / G2 LEM point of c */
+static size_t gsize(cz_curve c, int g)
+{
+    return g == 1 ? cz_curve_info_get(c)->g1_affine_bytes : cz_curve_info_get(c)->g2_affine_bytes;
+}
+
+/* A point of the curve (group g of c) outside the prime-order subgroup, as
+ * LEM bytes: the first x = k (G2: x = k + 0 u) whose point decodes (without
+ * the subgroup check) and is not in the subgroup. A random point of the
+ * curve has a cofactor component of large order: a test that finds one in
+ * many points finds it whatever the random draws. */
+static int bad_point(uint8_t *lem, cz_curve c, int g, unsigned k0)
+{
+    for (unsigned k = k0; k < k0 + 400; k++) {
+        uint8_t enc[96];
+        memset(enc, 0, sizeof enc);
+        int ok = 0;
+        if (c == CZ_CURVE_BLS12_381 && g == 1) {
+            cz_bls12_381_g1_affine p;
+            enc[0] = 0x80;
+            enc[47] = (uint8_t)k;
+            enc[46] = (uint8_t)(k >> 8);
+            if (cz_bls12_381_g1_from_compressed(&p, enc, CZ_EC_DECODE_TRUSTED) == CZ_OK &&
+                !cz_bls12_381_g1_affine_in_subgroup(&p)) {
+                memcpy(lem, &p, sizeof p);
+                ok = 1;
+            }
+        } else if (c == CZ_CURVE_BLS12_381) {
+            cz_bls12_381_g2_affine p;
+            enc[0] = 0x80;
+            enc[95] = (uint8_t)k;
+            enc[94] = (uint8_t)(k >> 8);
+            if (cz_bls12_381_g2_from_compressed(&p, enc, CZ_EC_DECODE_TRUSTED) == CZ_OK &&
+                !cz_bls12_381_g2_affine_in_subgroup(&p)) {
+                memcpy(lem, &p, sizeof p);
+                ok = 1;
+            }
+        } else if (g == 2) {
+            cz_bn254_g2_affine p;
+            enc[0] = 0x80;
+            enc[63] = (uint8_t)k;
+            enc[62] = (uint8_t)(k >> 8);
+            if (cz_bn254_g2_from_compressed(&p, enc, CZ_EC_DECODE_TRUSTED) == CZ_OK &&
+                !cz_bn254_g2_affine_in_subgroup(&p)) {
+                memcpy(lem, &p, sizeof p);
+                ok = 1;
+            }
+        }
+        if (ok) return 1;
+    }
+    return 0;
+}
+
+/* offset in section 2 of a verifying-key point: 0 alpha_1, 1 beta_1,
+ * 2 beta_2, 3 gamma_2, 4 delta_1, 5 delta_2 */
+static size_t vk_point_offset(cz_curve c, int which, int *group)
+{
+    static const int groups[6] = {1, 1, 2, 2, 1, 2};
+    size_t off = 4 + cz_curve_info_get(c)->fq_bytes + 4 + 32 + 12;
+    for (int i = 0; i < which; i++)
+        off += gsize(c, groups[i]);
+    *group = groups[which];
+    return off;
+}
+
+static void test_key_points(void)
+{
+    static const char *const fields[6] = {"alpha_1", "beta_1", "beta_2", "gamma_2", "delta_1", "delta_2"};
+    static const struct {
+        const char *fix;
+        cz_curve c;
+    } keys[] = {{FIX "bn128/poseidon/circuit.zkey", CZ_CURVE_BN254},
+                {FIX "bls12381/poseidon/circuit.zkey", CZ_CURVE_BLS12_381}};
+    cz_error err;
+    for (size_t ki = 0; ki < CZ_ARRAY_LEN(keys); ki++) {
+        const cz_curve c = keys[ki].c;
+        size_t zl;
+        uint8_t *zk = slurp(keys[ki].fix, &zl);
+        CHECK(zk != NULL);
+        if (!zk) continue;
+        uint8_t *m = malloc(zl);
+        size_t s2 = section_offset(zk, zl, 2, NULL);
+        for (int w = 0; w < 6; w++) {
+            int g;
+            size_t off = s2 + vk_point_offset(c, w, &g);
+            char at[64];
+            snprintf(at, sizeof at, "section 2, offset %zu", off);
+            /* 12: at infinity (all zero), for a full and a header-only load */
+            memcpy(m, zk, zl);
+            memset(m + off, 0, gsize(c, g));
+            const char *p = spit("deg.zkey", m, zl);
+            for (int ho = 0; ho < 2; ho++) {
+                cz_zkey_opts o;
+                memset(&o, 0, sizeof o);
+                o.header_only = ho;
+                cz_zkey z;
+                cz_error_clear(&err);
+                cz_status st = cz_zkey_load(&z, p, &o, &err);
+                if (st == CZ_OK) cz_zkey_free(&z);
+                CHECK_MSG(st == CZ_ERR_FORMAT &&
+                              msg_has(&err, p, at, fields[w], "point at infinity", "degenerate", NULL),
+                          "%s %s at infinity: %s", cz_curve_name(c), fields[w], err.msg);
+            }
+            /* 11: on the curve, outside the subgroup (BN254 G1 has none) */
+            if (c == CZ_CURVE_BN254 && g == 1) continue;
+            memcpy(m, zk, zl);
+            CHECK(bad_point(m + off, c, g, 1));
+            p = spit("sub.zkey", m, zl);
+            for (int ho = 0; ho < 2; ho++) {
+                cz_zkey_opts o;
+                memset(&o, 0, sizeof o);
+                o.header_only = ho;
+                cz_zkey z;
+                cz_error_clear(&err);
+                cz_status st = cz_zkey_load(&z, p, &o, &err);
+                if (st == CZ_OK) cz_zkey_free(&z);
+                CHECK_MSG(st == CZ_ERR_NOT_IN_SUBGROUP &&
+                              msg_has(&err, p, at, fields[w], "not in the prime-order subgroup", NULL),
+                          "%s %s outside the subgroup: %s", cz_curve_name(c), fields[w], err.msg);
+            }
+        }
+        /* IC (every point checked; G1: BLS12-381 only) and the tables: bad
+         * points at 24 indices from 7 on; the message names the first */
+        static const struct {
+            uint32_t id;
+            int g;
+            const char *name;
+        } secs[] = {{3, 1, "IC"}, {5, 1, "A"}, {6, 1, "B1"}, {7, 2, "B2"}, {8, 1, "C"}, {9, 1, "H"}};
+        for (size_t si = 0; si < CZ_ARRAY_LEN(secs); si++) {
+            if (cz_subgroup_trivial(c, secs[si].g)) continue;
+            uint64_t ssz;
+            size_t so = section_offset(zk, zl, secs[si].id, &ssz);
+            const size_t ps = gsize(c, secs[si].g);
+            const uint64_t npts = ssz / ps;
+            const uint64_t first = secs[si].id == 3 ? npts - 1 : 7;
+            memcpy(m, zk, zl);
+            int made = 1;
+            for (uint64_t i = first, k = 1; i < npts && k <= 24; i += 5, k++)
+                made &= bad_point(m + so + i * ps, c, secs[si].g, 3 * (unsigned)k);
+            CHECK(made);
+            const char *p = spit("subt.zkey", m, zl);
+            char want[96], offs[64];
+            snprintf(want, sizeof want, "section %u (%s)", secs[si].id, secs[si].name);
+            snprintf(offs, sizeof offs, "offset %" PRIu64 ": point %" PRIu64 " ", so + first * ps, first);
+            cz_zkey z;
+            cz_error_clear(&err);
+            cz_status st = cz_zkey_load(&z, p, NULL, &err);
+            if (st == CZ_OK) cz_zkey_free(&z);
+            CHECK_MSG(st == CZ_ERR_NOT_IN_SUBGROUP && msg_has(&err, p, want, offs, "not in the prime-order subgroup",
+                                                              secs[si].g == 1 ? "G1" : "G2", NULL),
+                      "%s %s: %s (%s)", cz_curve_name(c), secs[si].name, cz_status_str(st), err.msg);
+            /* skip_point_checks skips the tables' check (IC is always checked) */
+            cz_zkey_opts o;
+            memset(&o, 0, sizeof o);
+            o.skip_point_checks = 1;
+            cz_error_clear(&err);
+            st = cz_zkey_load(&z, p, &o, &err);
+            if (st == CZ_OK) cz_zkey_free(&z);
+            CHECK_MSG(secs[si].id == 3 ? st == CZ_ERR_NOT_IN_SUBGROUP : st == CZ_OK, "skip_point_checks %s: %s",
+                      secs[si].name, err.msg);
+        }
+        free(m);
+        free(zk);
+    }
+}
+
+/* The combination test itself (io/subgroup.h): tables of the subgroup pass,
+ * with and without infinity; a table with one point off by a 3-torsion
+ * point (BLS12-381 G1, the smallest cofactor prime: the hardest case for a
+ * linear test) is caught; the exact search names it. */
+static void test_subgroup_combination(cz_rng *rng)
+{
+    const size_t n = 60000; /* >= 3^10: all ten digits */
+    cz_bls12_381_g1_affine *t = malloc(n * sizeof *t);
+    cz_bls12_381_g1 *j = malloc(n * sizeof *j);
+    CHECK(t && j);
+    if (!t || !j) goto out;
+    cz_bls12_381_g1 acc;
+    cz_bls12_381_g1_random(&acc, rng);
+    for (size_t i = 0; i < n; i++) {
+        cz_bls12_381_g1_add_affine(&acc, &acc, cz_bls12_381_g1_generator());
+        j[i] = acc;
+    }
+    CHECK(cz_bls12_381_g1_batch_to_affine(t, j, n) == CZ_OK);
+    memset(&t[17], 0, sizeof t[17]); /* infinity is in the subgroup */
+    double bits = 0;
+    CHECK(cz_subgroup_check(CZ_CURVE_BLS12_381, 1, t, n, &bits) == CZ_OK);
+    CHECK_MSG(bits > 15.8 && bits < 15.9, "%.2f bits", bits); /* 3^10 buckets */
+    CHECK(cz_subgroup_check(CZ_CURVE_BLS12_381, 1, t, 100, &bits) == CZ_OK && bits > 9.50 && bits < 9.52); /* 3^6 */
+    CHECK(cz_subgroup_check(CZ_CURVE_BLS12_381, 1, t, 20, &bits) == CZ_OK && bits > 1e300);                /* exact */
+    CHECK(cz_subgroup_first_bad(CZ_CURVE_BLS12_381, 1, t, 200) == UINT64_MAX);
+    /* P + T, T = (0, 2) of order 3 */
+    const size_t at = 41234;
+    {
+        uint8_t enc[48] = {0x80};
+        cz_bls12_381_g1_affine t3;
+        CHECK(cz_bls12_381_g1_from_compressed(&t3, enc, CZ_EC_DECODE_TRUSTED) == CZ_OK);
+        cz_bls12_381_g1 s, q;
+        cz_bls12_381_g1_from_affine(&q, &t[at]);
+        cz_bls12_381_g1_add_affine(&s, &q, &t3);
+        cz_bls12_381_g1_dbl(&q, &s);
+        cz_bls12_381_g1_add(&q, &q, &s); /* 3 (P + T) = 3P: in the subgroup */
+        CHECK(cz_bls12_381_g1_in_subgroup(&q) && !cz_bls12_381_g1_in_subgroup(&s));
+        cz_bls12_381_g1_to_affine(&t[at], &s);
+    }
+    /* a miss has probability 3^-10 per run: two runs both missing, 3^-20 */
+    cz_status s1 = cz_subgroup_check(CZ_CURVE_BLS12_381, 1, t, n, NULL);
+    cz_status s2 = cz_subgroup_check(CZ_CURVE_BLS12_381, 1, t, n, NULL);
+    CHECK_MSG(s1 == CZ_ERR_NOT_IN_SUBGROUP || s2 == CZ_ERR_NOT_IN_SUBGROUP, "%s, %s", cz_status_str(s1),
+              cz_status_str(s2));
+    CHECK(cz_subgroup_first_bad(CZ_CURVE_BLS12_381, 1, t, n) == at);
+    /* no secure randomness: CZ_ERR_RANDOM, never a check without it */
+    cz_rng_os_set_failing(1);
+    CHECK(cz_subgroup_check(CZ_CURVE_BLS12_381, 1, t, n, NULL) == CZ_ERR_RANDOM);
+    cz_zkey z;
+    cz_error err;
+    cz_error_clear(&err);
+    CHECK_MSG(cz_zkey_load(&z, FIX "bls12381/poseidon/circuit.zkey", NULL, &err) == CZ_ERR_RANDOM &&
+                  msg_has(&err, "circuit.zkey", "no secure randomness", NULL),
+              "%s", err.msg);
+    cz_rng_os_set_failing(0);
+    /* the trivial group, and no curve */
+    CHECK(cz_subgroup_trivial(CZ_CURVE_BN254, 1) && !cz_subgroup_trivial(CZ_CURVE_BN254, 2) &&
+          !cz_subgroup_trivial(CZ_CURVE_BLS12_381, 1) && !cz_subgroup_trivial(CZ_CURVE_NONE, 1));
+    CHECK(cz_subgroup_check(CZ_CURVE_NONE, 1, t, n, NULL) == CZ_ERR_INVALID_ARG);
+out:
+    free(t);
+    free(j);
+}
+
+/* 18. A witness whose values exceed the r its header's prime names: the
+ * message names that curve and, when the values fit the other one, says
+ * so; a prime of no curve is named as such. */
+static void test_wtns_prime(void)
+{
+    size_t gl, fl;
+    uint8_t *g = slurp(FIX "bls12381/poseidon/witness.wtns", &gl);
+    uint8_t *f = slurp(FIX "bn128/poseidon/witness.wtns", &fl);
+    CHECK(g && f);
+    if (!g || !f) goto out;
+    size_t g1 = section_offset(g, gl, 1, NULL), f1 = section_offset(f, fl, 1, NULL),
+           g2 = section_offset(g, gl, 2, NULL);
+    /* the bls12381 witness with bn128's prime: its first value >= bn128's r */
+    uint8_t *m = malloc(gl);
+    memcpy(m, g, gl);
+    memcpy(m + g1 + 4, f + f1 + 4, 32);
+    const char *p = spit("prime.wtns", m, gl);
+    cz_wtns w;
+    cz_error err;
+    cz_error_clear(&err);
+    cz_status st = cz_wtns_load(&w, p, NULL, &err);
+    if (st == CZ_OK) cz_wtns_free(&w);
+    /* which value is the first >= bn128's r */
+    uint64_t first = UINT64_MAX;
+    for (uint64_t i = 0; (g2 + 32 * (i + 1)) <= gl && first == UINT64_MAX; i++) {
+        cz_bn254_fr x;
+        if (cz_bn254_fr_from_bytes_le(&x, g + g2 + 32 * i) != CZ_OK) first = i;
+    }
+    char want[64];
+    snprintf(want, sizeof want, "witness value %" PRIu64 " ", first);
+    CHECK_MSG(first != UINT64_MAX && st == CZ_ERR_RANGE &&
+                  msg_has(&err, p, want, "r of bn128", "prime in the header", "below bls12381's r",
+                          "a bls12381 witness written with the bn128 prime", NULL),
+              "%s", err.msg);
+    /* a prime of neither curve */
+    memcpy(m, g, gl);
+    m[g1 + 4] ^= 2;
+    p = spit("prime.wtns", m, gl);
+    cz_error_clear(&err);
+    st = cz_wtns_load(&w, p, NULL, &err);
+    char off[32];
+    snprintf(off, sizeof off, "offset %zu", g1 + 4);
+    CHECK_MSG(st == CZ_ERR_FORMAT && msg_has(&err, p, "section 1", off, "no known curve", "bn128", "bls12381", NULL),
+              "%s", err.msg);
+    free(m);
+out:
+    free(g);
+    free(f);
+}
+
 int main(void)
 {
     cz_rng rng;
@@ -811,6 +1680,15 @@ int main(void)
     test_coef_layout();
     test_bellperson();
     test_unknown_curve();
+    test_changing_files();
+    test_special_files();
+    test_no_memory();
+    test_r1cs_claims();
+    test_json_limits();
+    test_json_strict();
+    test_key_points();
+    test_subgroup_combination(&rng);
+    test_wtns_prime();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("could not remove %s\n", tmpdir);
