@@ -4,10 +4,14 @@
  * DESIGN: section 1 header (u32 n8, prime = r, nWires, nPubOut, nPubIn,
  * nPrvIn, u64 nLabels, nConstraints), section 2 constraints: for each, the
  * linear combinations A, B, C as u32 nTerms then nTerms x (u32 wire, n8 bytes
- * coefficient, standard LE), meaning A.w * B.w = C.w. Read into three CSR
- * matrices (row = constraint) with Montgomery-form values. Two passes over
- * the mapped section: the first validates and counts, the second fills.
- * Custom-gate sections (PLONK only) are rejected.
+ * coefficient, standard LE), meaning A.w * B.w = C.w; section 3, one u64
+ * label per wire. The header's counts are checked against the sections that
+ * hold them (section 3 = 8 nWires bytes, section 2 >= 12 nConstraints) before
+ * anything is allocated for them. Read into three CSR matrices (row =
+ * constraint) with Montgomery-form values. Two passes over section 2
+ * through a buffered reader (io/binfile): the first validates and counts,
+ * the second fills, checking everything again (the file may have changed
+ * in between). Custom-gate sections (PLONK only) are rejected.
  */
 #ifndef CZ_IO_R1CS_H
 #define CZ_IO_R1CS_H

@@ -3,8 +3,9 @@
  *
  * DESIGN: section 1 = u32 n8 | n8 bytes prime (= r, standard LE) | u32 count;
  * section 2 = count values, standard (not Montgomery) little-endian. The curve
- * is read from the prime. Values are validated (< r) and converted to
- * Montgomery form into one aligned array, in parallel.
+ * is read from the prime. Values are read (io/binfile: pread) into one
+ * aligned array, validated (< r) and converted to Montgomery form there, in
+ * parallel.
  */
 #ifndef CZ_IO_WTNS_H
 #define CZ_IO_WTNS_H

@@ -1,19 +1,21 @@
 /*
  * io/zkey: snarkjs Groth16 proving keys (.zkey, protocol 1).
  *
- * DESIGN: the file is mapped (io/binfile) and read section by section (see
- * docs/FORMATS.md): 1 protocol, 2 Groth16 header (primes,
+ * DESIGN: the file is read (io/binfile: pread, never a mapping) section by
+ * section (see docs/FORMATS.md): 1 protocol, 2 Groth16 header (primes,
  * nVars, nPublic, domainSize, alpha1 beta1 beta2 gamma2 delta1 delta2), 3 IC,
  * 4 the A/B coefficients, 5 A, 6 B1, 7 B2, 8 C, 9 H, 10 contributions
  * (ignored). The curve comes from the primes, never from the caller.
  *
  * Points are stored in the zkey as "LEM affine" (Montgomery little-endian x||y,
  * all-zero = infinity), which is exactly the in-memory layout of the ec
- * *_affine types, so each point section is copied once into an aligned array
- * while every coordinate is checked (< q) and every point is checked on the
- * curve, in parallel. Subgroup membership of key points is not checked (a
- * key is trusted input; a bad point cannot yield a proof that verifies, and
- * the prover verifies every proof). Section 4 becomes two CSR matrices
+ * *_affine types, so each point section is read straight into an aligned
+ * array, in parallel chunks, and every coordinate is checked there (< q) and
+ * every point on the curve. The six verifying-key points of section 2 must
+ * not be infinity and, like every IC point, pass the exact subgroup test;
+ * each table (A, B1, B2, C, H) passes one random linear combination
+ * (io/subgroup.h), and when it does not, the exact search names the first
+ * point outside the subgroup. Section 4 becomes two CSR matrices
  * A and B over domainSize rows with values in Montgomery form (the file's
  * coef*R^2 reduced once to coef*R), so a row of a = A.w is a dot product of
  * Montgomery elements. C is not stored: for a satisfying witness c = a o b.
@@ -66,10 +68,15 @@ typedef struct cz_zkey_opts {
     const cz_allocator *alloc; /* NULL: default heap */
     const cz_allocator *matrix_alloc; /* A and B (NULL: alloc) */
     int header_only;           /* read sections 1-3 (header, vkey points, IC) only */
-    int skip_point_checks;     /* skip on-curve checks of the tables (range checks stay) */
+    int skip_point_checks;     /* skip the on-curve and subgroup checks of the tables A, B1, B2, C, H
+                                  (range checks, section 2 and IC are always checked) */
 } cz_zkey_opts;
 
-/* Loads path. opts may be NULL. On failure z is left empty. */
+/* Loads path. opts may be NULL. On failure z is left empty. Statuses: the
+ * readers' (CZ_ERR_IO for a file that is not a regular file or changed
+ * while it was read, CZ_ERR_FORMAT, CZ_ERR_RANGE, CZ_ERR_NOT_ON_CURVE,
+ * CZ_ERR_NOT_IN_SUBGROUP, CZ_ERR_UNSUPPORTED), CZ_ERR_NO_MEMORY, and
+ * CZ_ERR_RANDOM when the OS CSPRNG refuses the subgroup check's seed. */
 cz_status cz_zkey_load(cz_zkey *z, const char *path, const cz_zkey_opts *opts, cz_error *err);
 /* Same from memory (name labels errors). */
 cz_status cz_zkey_load_mem(cz_zkey *z, const void *data, size_t len, const char *name, const cz_zkey_opts *opts,
