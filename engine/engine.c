@@ -241,8 +241,12 @@ static size_t scratch_need(cz_engine *e, const cz_zkey *zi)
     return m;
 }
 
-/* Loads k unless loaded; the caller holds reserve_mu. CZ_OK when loaded. */
-static cz_status key_ensure_locked(cz_engine *e, cz_engine_key *k, double *load_s, cz_error *err)
+/* Loads k unless loaded; the caller holds reserve_mu. CZ_OK when loaded.
+ * timeout_s and cancel bound the waits for memory (a preload does not wait:
+ * what holds the memory may need reserve_mu to let it go; a job's load waits
+ * until its job is cancelled). */
+static cz_status key_ensure_locked(cz_engine *e, cz_engine_key *k, double *load_s, double timeout_s,
+                                   const volatile int *cancel, cz_error *err)
 {
     pthread_mutex_lock(&e->mu);
     /* loading is only set by a holder of reserve_mu (us); freeing by an
@@ -252,12 +256,25 @@ static cz_status key_ensure_locked(cz_engine *e, cz_engine_key *k, double *load_
         pthread_mutex_unlock(&e->mu);
         return CZ_OK;
     }
+    const size_t limit = cz_budget_limit(e->budget);
+    if (k->bytes > limit) { /* the whole key can never fit: say so before any piece waits */
+        char b1[24], b2[24];
+        cz_status st = cz_error_set(err, CZ_ERR_BUDGET,
+                                    "%s: the key does not fit the memory budget: it needs %zu bytes (%s); the budget "
+                                    "is %zu bytes (%s)",
+                                    k->path, k->bytes, hbytes(b1, k->bytes), limit, hbytes(b2, limit));
+        snprintf(k->error, sizeof k->error, "%s", cz_error_msg(err));
+        pthread_mutex_unlock(&e->mu);
+        return st;
+    }
     k->loading = 1;
     pthread_mutex_unlock(&e->mu);
     double t = cz_now();
     cz_budget_alloc_init(&k->ka, e->budget, CZ_MEM_KEY, e->key_host);
     cz_budget_alloc_init(&k->ma, e->budget, CZ_MEM_MATRIX, NULL);
     cz_budget_alloc_join(&k->ma, &k->ka);
+    k->ka.timeout_s = k->ma.timeout_s = timeout_s;
+    k->ka.cancel = k->ma.cancel = cancel;
     cz_zkey_opts o;
     memset(&o, 0, sizeof o);
     o.alloc = &k->ka.a;
@@ -297,10 +314,10 @@ static cz_status key_ensure_locked(cz_engine *e, cz_engine_key *k, double *load_
     return st;
 }
 
-static cz_status key_ensure(cz_engine *e, cz_engine_key *k, double *load_s, cz_error *err)
+static cz_status key_ensure(cz_engine *e, cz_engine_key *k, double *load_s, double timeout_s, cz_error *err)
 {
     pthread_mutex_lock(&e->reserve_mu);
-    cz_status st = key_ensure_locked(e, k, load_s, err);
+    cz_status st = key_ensure_locked(e, k, load_s, timeout_s, NULL, err);
     pthread_mutex_unlock(&e->reserve_mu);
     return st;
 }
@@ -415,7 +432,7 @@ cz_status cz_engine_key_add(cz_engine *e, const char *path, cz_engine_key **out,
         return st;
     }
     /* loads it, or waits for a load in progress by another registration */
-    if ((st = key_ensure(e, k, NULL, err)) != CZ_OK) {
+    if ((st = key_ensure(e, k, NULL, -1, err)) != CZ_OK) {
         cz_engine_key_remove(e, k);
         *out = NULL;
         return st;
@@ -444,7 +461,7 @@ static void *load_main(void *arg)
         cz_error err;
         cz_error_clear(&err);
         cz_status st = stop ? cz_error_set(&err, CZ_ERR_CANCELLED, "the engine is shutting down")
-                            : key_ensure(e, p->k, NULL, &err);
+                            : key_ensure(e, p->k, NULL, 0, &err); /* no waiting: see key_ensure_locked */
         if (st == CZ_OK)
             CZ_LOG(&e->cfg.log, CZ_LOG_INFO, "engine", "key %s loaded (%zu MiB)", p->k->path, p->k->bytes >> 20);
         if (p->done) p->done(p->ctx, p->k, st, st == CZ_OK ? "" : cz_error_msg(&err));
@@ -732,7 +749,7 @@ static cz_status reserve_partition(cz_engine *e, item *it, cz_error *err)
     cz_status st = cz_synth_info_get(j->parts[it->idx], &si, err);
     if (st != CZ_OK) return st;
     pthread_mutex_lock(&e->reserve_mu);
-    st = key_ensure_locked(e, j->key, &r->t.key_load_s, err);
+    st = key_ensure_locked(e, j->key, &r->t.key_load_s, -1, &j->cancel, err);
     const cz_zkey *zk = &j->key->zk; /* loaded: the job's reference keeps it */
     if (st == CZ_OK) {
         size_t s = scratch_need(e, zk);

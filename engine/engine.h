@@ -246,7 +246,11 @@ cz_status cz_engine_key_register(cz_engine *e, const char *path, cz_engine_key *
 cz_status cz_engine_key_add(cz_engine *e, const char *path, cz_engine_key **out, cz_error *err);
 /* Loads a registered key on the engine's loader thread; done (may be NULL)
  * is called once, on that thread, when it is loaded or failed (st, message),
- * or with CZ_ERR_CANCELLED when the engine is freed first. A loaded key
+ * or with CZ_ERR_CANCELLED when the engine is freed first. A preload takes
+ * only memory that is free or reclaimable now (it does not wait for jobs to
+ * release theirs): when the budget is busy it fails with CZ_ERR_BUDGET and
+ * the key is loaded by the first job that needs it. A key larger than the
+ * whole budget fails at once, here and in every load. A loaded key
  * reports at once (on the loader thread too). The key must stay registered
  * until done was called. */
 typedef void (*cz_engine_key_fn)(void *ctx, cz_engine_key *k, cz_status st, const char *error);
