@@ -55,6 +55,28 @@ cz_status cz_io_open_regular(const char *path, int *fdp, struct stat *st, cz_err
     return CZ_OK;
 }
 
+cz_status cz_io_read_magic(const char *path, uint8_t magic[4], size_t *got, cz_error *err)
+{
+    *got = 0;
+    int fd;
+    struct stat st;
+    cz_status s = cz_io_open_regular(path, &fd, &st, err);
+    if (s != CZ_OK) return s;
+    while (*got < 4) {
+        ssize_t n = pread(fd, magic + *got, 4 - *got, (off_t)*got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            int e = errno;
+            close(fd);
+            return cz_error_set(err, cz_io_status(e), "%s: read failed: %s", path, strerror(e));
+        }
+        if (n == 0) break;
+        *got += (size_t)n;
+    }
+    close(fd);
+    return CZ_OK;
+}
+
 /* ---- reading ---- */
 
 cz_status cz_binfile_read(const cz_binfile *f, uint64_t offset, void *dst, uint64_t n, cz_error *err)
@@ -81,7 +103,7 @@ cz_status cz_binfile_read(const cz_binfile *f, uint64_t offset, void *dst, uint6
             struct stat st;
             uint64_t now = fstat(f->fd, &st) == 0 ? (uint64_t)st.st_size : offset + done;
             return cz_error_set(err, CZ_ERR_IO,
-                                "%s: offset %" PRIu64 ": the file ends there (%" PRIu64 " bytes now, %" PRIu64
+                                "%s: offset %" PRIu64 ": the file now ends before that (%" PRIu64 " bytes now, %" PRIu64
                                 " when it was opened): it was truncated while it was read",
                                 f->path, offset + done, now, f->size);
         }

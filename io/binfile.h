@@ -109,6 +109,10 @@ const char *cz_io_file_kind(mode_t mode);
  * regular file is refused with CZ_ERR_IO naming the file and what it is
  * ("is a directory", "is a FIFO (named pipe), not a regular file"). */
 cz_status cz_io_open_regular(const char *path, int *fd, struct stat *st, cz_error *err);
+/* The first (up to) 4 bytes of path, opened as cz_io_open_regular opens it
+ * (so a FIFO is refused, never waited on): for telling the kinds of file
+ * apart. *got: how many were read (< 4 for a shorter file). */
+cz_status cz_io_read_magic(const char *path, uint8_t magic[4], size_t *got, cz_error *err);
 
 static inline uint32_t cz_load_u32(const uint8_t *p)
 {

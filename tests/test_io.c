@@ -1015,7 +1015,19 @@ static void test_special_files(void)
         size_t nv;
         cz_error_clear(&err);
         CHECK(cz_public_read_json(&v, &nv, CZ_CURVE_BN254, p, &err) == CZ_ERR_IO && msg_has(&err, p, k, NULL));
+        uint8_t mg[4];
+        size_t got = 9;
+        cz_error_clear(&err);
+        CHECK(cz_io_read_magic(p, mg, &got, &err) == CZ_ERR_IO && got == 0 && msg_has(&err, p, k, NULL));
     }
+    uint8_t mg[4];
+    size_t got = 0;
+    cz_error err;
+    cz_error_clear(&err);
+    CHECK(cz_io_read_magic(FIX "bn128/poseidon/circuit.zkey", mg, &got, &err) == CZ_OK && got == 4 &&
+          memcmp(mg, "zkey", 4) == 0);
+    const char *shortf = spit("short.bin", (const uint8_t *)"ab", 2);
+    CHECK(cz_io_read_magic(shortf, mg, &got, &err) == CZ_OK && got == 2 && mg[0] == 'a');
     alarm(0);
     unlink(fifo);
     rmdir(dir);
