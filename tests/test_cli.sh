@@ -529,6 +529,209 @@ check grep -q OLD-R1CS "$sd/g.r1cs"
 check test ! -e "$sd/g.wtns"
 rm -rf "$sd" "$tmp"/sigc.*
 
+# ---- hostile inputs (issue 13) ---------------------------------------------
+# Each case builds its own inputs in $h13 and checks the exit code, the
+# message's key words (file, section or field, offset, expectation) and that
+# no output is left; `timeout` turns a hang into a failure.
+h13="$tmp/h13"
+mkdir -p "$h13"
+F13="$fix/bn128/poseidon"
+G13="$fix/bls12381/poseidon"
+# expect_msgs CODE WORD... -- ARGS: exit CODE, stderr holds every WORD, no outputs
+expect_msgs() {
+  local code=$1 w
+  shift
+  local words=()
+  while [ "$1" != -- ]; do words+=("$1"); shift; done
+  shift
+  rm -f "$tmp/o_proof.json" "$tmp/o_public.json"
+  timeout 120 "$cuzk" "$@" 2>"$tmp/err" >/dev/null
+  local rc=$?
+  if [ "$rc" -ne "$code" ]; then bad "exit $rc (want $code): cuzk $* :: $(cat "$tmp/err")"; return; fi
+  for w in "${words[@]}"; do
+    if ! grep -qF -- "$w" "$tmp/err"; then bad "message lacks '$w': cuzk $* :: $(cat "$tmp/err")"; return; fi
+  done
+  if ls "$tmp"/o_proof.json* "$tmp"/o_public.json* >/dev/null 2>&1; then bad "output left behind: cuzk $*"; return; fi
+  ok
+}
+P13=("$tmp/o_proof.json" "$tmp/o_public.json")
+
+# 1. An input that shrinks while it is read: exit 3 naming the file, never a
+# signal (SIGBUS was exit 135). strace -P delays each read of that one file,
+# and the file is cut to 100 bytes right after the first read of it.
+# shrink_while_read VICTIM WORD -- ARGS
+shrink_while_read() {
+  local victim=$1 word=$2
+  shift 3
+  rm -f "$tmp/o_proof.json" "$tmp/o_public.json" "$h13/trace"
+  env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -qq -o "$h13/trace" -P "$victim" \
+    -e trace=pread64 -e inject=pread64:delay_enter=200000 timeout 120 "$cuzk" "$@" 2>"$tmp/err" >/dev/null &
+  local pid=$! i
+  for i in $(seq 1 6000); do
+    grep -q pread64 "$h13/trace" 2>/dev/null && break
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.01
+  done
+  truncate -s 100 "$victim"
+  wait $pid
+  local rc=$?
+  if [ $rc -ne 3 ]; then bad "shrinking $victim: exit $rc (want 3): cuzk $* :: $(cat "$tmp/err")"; return; fi
+  if ! grep -qF -- "$victim" "$tmp/err" || ! grep -q -- "$word" "$tmp/err"; then
+    bad "shrinking $victim: message lacks the file or '$word': $(cat "$tmp/err")"
+    return
+  fi
+  if ls "$tmp"/o_proof.json* "$tmp"/o_public.json* >/dev/null 2>&1; then bad "output left behind: cuzk $*"; return; fi
+  ok
+}
+if command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/null; then
+  cp "$F13/circuit.zkey" "$h13/shrink.zkey"
+  shrink_while_read "$h13/shrink.zkey" "truncated while it was read" -- prove "$h13/shrink.zkey" "$F13/witness.wtns" "${P13[@]}"
+  cp "$F13/circuit.r1cs" "$h13/shrink.r1cs"
+  shrink_while_read "$h13/shrink.r1cs" "truncated while it was read" -- setup --insecure-dev --seed 1 "$h13/shrink.r1cs" "$tmp/o_proof.json"
+  cp "$F13/circuit.r1cs" "$h13/shrink.r1cs"
+  shrink_while_read "$h13/shrink.r1cs" "truncated while it was read" -- prove --check "$h13/shrink.r1cs" "$F13/circuit.zkey" "$F13/witness.wtns" "${P13[@]}"
+  cp "$F13/witness.wtns" "$h13/shrink.wtns"
+  shrink_while_read "$h13/shrink.wtns" "truncated while it was read" -- prove "$F13/circuit.zkey" "$h13/shrink.wtns" "${P13[@]}"
+else
+  echo "test_cli: strace is missing or cannot trace here: inputs shrinking during a read not checked"
+fi
+
+# 8, 18. FIFOs (they used to block in open), devices, directories, a sparse
+# 3 GiB verification key: refused at once, by name and kind
+mkfifo "$h13/fifo"
+expect_msgs 3 "$h13/fifo" "is a FIFO (named pipe), not a regular file" -- prove "$h13/fifo" "$F13/witness.wtns" "${P13[@]}"
+expect_msgs 3 "$h13/fifo" "is a FIFO" -- prove "$F13/circuit.zkey" "$h13/fifo" "${P13[@]}"
+expect_msgs 3 "$h13/fifo" "is a FIFO" -- verify "$h13/fifo" "$F13/public.json" "$F13/proof.json"
+expect_msgs 3 "$h13/fifo" "is a FIFO" -- verify "$F13/verification_key.json" "$h13/fifo" "$F13/proof.json"
+expect_msgs 3 "$h13/fifo" "is a FIFO" -- verify "$F13/verification_key.json" "$F13/public.json" "$h13/fifo"
+expect_msgs 3 "/dev/zero" "is a character device" -- verify /dev/zero "$F13/public.json" "$F13/proof.json"
+truncate -s 3G "$h13/sparse_vk.json"
+expect_msgs 3 "$h13/sparse_vk.json" "3221225472 bytes, more than the" "a verification key" -- verify "$h13/sparse_vk.json" "$F13/public.json" "$F13/proof.json"
+rm -f "$h13/sparse_vk.json"
+mkdir -p "$h13/dir.json"
+expect_msgs 3 "$h13/dir.json" "is a directory" -- verify "$F13/verification_key.json" "$h13/dir.json" "$F13/proof.json"
+expect_msgs 3 "$h13/dir.json" "is a directory" -- prove "$h13/dir.json" "$F13/witness.wtns" "${P13[@]}"
+
+# 7. A 220-byte .r1cs claiming 2^32-1 or 2^27 wires, or 2^31 constraints:
+# refused at once (cuzk info took 4 GiB and a minute, setup gigabytes)
+craft_r1cs() { node -e '
+  const [dst,nw,nc,nmap]=process.argv.slice(1).map((x,i)=>i?Number(x):x);const parts=[];
+  const u32=v=>{const b=Buffer.alloc(4);b.writeUInt32LE(v>>>0);return b};
+  const u64=v=>{const b=Buffer.alloc(8);b.writeBigUInt64LE(BigInt(v));return b};
+  const r=21888242871839275222246405745257275088548364400416034343698204186575808495617n;
+  const rb=Buffer.alloc(32);let x=r;for(let i=0;i<32;i++){rb[i]=Number(x&255n);x>>=8n}
+  const one=Buffer.alloc(32);one[0]=1;
+  const s1=Buffer.concat([u32(32),rb,u32(nw),u32(1),u32(0),u32(0),u64(nw),u32(nc)]);
+  const s2=Buffer.concat([u32(1),u32(0),one,u32(1),u32(1),one,u32(0)]);
+  const s3=Buffer.concat(Array.from({length:nmap},(_,i)=>u64(i)));
+  const sec=(id,b)=>Buffer.concat([u32(id),u64(b.length),b]);
+  require("fs").writeFileSync(dst,Buffer.concat([Buffer.from("r1cs"),u32(1),u32(3),sec(1,s1),sec(2,s2),sec(3,s3)]));' "$@"; }
+craft_r1cs "$h13/w32.r1cs" 4294967295 1 3
+check test "$(stat -c %s "$h13/w32.r1cs")" = 220
+expect_msgs 3 "$h13/w32.r1cs" "section 3 (wire map)" "24 bytes" "nWires = 4294967295" -- info "$h13/w32.r1cs"
+craft_r1cs "$h13/w27.r1cs" 134217728 1 3
+expect_msgs 3 "$h13/w27.r1cs" "section 3 (wire map)" "nWires = 134217728" -- setup --insecure-dev --seed 1 "$h13/w27.r1cs" "$tmp/o_proof.json"
+craft_r1cs "$h13/c31.r1cs" 3 2147483648 3
+expect_msgs 3 "$h13/c31.r1cs" "section 2 (constraints)" "nConstraints = 2147483648" -- info "$h13/c31.r1cs"
+craft_r1cs "$h13/ok.r1cs" 3 1 3
+check sh -c "'$cuzk' info '$h13/ok.r1cs' | grep -q '^constraints:     1\$'"
+
+# 13, 14. Files that cuzk and snarkjs would read differently: refused
+node -e 'const fs=require("fs");const p=JSON.parse(fs.readFileSync(process.argv[1]));
+  fs.writeFileSync(process.argv[2],"["+p.join(",")+"]")' "$F13/public.json" "$h13/num_public.json"
+expect_msgs 3 "$h13/num_public.json" "element 0:" "is a JSON number, expected a decimal string" -- verify "$F13/verification_key.json" "$h13/num_public.json" "$F13/proof.json"
+if sj_accepts "$F13/verification_key.json" "$h13/num_public.json" "$F13/proof.json"; then bad "snarkjs accepted numeric public signals"; else ok; fi
+# pi_a twice: a wrong one, then the right one (snarkjs keeps the last), and the other way round
+for order in wrong-first right-first; do
+  node -e 'const fs=require("fs");const t=fs.readFileSync(process.argv[1],"utf8");const p=JSON.parse(t);
+    const good=JSON.stringify(p.pi_a),bad=JSON.stringify(["1","2","1"]);
+    const [a,b]=process.argv[3]==="wrong-first"?[bad,good]:[good,bad];
+    fs.writeFileSync(process.argv[2],"{\"pi_a\": "+a+",\n"+JSON.stringify(p).slice(1).replace(/"pi_a":\[[^\]]*\]/,"\"pi_a\": "+b))' \
+    "$F13/proof.json" "$h13/dup_proof.json" $order
+  expect_msgs 3 "$h13/dup_proof.json" "duplicate key \"pi_a\"" "first at line 1, column 2" -- verify "$F13/verification_key.json" "$F13/public.json" "$h13/dup_proof.json"
+done
+for np in 1.5 1e0 -1 '"1"'; do
+  sed "s/\"nPublic\": 1,/\"nPublic\": $np,/" "$F13/verification_key.json" >"$h13/np_vk.json"
+  check grep -qF "\"nPublic\": $np," "$h13/np_vk.json"
+  expect_msgs 3 "$h13/np_vk.json" "nPublic = " "expected an integer" -- verify "$h13/np_vk.json" "$F13/public.json" "$F13/proof.json"
+done
+
+# 11, 12. Key points at infinity or outside the prime-order subgroup: refused
+# when the key is read, naming the file and the field or the section and the
+# first bad point (a degenerate key was blamed on the witness, exit 4)
+# craft_key SRC DST (inf:FIELD | bad:FIELD | bad:SECTION_ID)...
+craft_key() { node -e '
+  const fs=require("fs");const [src,dst,...specs]=process.argv.slice(1);const b=Buffer.from(fs.readFileSync(src));
+  const sec={};let p=12;for(let i=0;i<b.readUInt32LE(8);i++){sec[b.readUInt32LE(p)]=[p+12,Number(b.readBigUInt64LE(p+4))];p+=12+Number(b.readBigUInt64LE(p+4))}
+  const n8=b.readUInt32LE(sec[2][0]);let q=0n;for(let i=n8-1;i>=0;i--)q=(q<<8n)|BigInt(b[sec[2][0]+4+i]);
+  const bn=n8===32,md=a=>((a%q)+q)%q;
+  const pw=(a,e)=>{let r=1n;a=md(a);while(e>0n){if(e&1n)r=r*a%q;a=a*a%q;e>>=1n}return r};
+  const sq=a=>{a=md(a);const r=pw(a,(q+1n)/4n);return r*r%q===a?r:null};
+  const m2=(x,y)=>[md(x[0]*y[0]-x[1]*y[1]),md(x[0]*y[1]+x[1]*y[0])];
+  const sq2=a=>{let s=null;if(a[1]===0n){const r=sq(a[0]);if(r!==null)s=[r,0n];else{const t=sq(-a[0]);if(t!==null)s=[0n,t]}}
+    else{const al=sq(a[0]*a[0]+a[1]*a[1]);if(al!==null){const h=(q+1n)/2n;let x0=sq((a[0]+al)*h);if(x0===null)x0=sq((a[0]-al)*h);
+      if(x0!==null&&x0!==0n)s=[x0,md(a[1]*pw(2n*x0,q-2n))]}}
+    if(s===null)return null;const c=m2(s,s);return c[0]===md(a[0])&&c[1]===md(a[1])?s:null};
+  const R=1n<<BigInt(8*n8),lem=v=>{const o=Buffer.alloc(n8);let x=md(v*R);for(let i=0;i<n8;i++){o[i]=Number(x&255n);x>>=8n}return o};
+  const g1=k=>{for(let x=BigInt(k);;x++){const y=sq(x*x*x+(bn?3n:4n));if(y!==null)return Buffer.concat([lem(x),lem(y)])}};
+  const i82=pw(82n,q-2n),b2=bn?[md(27n*i82),md(-3n*i82)]:[4n,4n];
+  const g2=k=>{for(let x=BigInt(k);;x++){const X=[x,1n],c=m2(m2(X,X),X),y=sq2([md(c[0]+b2[0]),md(c[1]+b2[1])]);
+    if(y!==null)return Buffer.concat([lem(X[0]),lem(X[1]),lem(y[0]),lem(y[1])])}};
+  const G1=2*n8,G2=4*n8,f0=sec[2][0]+4+n8+4+32+12;
+  const fields={alpha_1:[f0,1],beta_1:[f0+G1,1],beta_2:[f0+2*G1,2],gamma_2:[f0+2*G1+G2,2],delta_1:[f0+2*G1+2*G2,1],delta_2:[f0+3*G1+2*G2,2]};
+  const groups={3:1,5:1,6:1,7:2,8:1,9:1};
+  for(const s of specs){const [kind,what]=s.split(":");
+    if(fields[what]){const [off,g]=fields[what];const len=g===1?G1:G2;
+      (kind==="inf"?Buffer.alloc(len):(g===1?g1(5):g2(5))).copy(b,off)}
+    else{const id=Number(what),g=groups[id],len=g===1?G1:G2,n=sec[id][1]/len;
+      for(let i=7,k=1;i<n&&k<=24;i+=5,k++)(g===1?g1(3*k):g2(3*k)).copy(b,sec[id][0]+i*len)}}
+  fs.writeFileSync(dst,b)' "$@"; }
+craft_key "$F13/circuit.zkey" "$h13/d2.zkey" bad:delta_2
+expect_msgs 3 "$h13/d2.zkey" "section 2, offset" "delta_2 is on the curve but not in the prime-order subgroup of G2" -- prove "$h13/d2.zkey" "$F13/witness.wtns" "${P13[@]}"
+expect_msgs 3 "$h13/d2.zkey" "delta_2" "not in the prime-order subgroup" -- prove --no-verify "$h13/d2.zkey" "$F13/witness.wtns" "${P13[@]}"
+expect_msgs 3 "$h13/d2.zkey" "delta_2" "not in the prime-order subgroup" -- info "$h13/d2.zkey"
+craft_key "$F13/circuit.zkey" "$h13/b2.zkey" bad:beta_2
+expect_msgs 3 "$h13/b2.zkey" "beta_2" "not in the prime-order subgroup" -- export-vkey "$h13/b2.zkey" "$tmp/o_proof.json"
+craft_key "$F13/circuit.zkey" "$h13/g2.zkey" bad:gamma_2
+expect_msgs 3 "$h13/g2.zkey" "gamma_2" "not in the prime-order subgroup" -- export-vkey "$h13/g2.zkey" "$tmp/o_proof.json"
+craft_key "$F13/circuit.zkey" "$h13/t7.zkey" bad:7
+expect_msgs 3 "$h13/t7.zkey" "section 7 (B2), offset" ": point 7 is on the curve but not in the prime-order subgroup of G2" -- prove --no-verify "$h13/t7.zkey" "$F13/witness.wtns" "${P13[@]}"
+craft_key "$G13/circuit.zkey" "$h13/ga1.zkey" bad:alpha_1
+expect_msgs 3 "$h13/ga1.zkey" "alpha_1 is on the curve but not in the prime-order subgroup of G1" -- prove "$h13/ga1.zkey" "$G13/witness.wtns" "${P13[@]}"
+craft_key "$G13/circuit.zkey" "$h13/gA.zkey" bad:5
+expect_msgs 3 "$h13/gA.zkey" "section 5 (A), offset" ": point 7 is" "subgroup of G1" -- prove "$h13/gA.zkey" "$G13/witness.wtns" "${P13[@]}"
+craft_key "$G13/circuit.zkey" "$h13/gB2.zkey" bad:7
+expect_msgs 3 "$h13/gB2.zkey" "section 7 (B2)" "subgroup of G2" -- prove --no-verify "$h13/gB2.zkey" "$G13/witness.wtns" "${P13[@]}"
+for fld in alpha_1 delta_2; do
+  craft_key "$F13/circuit.zkey" "$h13/inf.zkey" inf:$fld
+  expect_msgs 3 "$h13/inf.zkey" "$fld is the point at infinity: a degenerate key" -- prove "$h13/inf.zkey" "$F13/witness.wtns" "${P13[@]}"
+done
+craft_key "$G13/circuit.zkey" "$h13/ginf.zkey" inf:beta_1
+expect_msgs 3 "$h13/ginf.zkey" "beta_1 is the point at infinity" -- export-vkey "$h13/ginf.zkey" "$tmp/o_proof.json"
+craft_key "$F13/circuit.zkey" "$h13/same.zkey"
+check cmp -s "$F13/circuit.zkey" "$h13/same.zkey"
+
+# 18. A bls12381 witness written with bn128's prime: the message names the
+# header's curve and the likely mix-up
+node -e 'const fs=require("fs");const g=Buffer.from(fs.readFileSync(process.argv[1])),f=fs.readFileSync(process.argv[2]);
+  const s1=b=>{let p=12;for(;;){if(b.readUInt32LE(p)===1)return p+12;p+=12+Number(b.readBigUInt64LE(p+4))}};
+  f.copy(g,s1(g)+4,s1(f)+4,s1(f)+36);fs.writeFileSync(process.argv[3],g)' "$G13/witness.wtns" "$F13/witness.wtns" "$h13/mixed.wtns"
+expect_msgs 3 "$h13/mixed.wtns" "is >= the field prime r of bn128" "a bls12381 witness written with the bn128 prime?" -- prove "$G13/circuit.zkey" "$h13/mixed.wtns" "${P13[@]}"
+
+# 10. Out of memory is exit 6 (a failed mapping was exit 3): a key of 38 MB
+# under a 37 MB address-space limit (not in sanitizer builds, which reserve
+# terabytes of address space)
+if ! ldd "$cuzk" 2>/dev/null | grep -q 'libasan\|libtsan'; then
+  "$cuzk" gen-circuit -q -c bn254 -n 2^16 -p chain -o "$h13/mem"
+  "$cuzk" setup --insecure-dev -q --seed 1 "$h13/mem.r1cs" "$h13/mem.zkey" 2>/dev/null
+  lim=$(( $(stat -c %s "$h13/mem.zkey") / 1024 ))
+  sh -c "ulimit -v $lim && exec '$cuzk' info '$h13/mem.zkey'" >/dev/null 2>"$tmp/err"
+  rc=$?
+  if [ $rc -eq 6 ] && grep -q "mem.zkey: out of memory" "$tmp/err"; then ok; else bad "out of memory: exit $rc :: $(cat "$tmp/err")"; fi
+  rm -f "$h13"/mem.*
+fi
+rm -rf "$h13"
+
 # the scripted fuzz of argument combinations (tests/fuzz_cli.sh)
 check "$here/fuzz_cli.sh" "$cuzk" "$([ "$quick" = 1 ] && echo 40 || echo 100)"
 
