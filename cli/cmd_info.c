@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "ff/ff.h"
 #include "groth16/groth16.h"
+#include "io/binfile.h"
 #include "io/r1cs.h"
 #include "io/wtns.h"
 #include "io/zkey.h"
@@ -151,14 +152,10 @@ int cmd_info(int argc, char **argv)
     const char *path = argv[optind];
     cz_error err;
     cz_error_clear(&err);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        cz_error_set(&err, CZ_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-        return fail(CZ_ERR_IO, &err);
-    }
-    char magic[4] = {0};
-    size_t got = fread(magic, 1, 4, f);
-    fclose(f);
+    uint8_t magic[4] = {0};
+    size_t got = 0;
+    cz_status st = cz_io_read_magic(path, magic, &got, &err); /* refuses a FIFO, a device or a directory */
+    if (st != CZ_OK) return fail(st, &err);
     struct stat sb;
     char hb[32];
     human_bytes(hb, sizeof hb, stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0);
@@ -166,6 +163,6 @@ int cmd_info(int argc, char **argv)
     if (got == 4 && memcmp(magic, "r1cs", 4) == 0) return info_r1cs(path, hb, &err);
     if (got == 4 && memcmp(magic, "wtns", 4) == 0) return info_wtns(path, hb, &err);
     cz_error_set(&err, CZ_ERR_FORMAT, "%s: not a .zkey, .r1cs or .wtns file (magic bytes '%.4s')", path,
-                 got == 4 ? magic : "");
+                 got == 4 ? (const char *)magic : "");
     return fail(CZ_ERR_FORMAT, &err);
 }
