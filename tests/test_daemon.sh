@@ -822,7 +822,7 @@ else
   C_=$(url C)
   ids=()
   for i in 1 2; do
-    json_post "$C_/v1/proofs" "{\"key\": \"$BN/circuit.zkey\", \"witnesses\": $(many_paths 200)}"
+    json_post "$C_/v1/proofs" "{\"key\": \"$BN/circuit.zkey\", \"witnesses\": $(many_paths 1000)}"
     check test "$code" = 202
     ids+=("$(job_of "$tmp/body")")
   done
