@@ -155,7 +155,7 @@ static int grow_in(cz_cs *cs)
 static int grow_w(cz_cs *cs, size_t need)
 {
     cs->regrowths += cs->inited;
-    size_t cap = cs->w_cap ? cs->w_cap : 1024;
+    size_t cap = cs->w_cap ? cs->w_cap : need ? need : 1024;
     while (cap < need) cap *= 2;
     cz_fe *p = cz_alloc(cs->alloc, cap * sizeof *p);
     if (!p) return 0;
@@ -527,13 +527,15 @@ const cz_fe *cz_cs_witness(const cz_cs *cs, uint32_t *n)
     return *n ? cs->w : NULL;
 }
 
-cz_fe *cz_cs_take_witness(cz_cs *cs, uint32_t *n)
+cz_fe *cz_cs_take_witness(cz_cs *cs, uint32_t *n, size_t *bytes)
 {
     if (!cs->finished || cs->w_taken) {
         *n = 0;
+        *bytes = 0;
         return NULL;
     }
     *n = cs->n_in + cs->n_aux;
+    *bytes = cs->w_cap * sizeof(cz_fe);
     cs->w_taken = 1;
     return cs->w;
 }

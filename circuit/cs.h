@@ -186,10 +186,11 @@ cz_status cz_cs_finish(cz_cs *cs, cz_error *err);
 void cz_cs_counts(const cz_cs *cs, cz_cs_hint *out);
 /* After finish: the witness, n_inputs + n_aux values, wire order (w[0] = 1),
  * cz_fe / scalar-field Montgomery elements. Owned by the cs, or moved out
- * with cz_cs_take_witness (allocated from opts.alloc; free it with
- * cz_free(alloc, values, n * 32)). */
+ * with cz_cs_take_witness (allocated from opts.alloc: free it with
+ * cz_free(alloc, values, *bytes); *bytes = n * 32 when a hint gave the
+ * exact counts). */
 const cz_fe *cz_cs_witness(const cz_cs *cs, uint32_t *n);
-cz_fe *cz_cs_take_witness(cz_cs *cs, uint32_t *n);
+cz_fe *cz_cs_take_witness(cz_cs *cs, uint32_t *n, size_t *bytes);
 /* After finish, record mode: the matrices, n_constraints rows, wire columns
  * (moved out: the caller frees them with cz_csr_free(m, NULL)). The
  * evaluations (eval): n_constraints values each, owned by the cs. */

@@ -120,9 +120,10 @@ int cmd_info(int argc, char **argv);
 int cmd_setup(int argc, char **argv);
 int cmd_gen_circuit(int argc, char **argv);
 int cmd_bench_engine(int argc, char **argv);
+int cmd_circuit(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 extern const char USAGE_PROVE[], USAGE_VERIFY[], USAGE_EXPORT_VKEY[], USAGE_INFO[], USAGE_SETUP[], USAGE_GEN_CIRCUIT[],
-    USAGE_BENCH_ENGINE[], USAGE_SUBMIT[], USAGE_STATUS[];
+    USAGE_BENCH_ENGINE[], USAGE_SUBMIT[], USAGE_STATUS[], USAGE_CIRCUIT[];
 
 #endif

@@ -38,6 +38,10 @@ static const cli_command COMMANDS[] = {
      "Write an INSECURE development proving key (single-party setup).", cmd_setup, USAGE_SETUP},
     {"gen-circuit", "--curve C --constraints N --profile chain|dense|filecoin -o NAME",
      "Write a satisfiable synthetic circuit NAME.r1cs and witness NAME.wtns.", cmd_gen_circuit, USAGE_GEN_CIRCUIT},
+    {"circuit", "list | NAME [--param K=V ...] --input in.json -o BASE",
+     "The circuits written in C: list them, or write NAME's BASE.r1cs and\n"
+     "BASE.wtns for an input (snarkjs formats).",
+     cmd_circuit, USAGE_CIRCUIT},
     {"bench-engine", "circuit.zkey witness.wtns",
      "Run a stream of jobs through the proving engine and report\n"
      "proofs per minute, device busy share and memory.",

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# End-to-end tests of the circuits written in C (`cuzk circuit`) against
+# snarkjs and node's crypto (pinned snarkjs in tests/js):
+#   - `cuzk circuit list` and `NAME --help`;
+#   - for each circuit and curve: the exported .r1cs passes `snarkjs r1cs
+#     info` with the counts cuzk printed, the .wtns passes `snarkjs wtns
+#     check`; `cuzk setup --insecure-dev` + `cuzk prove --check` make a
+#     proof snarkjs verifies, and `snarkjs groth16 prove` with the same key
+#     one that cuzk verifies; the public inputs are the expected values
+#     (sha256: the digest from node's crypto, packed);
+#   - an input the circuit does not accept: exit 4 naming the constraint,
+#     nothing written; written anyway (--allow-unsatisfied): `cuzk prove
+#     --check` refuses it (exit 4) and snarkjs wtns check rejects it.
+# Usage: tests/test_circuits.sh path/to/cuzk
+set -uo pipefail
+cuzk=${1:?usage: test_circuits.sh path/to/cuzk}
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+sj="$here/js/node_modules/snarkjs/build/cli.cjs"
+tmp=$(mktemp -d /tmp/cz_test_circuits.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+failn=0
+ok() { pass=$((pass + 1)); }
+bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
+check() { if "$@"; then ok; else bad "$*"; fi; }
+if [ ! -f "$sj" ]; then
+  echo "test_circuits: snarkjs is not installed: run 'npm ci' in tests/js" >&2
+  exit 1
+fi
+sjq() { node "$sj" "$@" >/dev/null 2>&1; }
+
+check sh -c "'$cuzk' circuit list | grep -q '^sha256'"
+check sh -c "'$cuzk' circuit sha256 --help | grep -q preimage"
+check sh -c "'$cuzk' help | grep -q 'circuit'"
+"$cuzk" circuit nosuch --input x -o y 2>/dev/null
+check test $? -eq 2
+
+# the digest of hex bytes, packed as cz_pack_inputs packs it (bit i of the
+# digest = bit 7 - i%8 of byte i/8, little-endian in chunks of cap bits)
+sha_public() { node -e '
+  const h=require("crypto").createHash("sha256").update(Buffer.from(process.argv[1],"hex")).digest();
+  const cap=+process.argv[2];const out=[];
+  for(let at=0;at<256;at+=cap){let v=0n;for(let i=0;i<cap&&at+i<256;i++){const b=at+i;
+    if((h[b>>3]>>(7-(b&7)))&1)v|=1n<<BigInt(i);}out.push(v.toString());}
+  console.log(JSON.stringify(out));' "$1" "$2"; }
+
+# prove and verify one exported circuit both ways
+prove_both() { # base curve
+  local g=$1
+  "$cuzk" setup --insecure-dev --seed 5 -q "$g.r1cs" "$g.zkey" 2>/dev/null || { bad "setup $g"; return; }
+  check "$cuzk" prove -q --check "$g.r1cs" "$g.zkey" "$g.wtns" "$g.proof.json" "$g.public.json"
+  check sjq zkey export verificationkey "$g.zkey" "$g.vk.json"
+  check sjq groth16 verify "$g.vk.json" "$g.public.json" "$g.proof.json"
+  check sjq groth16 prove "$g.zkey" "$g.wtns" "$g.sjproof.json" "$g.sjpublic.json"
+  check "$cuzk" verify -q "$g.vk.json" "$g.sjpublic.json" "$g.sjproof.json"
+}
+
+for curve in bn254 bls12-381; do
+  cap=253; [ $curve = bls12-381 ] && cap=254
+  for hex in 616263 "" "$(head -c 100 /dev/urandom | od -An -tx1 | tr -d ' \n')"; do
+    g="$tmp/sha_${curve}_${#hex}"
+    echo "{\"preimage\": \"$hex\"}" > "$g.json"
+    if "$cuzk" circuit sha256 --curve $curve --input "$g.json" -o "$g" 2>"$g.err"; then ok; else bad "export sha256 $curve: $(cat "$g.err")"; continue; fi
+    n=$(sed -n 's/.*: \([0-9]*\) constraints.*/\1/p' "$g.err")
+    info=$(node "$sj" r1cs info "$g.r1cs" 2>&1)
+    check sh -c "echo '$info' | grep -q '# of Constraints: $n\$'"
+    check sh -c "echo '$info' | grep -q '# of Public Inputs: 2\$'"
+    check sjq wtns check "$g.r1cs" "$g.wtns"
+    check "$cuzk" circuit sha256 --curve $curve --input "$g.json" --check -q
+    [ ${#hex} -gt 6 ] && continue # the proofs: for the short inputs
+    prove_both "$g"
+    want=$(sha_public "$hex" $cap)
+    got=$(node -e 'console.log(JSON.stringify(require(process.argv[1])))' "$g.public.json")
+    check test "$want" = "$got"
+  done
+  # a claimed digest the preimage does not hash to
+  g="$tmp/shabad_$curve"
+  echo '{"preimage": "616263", "digest": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ae"}' > "$g.json"
+  "$cuzk" circuit sha256 --curve $curve --input "$g.json" -o "$g" 2>"$g.err"
+  rc=$?
+  if [ $rc -eq 4 ] && grep -q "digest/packed input" "$g.err" && [ ! -e "$g.r1cs" ] && [ ! -e "$g.wtns" ]; then ok; else bad "unsatisfied export: exit $rc, $(cat "$g.err")"; fi
+  "$cuzk" circuit sha256 --curve $curve --input "$g.json" --check 2>"$g.err"
+  rc=$?
+  if [ $rc -eq 4 ] && grep -q "constraint [0-9]* (digest/packed input)" "$g.err"; then ok; else bad "--check: exit $rc, $(cat "$g.err")"; fi
+  check "$cuzk" circuit sha256 --curve $curve --input "$g.json" -o "$g" --allow-unsatisfied -q
+  if sjq wtns check "$g.r1cs" "$g.wtns"; then bad "snarkjs accepted an unsatisfied witness"; else ok; fi
+  "$cuzk" setup --insecure-dev --seed 5 -q "$g.r1cs" "$g.zkey" 2>/dev/null
+  "$cuzk" prove -q --check "$g.r1cs" "$g.zkey" "$g.wtns" "$g.proof.json" "$g.public.json" 2>"$g.err"
+  rc=$?
+  if [ $rc -eq 4 ] && [ ! -e "$g.proof.json" ]; then ok; else bad "prove of an unsatisfied witness: exit $rc"; fi
+  # bad input JSON: exit 3 naming the field
+  echo '{"preimage": "6162x3"}' > "$g.json"
+  "$cuzk" circuit sha256 --input "$g.json" -o "$g.x" 2>"$g.err"
+  rc=$?
+  if [ $rc -eq 3 ] && grep -q "preimage" "$g.err"; then ok; else bad "bad hex: exit $rc $(cat "$g.err")"; fi
+done
+
+echo "test_circuits: $pass passed, $failn failed"
+[ "$failn" -eq 0 ]
