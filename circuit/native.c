@@ -13,10 +13,11 @@
 #include "io/wtns_write.h"
 #include "util/timer.h"
 
-extern const cz_native_circuit cz_circuit_sha256;
+extern const cz_native_circuit cz_circuit_sha256, cz_circuit_poseidon_merkle;
 
 static const cz_native_circuit *const registry[] = {
     &cz_circuit_sha256,
+    &cz_circuit_poseidon_merkle,
 };
 
 const cz_native_circuit *const *cz_native_list(size_t *n)
