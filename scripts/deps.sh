@@ -4,12 +4,12 @@
 # TLS through GnuTLS), jansson (JSON), SQLite (job store), libinih (config),
 # GnuTLS (SHA-256); the client commands: libcurl. Tests: GMP (field oracle),
 # Node.js + npm (snarkjs), curl and sqlite3 (the daemon's tests), strace
-# (test_cli refuses getrandom() with it), PostgreSQL (the shared job store's
+# (test_cli refuses getrandom() with it), python3 (tools/check_ptx_mul.py), PostgreSQL (the shared job store's
 # tests).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libgmp-dev nodejs npm
       libmicrohttpd-dev libjansson-dev libsqlite3-dev libinih-dev libgnutls28-dev libcurl4-openssl-dev
-      curl sqlite3 strace)
+      curl sqlite3 strace python3)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

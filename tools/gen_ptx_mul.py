@@ -6,11 +6,18 @@ asm() statements; inside one block nothing is inserted).
 
 Run: python3 tools/gen_ptx_mul.py > cuda/ff_ptx.inc
 The primes come from tools/gen_field_consts.py (the same numbers as ff/).
-Row i of a product a*b, t in N+2 32-bit words with t[N+1] = 0 on entry:
-  t += a * b_i   (a chain of low halves at word j, one of high halves at j+1)
-  m  = t_0 * (-1/p) mod 2^32
-  t += m * p     (the same two chains; t_0 becomes 0)
-The caller then shifts t down one word. Constants are immediates.
+Row i of a product a*b works on the window w = t + i of a 2N-word
+accumulator t (w[N] = 0 on entry; w holds less than 2p < 2^(32N)):
+  w += a * b_i   (two carry chains: the even limbs a_0, a_2, .. put the low
+                  and high halves of a_j b_i at words j and j + 1, so the
+                  chain runs over words 0..N-1 in lo/hi pairs of one
+                  product, carry into word N; the odd limbs over 1..N)
+  m  = w_0 * (-1/p) mod 2^32
+  w += m * p     (the same two chains; w_0 becomes 0)
+No word is shifted: row i + 1 takes the window one word up, and the result
+is t[N..2N-1]. The sums fit N + 1 words (w < 2p + 2^33 p < 2^(32(N+1))
+for every field here), so no chain carries out of word N. Constants are
+immediates.
 """
 import os
 import sys
@@ -27,39 +34,41 @@ def row(name, p, n64):
     n = 2 * n64
     pl = [(p >> (32 * i)) & 0xffffffff for i in range(n)]
     pinv = (-pow(p, -1, 2**32)) % 2**32
-    # operands: t0..t{n+1} = %0..%(n+1); a0..a{n-1} = %(n+2)..; b = %(2n+2)
-    T = lambda j: "%%%d" % j
-    A = lambda j: "%%%d" % (n + 2 + j)
-    B = "%%%d" % (2 * n + 2)
+    # operands: the window w0..wn = %0..%n; a0..a{n-1} = %(n+1)..%(2n); b = %(2n+1)
+    W = lambda j: "%%%d" % j
+    A = lambda j: "%%%d" % (n + 1 + j)
+    B = "%%%d" % (2 * n + 1)
     ins = ["{", ".reg .u32 m;"]
-    ins.append("mad.lo.cc.u32 %s, %s, %s, %s;" % (T(0), A(0), B, T(0)))
-    for j in range(1, n):
-        ins.append("madc.lo.cc.u32 %s, %s, %s, %s;" % (T(j), A(j), B, T(j)))
-    ins.append("addc.u32 %s, %s, 0;" % (T(n), T(n)))
-    ins.append("mad.hi.cc.u32 %s, %s, %s, %s;" % (T(1), A(0), B, T(1)))
-    for j in range(1, n):
-        ins.append("madc.hi.cc.u32 %s, %s, %s, %s;" % (T(j + 1), A(j), B, T(j + 1)))
-    ins.append("addc.u32 %s, 0, 0;" % T(n + 1))
-    ins.append("mul.lo.u32 m, %s, 0x%08x;" % (T(0), pinv))
-    ins.append("mad.lo.cc.u32 %s, m, 0x%08x, %s;" % (T(0), pl[0], T(0)))
-    for j in range(1, n):
-        ins.append("madc.lo.cc.u32 %s, m, 0x%08x, %s;" % (T(j), pl[j], T(j)))
-    ins.append("addc.cc.u32 %s, %s, 0;" % (T(n), T(n)))
-    ins.append("addc.u32 %s, %s, 0;" % (T(n + 1), T(n + 1)))
-    ins.append("mad.hi.cc.u32 %s, m, 0x%08x, %s;" % (T(1), pl[0], T(1)))
-    for j in range(1, n):
-        ins.append("madc.hi.cc.u32 %s, m, 0x%08x, %s;" % (T(j + 1), pl[j], T(j + 1)))
-    ins.append("addc.u32 %s, %s, 0;" % (T(n + 1), T(n + 1)))
+
+    def chains(mul, coef):
+        # even j: lo at word j, hi at j+1 (words 0..n-1, carry into n);
+        # odd j: lo at j, hi at j+1 (words 1..n). Each one carry chain of
+        # lo/hi pairs of the same product.
+        first = True
+        for j in range(0, n, 2):
+            ins.append("%s.lo.cc.u32 %s, %s, %s, %s;" % ("mad" if first else "madc", W(j), mul, coef(j), W(j)))
+            first = False
+            ins.append("madc.hi.cc.u32 %s, %s, %s, %s;" % (W(j + 1), mul, coef(j), W(j + 1)))
+        ins.append("addc.u32 %s, %s, 0;" % (W(n), W(n)))
+        first = True
+        for j in range(1, n, 2):
+            ins.append("%s.lo.cc.u32 %s, %s, %s, %s;" % ("mad" if first else "madc", W(j), mul, coef(j), W(j)))
+            first = False
+            ins.append("madc.hi%s.u32 %s, %s, %s, %s;" % ("" if j == n - 1 else ".cc", W(j + 1), mul, coef(j), W(j + 1)))
+
+    chains(B, A)
+    ins.append("mul.lo.u32 m, %s, 0x%08x;" % (W(0), pinv))
+    chains("m", lambda j: "0x%08x" % pl[j])
     ins.append("}")
-    outs = ", ".join('"+r"(t[%d])' % j for j in range(n + 2))
+    outs = ", ".join('"+r"(w[%d])' % j for j in range(n + 1))
     ins_ = ", ".join('"r"(a[%d])' % j for j in range(n)) + ', "r"(b)'
     body = "\n".join('        "%s\\n\\t"' % s for s in ins)
     return (
-        "/* %s: one CIOS row, %d words (p in immediates) */\n"
-        "__device__ __forceinline__ void cz_ptx_row_%s(uint32_t (&t)[%d], const uint32_t (&a)[%d], uint32_t b)\n"
+        "/* %s: one CIOS row on the window w[0..%d], %d-word operands (p in immediates) */\n"
+        "__device__ __forceinline__ void cz_ptx_row_%s(uint32_t *w, const uint32_t (&a)[%d], uint32_t b)\n"
         "{\n"
         "    asm(\n%s\n        : %s\n        : %s);\n"
-        "}\n" % (name, n, name, n + 2, n, body, outs, ins_)
+        "}\n" % (name, n, n, name, n, body, outs, ins_)
     )
 
 
