@@ -1159,6 +1159,8 @@ void cz_conf_print_flags(void *fp)
             snprintf(left, sizeof left, "--%s", k->name);
         else
             snprintf(left, sizeof left, "--%s %s", k->name, k->arg ? k->arg : "VALUE");
+        for (char *c = left + 2; *c && *c != ' '; c++) /* the flag spelling: --data-dir */
+            if (*c == '_') *c = '-';
         const char *nl = strchr(k->help, '\n');
         int len = nl ? (int)(nl - k->help) : (int)strlen(k->help);
         fmt_scalar(&def, k, v, sizeof v);

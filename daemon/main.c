@@ -83,7 +83,8 @@ static void usage(FILE *f)
           "  -h, --help              this text\n"
           "  --version               the version\n"
           "\n"
-          "Every configuration key is also a flag:\n",
+          "Every configuration key is also a flag (the key's name with '-' or '_', e.g.\n"
+          "--data-dir or --data_dir; --KEY=VALUE works too):\n",
           f);
     cz_conf_print_flags(f);
     fputs("\nExit codes: 0 clean shutdown (SIGTERM/SIGINT); 1 a failure at start (store, device,\n"

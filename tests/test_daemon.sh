@@ -256,7 +256,7 @@ if want api; then # ---- sections 1 to 6 ----
 echo "test_daemon: 1. the command line: help, --listen 0.0.0.0 without a token"
 "$cuzkd" --help >"$tmp/help.out" 2>&1
 check test $? = 0
-for k in listen token_file data_dir allow_dir max_jobs budget max_body_bytes shutdown_grace_s; do
+for k in listen token-file data-dir allow-dir max-jobs budget max-body-bytes shutdown-grace-s; do
   check grep -q -- "--$k" "$tmp/help.out"
 done
 "$cuzkd" --no-such-flag >/dev/null 2>&1
