@@ -947,9 +947,12 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn, const c
                     : !strcmp(method, "POST")                         ? 'P'
                     : !strcmp(method, "DELETE")                       ? 'D'
                                                                       : '?';
-        if (!route(r, url)) return send_error(r, 404, "not_found", "no such endpoint: %s", url);
-        if (r->route != R_HEALTHZ && !authorized(h, conn))
+        /* the token first: without it a client learns nothing, not even
+         * which endpoints exist (/healthz alone is open) */
+        const int known = route(r, url);
+        if (!(known && r->route == R_HEALTHZ) && !authorized(h, conn))
             return send_error(r, 401, "unauthorized", "a valid bearer token is required");
+        if (!known) return send_error(r, 404, "not_found", "no such endpoint: %s", url);
         if (!method_ok(r)) return send_error(r, 405, "method_not_allowed", "%s is not allowed on %s", method, url);
         if (r->method == 'P') {
             const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);

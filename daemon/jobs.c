@@ -700,6 +700,23 @@ void cz_jobs_free(cz_jobs *j)
 
 /* ---- submit ---- */
 
+/* out = s with every occurrence of what replaced by with (cut to cap) */
+static void replace_all(char *out, size_t cap, const char *s, const char *what, const char *with)
+{
+    size_t o = 0, wl = strlen(what), nl = strlen(with);
+    while (*s && o + 1 < cap) {
+        if (wl && !strncmp(s, what, wl)) {
+            size_t k = nl < cap - 1 - o ? nl : cap - 1 - o;
+            memcpy(out + o, with, k);
+            o += k;
+            s += wl;
+        } else {
+            out[o++] = *s++;
+        }
+    }
+    out[o] = '\0';
+}
+
 static cz_status refuse(cz_jobs_refusal *why, cz_jobs_refusal w, cz_error *err, cz_status st, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 static cz_status refuse(cz_jobs_refusal *why, cz_jobs_refusal w, cz_error *err, cz_status st, const char *fmt, ...)
@@ -762,9 +779,13 @@ cz_status cz_jobs_submit(cz_jobs *j, const cz_jobs_submit_req *r, cz_store_job *
         cz_synth_free(sy);
         if (st != CZ_OK) {
             gnutls_hash_deinit(h, NULL);
+            char msg[sizeof perr.msg];
+            if (p->upload) /* the spool's own file names stay inside the daemon */
+                replace_all(msg, sizeof msg, cz_error_msg(&perr), path, "the upload");
+            else
+                snprintf(msg, sizeof msg, "%s", cz_error_msg(&perr));
             return refuse(why, st == CZ_ERR_IO && !p->upload ? CZ_REFUSE_BAD_REQUEST : CZ_REFUSE_INPUT, err, st,
-                          "partition %zu (%s): %s", i, p->upload ? "uploaded witness" : p->witness,
-                          cz_error_msg(&perr));
+                          "partition %zu (%s): %s", i, p->upload ? "uploaded witness" : p->witness, msg);
         }
         if (si.witness_bytes > wmax) wmax = si.witness_bytes;
         char tag[64];

@@ -45,6 +45,13 @@ static int mkdir_p1(const char *path)
     return -1;
 }
 
+/* out = a "/" b; 0 when it does not fit (a cut path would name another file) */
+static int join(char *out, size_t cap, const char *a, const char *b)
+{
+    int n = snprintf(out, cap, "%s/%s", a, b);
+    return n >= 0 && (size_t)n < cap;
+}
+
 /* Removes every file of dir and dir itself; the bytes removed. */
 static uint64_t remove_dir(const char *dir)
 {
@@ -55,8 +62,8 @@ static uint64_t remove_dir(const char *dir)
     while ((e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
         char p[4400];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
         struct stat st;
+        if (!join(p, sizeof p, dir, e->d_name)) continue;
         if (lstat(p, &st) == 0 && S_ISREG(st.st_mode)) bytes += (uint64_t)st.st_size;
         unlink(p);
     }
@@ -74,9 +81,8 @@ static uint64_t dir_bytes(const char *dir)
     struct dirent *e;
     while ((e = readdir(d))) {
         char p[4400];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
         struct stat st;
-        if (lstat(p, &st) == 0 && S_ISREG(st.st_mode)) bytes += (uint64_t)st.st_size;
+        if (join(p, sizeof p, dir, e->d_name) && lstat(p, &st) == 0 && S_ISREG(st.st_mode)) bytes += (uint64_t)st.st_size;
     }
     closedir(d);
     return bytes;
@@ -211,11 +217,14 @@ cz_status cz_spool_commit(cz_spool *s, const char *job, cz_spool_file *files, si
                           cz_error *err)
 {
     char dir[4200];
-    snprintf(dir, sizeof dir, "%s/%s", s->dir, job);
+    if (!join(dir, sizeof dir - 32, s->dir, job)) /* room for "/<n>.wtns" */
+        return cz_error_set(err, CZ_ERR_IO, "spool: the job directory of %s under %s is too long a path", job, s->dir);
     if (mkdir(dir, 0700) != 0) return cz_error_set(err, CZ_ERR_IO, "spool: cannot create %s: %s", dir, strerror(errno));
     size_t moved = 0;
     for (; moved < n; moved++) {
-        snprintf(paths[moved], sizeof paths[moved], "%s/%zu.wtns", dir, moved);
+        char name[32];
+        snprintf(name, sizeof name, "%zu.wtns", moved);
+        if (!join(paths[moved], sizeof paths[moved], dir, name)) break; /* cannot happen: room kept above */
         if (rename(files[moved].tmp, paths[moved]) != 0) break;
     }
     if (moved == n && fsync_dir(dir) == 0 && fsync_dir(s->dir) == 0) {
@@ -232,7 +241,7 @@ void cz_spool_remove_job(cz_spool *s, const char *job)
 {
     if (!job || !*job || strchr(job, '/') || !strcmp(job, "tmp") || job[0] == '.') return;
     char dir[4200];
-    snprintf(dir, sizeof dir, "%s/%s", s->dir, job);
+    if (!join(dir, sizeof dir, s->dir, job)) return;
     uint64_t b = remove_dir(dir);
     add_bytes(s, -(int64_t)b);
 }

@@ -644,6 +644,8 @@ expect_err A 422 bad_witness "an uploaded witness of another circuit" POST /v1/p
 expect_err A 422 bad_witness "an uploaded witness of another curve" POST /v1/proofs -F "job=$(M);type=application/json" -F "witness=@$BL/witness.wtns"
 expect_err A 422 bad_witness "a truncated witness upload (100 bytes)" POST /v1/proofs -F "job=$(M);type=application/json" -F "witness=@$allow/trunc.wtns"
 expect_err A 422 bad_witness "a truncated witness upload (3000 bytes)" POST /v1/proofs -F "job=$(M);type=application/json" -F "witness=@$allow/trunc2.wtns"
+check grep -q "the upload" "$tmp/body"
+if grep -q "spool" "$tmp/body"; then bad "a 422 on an upload names the spool's file: $(head -c 300 "$tmp/body")"; else ok; fi
 expect_err A 422 bad_witness "the 2nd of two uploads truncated" POST /v1/proofs -F "job=$(M);type=application/json" -F "witness=@$BN/witness.wtns" -F "witness=@$allow/trunc2.wtns"
 expect_err A 400 bad_request "multipart without the job field" POST /v1/proofs -F "witness=@$BN/witness.wtns"
 expect_err A 400 bad_request "multipart with an unknown field" POST /v1/proofs -F "job=$(M);type=application/json" -F "witness=@$BN/witness.wtns" -F "extra=1"
@@ -792,6 +794,8 @@ else
   expect_err B 401 unauthorized "the token and more" GET /v1/status -H "Authorization: Bearer ${tok}0"
   expect_err B 401 unauthorized "another scheme" GET /v1/status -H "Authorization: Basic $tok"
   expect_err B 401 unauthorized "no token on /metrics" GET /metrics
+  expect_err B 401 unauthorized "no token on an unknown endpoint (no 404 that tells which exist)" GET /v1/nothing
+  expect_err B 404 not_found "an unknown endpoint with the token" GET /v1/nothing -H "Authorization: Bearer $tok"
   expect_err B 401 unauthorized "no token on a submit" POST /v1/proofs "${J[@]}" "{\"key\": \"$BN/circuit.zkey\", \"witnesses\": [\"$BN/witness.wtns\"]}"
   expect_err B 401 unauthorized "no token on an upload" POST /v1/proofs -F "job={\"key\": \"$BN/circuit.zkey\"};type=application/json" -F "witness=@$BN/witness.wtns"
   http GET "$B_/v1/status" -H "Authorization: Bearer $tok"
