@@ -13,6 +13,7 @@
  * fails to reach the daemon is retried with back-off until --timeout (the
  * idempotency key, if given, makes a retried submit safe).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -347,31 +348,78 @@ static int get_ok(client *c, const char *path, buf *b, cz_error *err)
     return 0;
 }
 
+/* A temporary file of the verification (vk, proof, public) in $TMPDIR or
+ * /tmp, entered in util/atomic_file's table so that SIGINT/SIGTERM remove
+ * it too (cli_signals); rewritten in place for each partition. */
+typedef struct tmpf {
+    char path[CZ_PATH_CAP + 16];
+    int fd, slot;
+} tmpf;
+
+static int tmpf_open(tmpf *t, cz_error *err)
+{
+    const char *d = getenv("TMPDIR");
+    char dest[CZ_PATH_CAP];
+    snprintf(dest, sizeof dest, "%s/submit", d && *d ? d : "/tmp");
+    t->fd = cz_tmp_create(dest, t->path, sizeof t->path, &t->slot);
+    if (t->fd < 0) {
+        cz_error_set(err, CZ_ERR_IO, "cannot make a temporary file in %s: %s", d && *d ? d : "/tmp", strerror(errno));
+        return 0;
+    }
+    return 1;
+}
+
+static int tmpf_put(tmpf *t, const char *data, size_t n, cz_error *err)
+{
+    if (ftruncate(t->fd, 0) != 0) goto fail;
+    for (size_t o = 0; o < n;) {
+        ssize_t w = pwrite(t->fd, data + o, n - o, (off_t)o);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) goto fail;
+        o += (size_t)w;
+    }
+    return 1;
+fail:
+    cz_error_set(err, CZ_ERR_IO, "%s: write failed: %s", t->path, strerror(errno));
+    return 0;
+}
+
+static void tmpf_close(tmpf *t)
+{
+    if (t->fd < 0) return;
+    close(t->fd);
+    unlink(t->path);
+    cz_tmp_forget(t->slot);
+    t->fd = -1;
+}
+
 /* Verifies each partition's proof (fetched alone: ?partition=i) against
  * the key's verifying key, with cuzk verify's readers. */
 static cz_status verify_results(client *c, const char *job, const char *key_id, size_t n, cz_error *err)
 {
-    char path[512], dir[] = "/tmp/cuzk-submit-XXXXXX";
-    if (!mkdtemp(dir)) return cz_error_set(err, CZ_ERR_IO, "cannot make a temporary directory");
-    char vp[64], pp[64], qp[64];
-    snprintf(vp, sizeof vp, "%s/vk.json", dir);
-    snprintf(pp, sizeof pp, "%s/proof.json", dir);
-    snprintf(qp, sizeof qp, "%s/public.json", dir);
+    char path[512];
+    tmpf vt = {.fd = -1}, pt = {.fd = -1}, qt = {.fd = -1};
+    if (!tmpf_open(&vt, err) || !tmpf_open(&pt, err) || !tmpf_open(&qt, err)) {
+        tmpf_close(&vt);
+        tmpf_close(&pt);
+        return CZ_ERR_IO;
+    }
+    const char *vp = vt.path, *pp = pt.path, *qp = qt.path;
     buf b = {0};
     cz_status st = CZ_OK;
     cz_vkey vk;
     memset(&vk, 0, sizeof vk);
     snprintf(path, sizeof path, "/v1/keys/%s/verification_key.json", key_id);
-    if (!get_ok(c, path, &b, err) || !write_file(vp, b.p, b.n, err)) st = CZ_ERR_IO;
+    if (!get_ok(c, path, &b, err) || !tmpf_put(&vt, b.p, b.n, err)) st = CZ_ERR_IO;
     if (st == CZ_OK) st = cz_vkey_read_json(&vk, vp, err);
     for (size_t i = 0; i < n && st == CZ_OK; i++) {
         snprintf(path, sizeof path, "/v1/proofs/%s/proof.json?partition=%zu", job, i);
-        if (!get_ok(c, path, &b, err) || !write_file(pp, b.p, b.n, err)) {
+        if (!get_ok(c, path, &b, err) || !tmpf_put(&pt, b.p, b.n, err)) {
             st = CZ_ERR_IO;
             break;
         }
         snprintf(path, sizeof path, "/v1/proofs/%s/public.json?partition=%zu", job, i);
-        if (!get_ok(c, path, &b, err) || !write_file(qp, b.p, b.n, err)) {
+        if (!get_ok(c, path, &b, err) || !tmpf_put(&qt, b.p, b.n, err)) {
             st = CZ_ERR_IO;
             break;
         }
@@ -391,10 +439,9 @@ static cz_status verify_results(client *c, const char *job, const char *key_id, 
     }
     cz_vkey_free(&vk);
     free(b.p);
-    unlink(vp);
-    unlink(pp);
-    unlink(qp);
-    rmdir(dir);
+    tmpf_close(&vt);
+    tmpf_close(&pt);
+    tmpf_close(&qt);
     return st;
 }
 

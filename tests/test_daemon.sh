@@ -800,9 +800,12 @@ else
   expect_err B 401 unauthorized "no token on an upload" POST /v1/proofs -F "job={\"key\": \"$BN/circuit.zkey\"};type=application/json" -F "witness=@$BN/witness.wtns"
   http GET "$B_/v1/status" -H "Authorization: Bearer $tok"
   check test "$code" = 200
-  "$cuzk" submit -q -s "$B_" --token-file "$tmp/token" -k "$BN/circuit.zkey" -o "$tmp/out/t.json" \
+  mkdir -p "$tmp/stmp"
+  TMPDIR=$tmp/stmp "$cuzk" submit -q -s "$B_" --token-file "$tmp/token" -k "$BN/circuit.zkey" -o "$tmp/out/t.json" \
     --public "$tmp/out/tp.json" "$BN/witness.wtns" 2>"$tmp/err"
   check test $? = 0
+  # the verification's temporaries (in TMPDIR, removed also on SIGINT/SIGTERM) are gone
+  check test -z "$(ls -A "$tmp/stmp")"
   check "$cuzk" verify -q "$BN/verification_key.json" "$tmp/out/tp.json" "$tmp/out/t.json"
   CUZKD_TOKEN=$tok "$cuzk" status -s "$B_" >/dev/null 2>&1
   check test $? = 0
