@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,7 @@ struct cz_http {
     cz_http_config c;
     struct MHD_Daemon *d;
     uint16_t port;
-    int draining;
+    atomic_int draining; /* set by the main thread, read by the HTTP threads */
     pthread_mutex_t mu; /* waiters */
     struct req *waiters;
     pthread_t timer;
