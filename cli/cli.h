@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "circuit/native.h"
 #include "cuzk/status.h"
 #include "engine/engine.h"
 #include "util/error.h"
@@ -111,6 +112,45 @@ int opt_threads(const char *arg);
 void human_bytes(char *buf, size_t cap, uint64_t b);
 /* The process's peak resident set size in bytes (0 when unknown). */
 size_t peak_rss_bytes(void);
+
+/* ---- a native circuit in place of a witness file (cli/cli_native.c) ---- */
+
+/* getopt_long values of the shared options */
+enum { CLI_OPT_CIRCUIT = 0x1001, CLI_OPT_INPUT, CLI_OPT_PARAM, CLI_OPT_PCE_DIR };
+#define CLI_NATIVE_OPTIONS                                                                                             \
+    {"circuit", required_argument, 0, CLI_OPT_CIRCUIT}, {"input", required_argument, 0, CLI_OPT_INPUT},               \
+        {"param", required_argument, 0, CLI_OPT_PARAM}, {"pce-dir", required_argument, 0, CLI_OPT_PCE_DIR}
+/* The usage lines of those options. */
+#define CLI_NATIVE_USAGE                                                                                               \
+    "      --circuit NAME    a circuit built into cuzk (`cuzk circuit list`) in place\n"                              \
+    "                        of the witness file: its witness and a, b, c are\n"                                     \
+    "                        synthesized here (witness-only + the recorded R1CS)\n"                                  \
+    "      --input FILE      the circuit's input JSON (`cuzk circuit NAME --help`)\n"                                \
+    "      --param K=V       a parameter of the circuit (repeatable)\n"                                              \
+    "      --pce-dir DIR     keep the circuit's recorded R1CS in DIR (a file per\n"                                  \
+    "                        shape, reused by later runs; default: recorded anew)\n"
+
+typedef struct cli_native {
+    const char *name, *input, *pce_dir;
+    const char *kv[64];
+    size_t nkv;
+    const cz_native_circuit *c;
+    uint64_t params[CZ_NATIVE_MAX_PARAMS];
+    cz_json_doc *doc;
+    cz_json *root;
+} cli_native;
+
+/* One of the CLI_OPT_* options into n: 1, or 0 after a message. */
+int cli_native_opt(cli_native *n, int opt, const char *arg);
+/* After the options: 1 when they agree (--input with --circuit, a known
+ * name), else 0 after a message (exit 2). */
+int cli_native_check(const cli_native *n);
+/* The circuit, its parameters and its input (parsed once: a bad one is an
+ * error here). */
+cz_status cli_native_open(cli_native *n, cz_error *err);
+/* A partition of the circuit on its input for a key of this curve. */
+cz_status cli_native_synth(cli_native *n, cz_curve curve, const char *name, cz_synth **out, cz_error *err);
+void cli_native_close(cli_native *n);
 
 /* ---- the commands (cli/cmd_*.c): handler and usage text ---- */
 int cmd_prove(int argc, char **argv);

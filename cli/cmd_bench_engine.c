@@ -19,6 +19,8 @@
 
 const char USAGE_BENCH_ENGINE[] =
     "usage: cuzk bench-engine [options] circuit.zkey witness.wtns\n"
+    "       cuzk bench-engine [options] --circuit NAME --input in.json\n"
+    "                         [--param K=V ...] circuit.zkey\n"
     "\n"
     "Runs a stream of jobs through the proving engine (engine/engine.h): each job\n"
     "has P partitions proved with the key, all with this witness (fresh blinding\n"
@@ -33,6 +35,10 @@ const char USAGE_BENCH_ENGINE[] =
     "4 or 6. CZ_ENGINE_TIMELINE=1 prints the per-stage timeline on stderr;\n"
     "CZ_ENGINE_FAIL_DEVICE=D:K makes device D fail at its K-th step (its work\n"
     "moves to the other devices).\n"
+    "With --circuit, every partition is a circuit built into cuzk on that input:\n"
+    "the synthesis workers compute its witness (witness-only) and a, b, c (the\n"
+    "SpMV of its R1CS, recorded once per shape) straight into the pool's\n"
+    "buffers; no witness file is read.\n"
     "\n"
     "options:\n"
     "  -j, --jobs N          jobs (default 20)\n"
@@ -49,6 +55,7 @@ const char USAGE_BENCH_ENGINE[] =
     "      --no-pin          ordinary memory for a, b, c (to measure what pinning buys)\n"
     "      --pin-keys        keys in page-locked memory too (faster placement in each\n"
     "                        GPU's VRAM, slower key loading)\n"
+    CLI_NATIVE_USAGE
     "  -t, --threads N       CPU threads (default: all cores)\n"
     "  -q, --quiet           only the result lines\n"
     "  -h, --help            this text\n";
@@ -57,6 +64,7 @@ typedef struct bench_cmd {
     cz_engine_config cfg;
     uint64_t jobs, parts; /* jobs, partitions per job */
     const char *zkey_path, *wtns_path;
+    cli_native nat; /* --circuit */
 } bench_cmd;
 
 /* Options and arguments into b; -1 to go on, else the exit code. */
@@ -69,7 +77,7 @@ static int bench_parse(bench_cmd *b, int argc, char **argv)
         {"synth-workers", required_argument, 0, 'S'}, {"no-pin", no_argument, 0, 'P'},
         {"max-ready", required_argument, 0, 'R'},
         {"threads", required_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+        {"help", no_argument, 0, 'h'},          CLI_NATIVE_OPTIONS, {0, 0, 0, 0}};
     cz_engine_config *cfg = &b->cfg;
     cz_engine_config_default(cfg);
     if (!cli_engine_env(cfg)) return EXIT_USAGE;
@@ -112,16 +120,27 @@ static int bench_parse(bench_cmd *b, int argc, char **argv)
             break;
         case 'q': cli_quiet = 1; break;
         case 'h': fputs(USAGE_BENCH_ENGINE, stdout); return EXIT_OK;
+        case CLI_OPT_CIRCUIT:
+        case CLI_OPT_INPUT:
+        case CLI_OPT_PARAM:
+        case CLI_OPT_PCE_DIR:
+            if (!cli_native_opt(&b->nat, c, optarg)) return EXIT_USAGE;
+            break;
         default: fputs(USAGE_BENCH_ENGINE, stderr); return EXIT_USAGE;
         }
     }
-    if (argc - optind != 2) {
-        msg("bench-engine needs 2 arguments: circuit.zkey witness.wtns (got %d)", argc - optind);
+    if (!cli_native_check(&b->nat)) return EXIT_USAGE;
+    const int native = b->nat.name != NULL;
+    if (argc - optind != 2 - native) {
+        if (native)
+            msg("bench-engine --circuit needs 1 argument: circuit.zkey (got %d)", argc - optind);
+        else
+            msg("bench-engine needs 2 arguments: circuit.zkey witness.wtns (got %d)", argc - optind);
         fputs(USAGE_BENCH_ENGINE, stderr);
         return EXIT_USAGE;
     }
     b->zkey_path = argv[optind];
-    b->wtns_path = argv[optind + 1];
+    b->wtns_path = native ? NULL : argv[optind + 1];
     if (!cli_device(cfg->device, cfg->gpus, 0)) return EXIT_USAGE;
     return -1;
 }
@@ -144,7 +163,29 @@ static void bench_result_free(bench_result *br)
  * once (parts partitions of witness w each), wait for them in order, keep
  * the results and the stats after the first job and at the end. A failed
  * partition ends it with that partition's status. */
-static cz_status bench_run(bench_result *br, const bench_cmd *b, cz_error *err)
+/* Job i of --circuit: parts native partitions on the key's curve. */
+static cz_status submit_native(cz_engine *e, cz_engine_key *k, bench_cmd *b, cz_job **out, cz_error *err)
+{
+    cz_synth **ps = calloc(b->parts, sizeof *ps);
+    if (!ps) return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
+    cz_status st = CZ_OK;
+    for (uint64_t i = 0; i < b->parts && st == CZ_OK; i++)
+        st = cli_native_synth(&b->nat, cz_engine_key_info(k)->curve, NULL, &ps[i], err);
+    if (st == CZ_OK) {
+        cz_job_spec spec;
+        memset(&spec, 0, sizeof spec);
+        spec.key = k;
+        spec.parts = ps;
+        spec.n = (size_t)b->parts;
+        st = cz_engine_submit_job(e, &spec, out, err);
+    }
+    if (st != CZ_OK)
+        for (uint64_t i = 0; i < b->parts; i++) cz_synth_free(ps[i]);
+    free(ps);
+    return st;
+}
+
+static cz_status bench_run(bench_result *br, bench_cmd *b, cz_error *err)
 {
     const uint64_t jobs = b->jobs, parts = b->parts;
     cz_engine_run *run = &br->run;
@@ -172,7 +213,9 @@ static cz_status bench_run(bench_result *br, const bench_cmd *b, cz_error *err)
     }
     cz_budget_alloc_init(&wa, cz_engine_budget(e), CZ_MEM_WITNESS, NULL);
     wa.timeout_s = 0;
-    if ((st = cz_wtns_load(&wtns, b->wtns_path, &wa.a, err)) != CZ_OK) {
+    if (b->nat.name) {
+        if ((st = cli_native_open(&b->nat, err)) != CZ_OK) goto out;
+    } else if ((st = cz_wtns_load(&wtns, b->wtns_path, &wa.a, err)) != CZ_OK) {
         if (wa.refusal.status != CZ_OK) {
             cz_error_clear(err);
             st = cz_error_set(err, wa.refusal.status, "%s does not fit the memory budget: %s", b->wtns_path,
@@ -185,9 +228,21 @@ static cz_status bench_run(bench_result *br, const bench_cmd *b, cz_error *err)
     if ((st = cz_engine_key_add(e, b->zkey_path, &k, err)) != CZ_OK) goto out;
     run->key_load_s = cz_now() - t_key;
     stage_done();
+    if (b->nat.name) {
+        /* the circuit's recording (or its file) before the clock starts:
+         * the stream measures synthesis of a known shape */
+        cz_synth *warm = NULL;
+        stage("recording the circuit");
+        st = cli_native_synth(&b->nat, cz_engine_key_info(k)->curve, NULL, &warm, err);
+        cz_synth_free(warm);
+        if (st != CZ_OK) goto out;
+        stage_done();
+    }
     double t0 = cz_now();
     for (uint64_t i = 0; i < jobs; i++)
-        if ((st = cz_engine_submit(e, k, ws, (size_t)parts, 0, &js[i], err)) != CZ_OK) goto out;
+        if ((st = b->nat.name ? submit_native(e, k, b, &js[i], err)
+                              : cz_engine_submit(e, k, ws, (size_t)parts, 0, &js[i], err)) != CZ_OK)
+            goto out;
     for (uint64_t i = 0; i < jobs; i++) {
         (void)cz_job_wait(js[i], -1);
         if (cli_progress)
@@ -231,6 +286,7 @@ out:
     free(ws);
     if (k) cz_engine_key_remove(e, k);
     cz_wtns_free(&wtns);
+    cli_native_close(&b->nat);
     cz_engine_free(e);
     return st;
 }

@@ -36,8 +36,14 @@
 
 const char USAGE_PROVE[] =
     "usage: cuzk prove [options] circuit.zkey witness.wtns proof.json public.json\n"
+    "       cuzk prove [options] --circuit NAME --input in.json [--param K=V ...]\n"
+    "                  circuit.zkey proof.json public.json\n"
     "\n"
-    "Makes a Groth16 proof from a snarkjs proving key and a circom witness. The\n"
+    "Makes a Groth16 proof from a snarkjs proving key and a circom witness, or\n"
+    "from a circuit built into cuzk and its input (--circuit: the witness and a,\n"
+    "b, c are synthesized in this process, nothing is read but the input; the key\n"
+    "is one made from that circuit's exported .r1cs, `cuzk circuit NAME -o BASE`\n"
+    "then `cuzk setup --insecure-dev BASE.r1cs`). The\n"
     "curve is read from the files. The proof is verified before it is written;\n"
     "a witness that does not satisfy the circuit ends with exit code 4 and no\n"
     "output files. Blinding scalars come from the OS CSPRNG (getrandom); if it\n"
@@ -63,6 +69,7 @@ const char USAGE_PROVE[] =
     "                        a, b, c buffers are pinned once and reused); with -v,\n"
     "                        each proof's stage times and their medians; the last\n"
     "                        proof is written (default 1)\n"
+    CLI_NATIVE_USAGE
     "  -q, --quiet           no progress output\n"
     "  -v, --verbose         print the time of each stage\n"
     "  -h, --help            this text\n";
@@ -81,6 +88,8 @@ typedef struct prove_cmd {
     cz_zkey zk;
     cz_wtns w;
     int have_zk, have_w;
+    cli_native nat; /* --circuit */
+    cz_synth *synth; /* its partition (owns the witness w then points at) */
     /* the result: the (last) proof and its stage times (--repeat: medians) */
     cz_proof proof;
     cz_prove_timings tm;
@@ -96,7 +105,7 @@ static int prove_parse(prove_cmd *pc, int argc, char **argv)
                                          {"no-verify", no_argument, 0, 'N'},    {"quiet", no_argument, 0, 'q'},
                                          {"verbose", no_argument, 0, 'v'},      {"help", no_argument, 0, 'h'},
                                          {"repeat", required_argument, 0, 'r'}, {"budget", required_argument, 0, 'B'},
-                                         {0, 0, 0, 0}};
+                                         CLI_NATIVE_OPTIONS,                    {0, 0, 0, 0}};
     pc->device = "auto";
     pc->repeat = 1;
     int c;
@@ -127,20 +136,31 @@ static int prove_parse(prove_cmd *pc, int argc, char **argv)
         case 'q': cli_quiet = 1; break;
         case 'v': cli_verbose = 1; break;
         case 'h': fputs(USAGE_PROVE, stdout); return EXIT_OK;
+        case CLI_OPT_CIRCUIT:
+        case CLI_OPT_INPUT:
+        case CLI_OPT_PARAM:
+        case CLI_OPT_PCE_DIR:
+            if (!cli_native_opt(&pc->nat, c, optarg)) return EXIT_USAGE;
+            break;
         default: fputs(USAGE_PROVE, stderr); return EXIT_USAGE;
         }
     }
-    if (argc - optind != 4) {
-        msg("prove needs 4 arguments: circuit.zkey witness.wtns proof.json public.json (got %d)", argc - optind);
+    if (!cli_native_check(&pc->nat)) return EXIT_USAGE;
+    const int native = pc->nat.name != NULL;
+    if (argc - optind != 4 - native) {
+        if (native)
+            msg("prove --circuit needs 3 arguments: circuit.zkey proof.json public.json (got %d)", argc - optind);
+        else
+            msg("prove needs 4 arguments: circuit.zkey witness.wtns proof.json public.json (got %d)", argc - optind);
         fputs(USAGE_PROVE, stderr);
         return EXIT_USAGE;
     }
     pc->zkey_path = argv[optind];
-    pc->wtns_path = argv[optind + 1];
-    pc->proof_path = argv[optind + 2];
-    pc->public_path = argv[optind + 3];
+    pc->wtns_path = native ? NULL : argv[optind + 1];
+    pc->proof_path = argv[optind + 2 - native];
+    pc->public_path = argv[optind + 3 - native];
     if (!cli_device(pc->device, 1, 1)) return EXIT_USAGE;
-    const char *in[3] = {pc->zkey_path, pc->wtns_path, pc->check}, *out[3] = {pc->proof_path, pc->public_path, pc->bin};
+    const char *in[3] = {pc->zkey_path, native ? pc->nat.input : pc->wtns_path, pc->check}, *out[3] = {pc->proof_path, pc->public_path, pc->bin};
     const int dash[3] = {1, 1, 0};
     int rc = cli_files(in, 3, out, dash, 3);
     if (rc >= 0) return rc;
@@ -213,12 +233,27 @@ static cz_status prove_load(prove_cmd *pc)
     if ((st = budget_refused(pc, st, &pc->ka, &pc->ma, pc->zkey_path)) != CZ_OK) return st;
     pc->have_zk = 1;
     pc->t_key = stage_done();
-    stage("loading the witness");
-    st = cz_wtns_load(&pc->w, pc->wtns_path, &pc->wa.a, &pc->err);
-    if ((st = budget_refused(pc, st, &pc->wa, NULL, pc->wtns_path)) != CZ_OK) return st;
-    pc->have_w = 1;
-    pc->t_wtns = stage_done();
-    if ((st = cz_groth16_check_inputs(&pc->zk, &pc->w, pc->zkey_path, pc->wtns_path, &pc->err)) != CZ_OK) return st;
+    if (pc->nat.name) {
+        /* the circuit's witness, synthesized into the budget (its a, b, c
+         * come from its recorded R1CS, in prove_one) */
+        stage("synthesizing the witness");
+        if ((st = cli_native_open(&pc->nat, &pc->err)) != CZ_OK) return st;
+        if ((st = cli_native_synth(&pc->nat, pc->zk.curve, NULL, &pc->synth, &pc->err)) != CZ_OK) return st;
+        if ((st = cz_synth_check(pc->synth, &pc->zk, pc->zkey_path, &pc->err)) != CZ_OK) return st;
+        st = cz_synth_prepare(pc->synth, &pc->wa.a, &pc->err);
+        if ((st = budget_refused(pc, st, &pc->wa, NULL, "the circuit's witness")) != CZ_OK) return st;
+        pc->w = *cz_synth_witness(pc->synth);
+        pc->t_wtns = stage_done();
+    } else {
+        stage("loading the witness");
+        st = cz_wtns_load(&pc->w, pc->wtns_path, &pc->wa.a, &pc->err);
+        if ((st = budget_refused(pc, st, &pc->wa, NULL, pc->wtns_path)) != CZ_OK) return st;
+        pc->have_w = 1;
+        pc->t_wtns = stage_done();
+    }
+    if ((st = cz_groth16_check_inputs(&pc->zk, &pc->w, pc->zkey_path, pc->wtns_path ? pc->wtns_path : pc->nat.name,
+                                      &pc->err)) != CZ_OK)
+        return st;
     if (pc->bin && pc->zk.curve != CZ_CURVE_BLS12_381)
         return cz_error_set(&pc->err, CZ_ERR_UNSUPPORTED,
                             "--proof-bin: the bellperson binary proof is for BLS12-381 only; %s is %s", pc->zkey_path,
@@ -275,6 +310,24 @@ static void warm_pool_open(warm_pool *wp, cz_budget *budget, cz_backend *be, cz_
 
 static void warm_pool_close(warm_pool *wp) { cz_bufpool_free(wp->bufs); }
 
+/* One proof as cz_groth16_prove makes it, a, b, c from the synth with
+ * --circuit (the recorded R1CS's SpMV, checking every row). */
+static cz_status prove_one(prove_cmd *pc, const cz_prove_opts *po, cz_prove_timings *tm)
+{
+    if (!pc->synth) return cz_groth16_prove(&pc->proof, &pc->zk, &pc->w, po, tm, &pc->err);
+    memset(tm, 0, sizeof *tm);
+    const double t0 = cz_now();
+    const size_t bytes = cz_abc_bytes(pc->zk.domain_size), each = bytes / 3;
+    uint8_t *abc = cz_alloc(po->alloc, bytes);
+    if (!abc) return cz_error_set(&pc->err, CZ_ERR_NO_MEMORY, "out of memory for the a, b, c vectors (%zu bytes)", bytes);
+    cz_status st = cz_synth_abc(pc->synth, &pc->zk, abc, NULL, &pc->err);
+    tm->synth = cz_now() - t0;
+    if (st == CZ_OK) st = cz_groth16_prove_abc(&pc->proof, &pc->zk, &pc->w, abc, abc + each, abc + 2 * each, po, tm, &pc->err);
+    cz_free(po->alloc, abc, bytes);
+    tm->total = cz_now() - t0;
+    return st;
+}
+
 /* pc->repeat proofs; the last one and its times (medians) stay in pc. */
 static cz_status prove_run(prove_cmd *pc)
 {
@@ -303,7 +356,7 @@ static cz_status prove_run(prove_cmd *pc)
     stage(pc->no_verify ? "proving" : "proving and verifying");
     cz_prove_timings *tm = &pc->tm;
     for (int i = 0; i < repeat; i++) {
-        if ((st = cz_groth16_prove(&pc->proof, &pc->zk, &pc->w, &po, tm, &pc->err)) != CZ_OK) {
+        if ((st = prove_one(pc, &po, tm)) != CZ_OK) {
             if (st == CZ_ERR_NO_MEMORY) st = budget_refused(pc, st, &pc->abc, NULL, "the a, b, c working set");
             break;
         }
@@ -379,6 +432,8 @@ static void prove_report(const prove_cmd *pc)
 static void prove_free(prove_cmd *pc)
 {
     if (pc->have_w) cz_wtns_free(&pc->w);
+    cz_synth_free(pc->synth); /* the witness w pointed at, back to the budget */
+    cli_native_close(&pc->nat);
     if (pc->have_zk) cz_zkey_free(&pc->zk);
     cz_backend_free(pc->be); /* its kept twiddle tables leave the budget */
     cz_budget_free(pc->budget);

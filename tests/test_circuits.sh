@@ -116,6 +116,18 @@ rc=$?
 if [ $rc -eq 4 ] && grep -q "(root)" "$g.err" && [ ! -e "$g.bad.r1cs" ]; then ok; else bad "wrong root: exit $rc $(cat "$g.err")"; fi
 "$cuzk" circuit poseidon-merkle --curve bls12-381 --input "$g.json" -o "$g.x" 2>/dev/null
 check test $? -eq 2
+# the same circuit proved from its input (prove --circuit: synthesized in
+# process, no witness file), verified by snarkjs; the same public inputs
+check "$cuzk" prove -q -d cpu --circuit poseidon-merkle --input "$g.json" --pce-dir "$tmp" "$g.zkey" "$g.np.json" "$g.npublic.json"
+check cmp "$g.public.json" "$g.npublic.json"
+check sjq groth16 verify "$g.vk.json" "$g.npublic.json" "$g.np.json"
+check sh -c "ls '$tmp'/poseidon-merkle-*.pce >/dev/null"
+"$cuzk" prove -q -d cpu --circuit poseidon-merkle --input "$g.bad.json" "$g.zkey" "$g.nbad.json" "$g.nbadpub.json" 2>"$g.err"
+rc=$?
+if [ $rc -eq 4 ] && grep -q "(root)" "$g.err" && [ ! -e "$g.nbad.json" ] && [ ! -e "$g.nbadpub.json" ]; then ok; else bad "prove --circuit of a wrong root: exit $rc $(cat "$g.err")"; fi
+"$cuzk" prove -q -d cpu --circuit poseidon-merkle "$g.zkey" "$g.x.json" "$g.y.json" 2>/dev/null
+check test $? -eq 2
+check sh -c "'$cuzk' bench-engine -q -d cpu -j 2 -p 2 --circuit poseidon-merkle --input '$g.json' '$g.zkey' | grep -q '2 jobs x 2 partitions'"
 
 echo "test_circuits: $pass passed, $failn failed"
 [ "$failn" -eq 0 ]
