@@ -13,11 +13,12 @@
 #include "io/wtns_write.h"
 #include "util/timer.h"
 
-extern const cz_native_circuit cz_circuit_sha256, cz_circuit_poseidon_merkle;
+extern const cz_native_circuit cz_circuit_sha256, cz_circuit_poseidon_merkle, cz_circuit_porep_like;
 
 static const cz_native_circuit *const registry[] = {
     &cz_circuit_sha256,
     &cz_circuit_poseidon_merkle,
+    &cz_circuit_porep_like,
 };
 
 const cz_native_circuit *const *cz_native_list(size_t *n)

@@ -129,5 +129,58 @@ if [ $rc -eq 4 ] && grep -q "(root)" "$g.err" && [ ! -e "$g.nbad.json" ] && [ ! 
 check test $? -eq 2
 check sh -c "'$cuzk' bench-engine -q -d cpu -j 2 -p 2 --circuit poseidon-merkle --input '$g.json' '$g.zkey' | grep -q '2 jobs x 2 partitions'"
 
+# ---- porep-like (BLS12-381) ----
+check sh -c "'$cuzk' circuit list | grep -q '^porep-like'"
+check sh -c "'$cuzk' circuit porep-like --help | grep -q 'replica_id'"
+rid=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+g="$tmp/pl"
+echo "{\"replica_id\": \"$rid\", \"seed\": 5}" > "$g.json"
+# the smallest instance (1 challenge, no parents, depth 1: 2^16), both ways
+P="--param challenges=1 --param parents=0 --param depth=1"
+if "$cuzk" circuit porep-like $P --input "$g.json" -o "$g" 2>"$g.err"; then ok; else bad "export porep-like: $(cat "$g.err")"; fi
+n=$(sed -n 's/.*: \([0-9]*\) constraints.*/\1/p' "$g.err")
+check sh -c "node '$sj' r1cs info '$g.r1cs' 2>&1 | grep -q '# of Constraints: $n\$'"
+check sh -c "node '$sj' r1cs info '$g.r1cs' 2>&1 | grep -q '# of Public Inputs: 5\$'"
+check sjq wtns check "$g.r1cs" "$g.wtns"
+prove_both "$g"
+check "$cuzk" prove -q -d cpu --circuit porep-like $P --input "$g.json" "$g.zkey" "$g.np.json" "$g.npublic.json"
+check cmp "$g.public.json" "$g.npublic.json"
+check sjq groth16 verify "$g.vk.json" "$g.npublic.json" "$g.np.json"
+# a claimed comm_r that is not the sector's; a sector replicated with another id
+echo "{\"replica_id\": \"$rid\", \"seed\": 5, \"comm_r\": \"$rid\"}" > "$g.bad.json"
+other=ff23456789abcdef0123456789abcdef0123456789abcdef0123456789abcd00
+plroot=$(node -e 'const w=require(process.argv[1]);const v=BigInt(w[2])|(BigInt(w[3])<<254n);
+  const b=Buffer.alloc(32);for(let i=0;i<256;i++)if((v>>BigInt(i))&1n)b[i>>3]|=0x80>>(i&7);
+  console.log(b.toString("hex"))' "$g.public.json")
+echo "{\"replica_id\": \"$other\", \"sector_replica_id\": \"$rid\", \"seed\": 5, \"comm_r\": \"$plroot\"}" > "$g.other.json"
+check "$cuzk" circuit porep-like $P --input "$(echo "{\"replica_id\": \"$rid\", \"seed\": 5, \"comm_r\": \"$plroot\"}" > "$g.claim.json"; echo "$g.claim.json")" --check -q
+for b in bad other; do
+  "$cuzk" circuit porep-like $P --input "$g.$b.json" --check 2>"$g.err"
+  rc=$?
+  if [ $rc -eq 4 ] && grep -q "constraint [0-9]* (challenge 0/node/root)" "$g.err"; then ok; else bad "porep-like $b --check: exit $rc $(cat "$g.err")"; fi
+  "$cuzk" prove -q -d cpu --circuit porep-like $P --input "$g.$b.json" "$g.zkey" "$g.$b.p.json" "$g.$b.pub.json" 2>"$g.err"
+  rc=$?
+  if [ $rc -eq 4 ] && [ ! -e "$g.$b.p.json" ] && [ ! -e "$g.$b.pub.json" ]; then ok; else bad "porep-like $b prove: exit $rc $(cat "$g.err")"; fi
+done
+# the public inputs are the documented derivations (node's crypto): the
+# replica id packed, each challenge and its parents (2 challenges, 1 parent,
+# depth 3)
+"$cuzk" circuit porep-like --param challenges=2 --param parents=1 --param depth=3 --input "$g.json" -o "$g.d" -q 2>/dev/null
+check sjq wtns export json "$g.d.wtns" "$g.d.w.json"
+check node -e '
+  const c=require("crypto"),w=require(process.argv[1]),rid=Buffer.from(process.argv[2],"hex");
+  const d=3n,seed=5n,k=1,C=2;
+  const h=(tag,a,b)=>{const m=Buffer.alloc(tag.length+44);m.write(tag);rid.copy(m,tag.length);
+    m.writeBigUInt64BE(a,tag.length+32);m.writeUInt32BE(b,tag.length+40);
+    return c.createHash("sha256").update(m).digest().readBigUInt64BE(0);};
+  let r=0n;for(let i=0;i<256;i++)if((rid[i>>3]>>(7-(i&7)))&1)r|=1n<<BigInt(i);
+  const want=[(r&((1n<<254n)-1n)).toString(),(r>>254n).toString()];
+  let at=5;
+  for(let i=0;i<C;i++){const v=1n+h("cuzk porep-like challenge",seed,i)%((1n<<d)-1n);want.push("@"+at+"="+v);at++;
+    for(let j=0;j<k;j++){want.push("@"+at+"="+(h("cuzk porep-like parent",v,j)%v));at++;}}
+  if(w[1]!==want[0]||w[2]!==want[1])process.exit(1);
+  for(const e of want.slice(2)){const [p,v]=e.slice(1).split("=");if(w[+p]!==v){console.error(e,w[+p]);process.exit(1);}}
+' "$g.d.w.json" "$rid"
+
 echo "test_circuits: $pass passed, $failn failed"
 [ "$failn" -eq 0 ]

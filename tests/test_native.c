@@ -2,7 +2,8 @@
  * test_native: circuits written in C (circuit/native.h) as the engine's
  * partitions, on the CPU backend.
  *
- * For each circuit (poseidon-merkle on BN254, sha256 on BLS12-381) the
+ * For each circuit (poseidon-merkle on BN254, sha256 and porep-like on
+ * BLS12-381) the
  * reference is the .wtns path: the circuit is exported (.r1cs + .wtns of
  * each input, cz_native_export), a key made from the .r1cs
  * (cz_groth16_setup_dev), and a, b, c computed from the exported witness by
@@ -339,6 +340,31 @@ int main(void)
                         "{\"preimage\": \"616264\", \"digest\": "
                         "\"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\"}",
                         "digest/packed input");
+        }
+    }
+    /* porep-like on BLS12-381, the smallest instance with a labelling over
+     * a parent (1 challenge, 1 parent, depth 1: 2^17): two sectors; a
+     * claimed comm_r that is not the sector's */
+    {
+        static const char *const in[] = {
+            "{\"replica_id\": \"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\", \"seed\": 1}",
+            "{\"replica_id\": \"ff23456789abcdef0123456789abcdef0123456789abcdef0123456789abcd00\", \"seed\": 99}",
+        };
+        fixture f;
+        memset(&f, 0, sizeof f);
+        f.c = cz_native_find("porep-like");
+        CHECK(f.c != NULL);
+        if (f.c) {
+            const char *kv[3] = {"challenges=1", "parents=1", "depth=1"};
+            CHECK(cz_native_params(f.c, kv, 3, f.params, NULL) == CZ_OK);
+            f.curve = CZ_CURVE_BLS12_381;
+            f.inputs = in;
+            f.n = 2;
+            run_circuit(&f, "pl",
+                        "{\"replica_id\": \"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\", "
+                        "\"seed\": 1, \"comm_r\": "
+                        "\"00000000000000000000000000000000000000000000000000000000000000aa\"}",
+                        "challenge 0/parent 0/root");
         }
     }
     rmdir(g_dir);
