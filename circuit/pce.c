@@ -87,21 +87,46 @@ void cz_pce_free(cz_pce *p)
 
 /* ---- SpMV ---- */
 
+/* The witness's values by class: most wires of a circuit over bits are 0
+ * or 1, whose terms need no product (c * 0 = 0 is skipped, c * 1 = c is
+ * added): the same reduced sums as the products give, bit for bit. */
+enum { W_ZERO = 0, W_ONE = 1, W_OTHER = 2 };
+
 typedef struct {
     const cz_pce *p;
     const cz_fe *w;
+    uint8_t *cls; /* per wire: W_* */
+    cz_fe one;    /* R mod p */
     cz_fe *a, *b, *c;
     const uint64_t *mod;
     uint64_t pinv;
     uint64_t bad;
 } abc_ctx;
 
+static void classify_range(void *arg, size_t lo, size_t hi, int thread)
+{
+    abc_ctx *x = arg;
+    (void)thread;
+    for (size_t i = lo; i < hi; i++) {
+        const uint64_t *v = x->w[i].l;
+        x->cls[i] = !(v[0] | v[1] | v[2] | v[3]) ? W_ZERO : !memcmp(v, x->one.l, 32) ? W_ONE : W_OTHER;
+    }
+}
+
 static inline void row_dot(const abc_ctx *x, cz_fe *out, const cz_csr *m, uint32_t row)
 {
     uint64_t acc[4] = {0}, t[4];
     const cz_fe *val = m->val;
+    const uint8_t *cls = x->cls;
     for (uint64_t k = m->row_ptr[row]; k < m->row_ptr[row + 1]; k++) {
-        cz_mont_mul(t, val[k].l, x->w[m->col[k]].l, x->mod, x->pinv, 4);
+        const uint32_t col = m->col[k];
+        const uint8_t c = cls[col];
+        if (c == W_ZERO) continue;
+        if (c == W_ONE) {
+            cz_mont_add(acc, acc, val[k].l, x->mod, 4);
+            continue;
+        }
+        cz_mont_mul(t, val[k].l, x->w[col].l, x->mod, x->pinv, 4);
         cz_mont_add(acc, acc, t, x->mod, 4);
     }
     memcpy(out->l, acc, 32);
@@ -115,9 +140,20 @@ static void abc_range(void *arg, size_t lo, size_t hi, int thread)
         row_dot(x, &x->a[i], &x->p->A, (uint32_t)i);
         row_dot(x, &x->b[i], &x->p->B, (uint32_t)i);
         row_dot(x, &x->c[i], &x->p->C, (uint32_t)i);
-        uint64_t ab[4];
-        cz_mont_mul(ab, x->a[i].l, x->b[i].l, x->mod, x->pinv, 4);
-        if (memcmp(ab, x->c[i].l, 32) != 0) {
+        /* a*b == c; b is 0 or 1 on most rows of circuits over bits */
+        const uint64_t *bv = x->b[i].l;
+        int bad;
+        if (!(bv[0] | bv[1] | bv[2] | bv[3])) {
+            const uint64_t *cv = x->c[i].l;
+            bad = (cv[0] | cv[1] | cv[2] | cv[3]) != 0;
+        } else if (!memcmp(bv, x->one.l, 32)) {
+            bad = memcmp(x->a[i].l, x->c[i].l, 32) != 0;
+        } else {
+            uint64_t ab[4];
+            cz_mont_mul(ab, x->a[i].l, bv, x->mod, x->pinv, 4);
+            bad = memcmp(ab, x->c[i].l, 32) != 0;
+        }
+        if (bad) {
             uint64_t cur = __atomic_load_n(&x->bad, __ATOMIC_RELAXED);
             while (i < cur && !__atomic_compare_exchange_n(&x->bad, &cur, i, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
             }
@@ -134,8 +170,23 @@ cz_status cz_pce_abc(const cz_pce *p, const cz_fe *w, uint32_t n, cz_fe *a, cz_f
                             p->n_inputs + p->n_aux);
     const cz_field *fr = cz_field_fr(p->curve);
     if (!fr) return cz_error_set(err, CZ_ERR_UNSUPPORTED, "pce: unknown curve %d", (int)p->curve);
-    abc_ctx x = {p, w, a, b, c, fr->modulus, fr->pinv, UINT64_MAX};
-    cz_parallel_for(pool ? pool : cz_pool_default(), p->n_constraints, 2048, abc_range, &x);
+    abc_ctx x;
+    memset(&x, 0, sizeof x);
+    x.p = p;
+    x.w = w;
+    x.a = a;
+    x.b = b;
+    x.c = c;
+    x.mod = fr->modulus;
+    x.pinv = fr->pinv;
+    x.bad = UINT64_MAX;
+    const uint64_t one[4] = {1, 0, 0, 0};
+    cz_mont_mul(x.one.l, one, fr->r2, fr->modulus, fr->pinv, 4);
+    if (!(x.cls = malloc(n ? n : 1))) return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory for the SpMV (%u bytes)", n);
+    cz_pool *pl = pool ? pool : cz_pool_default();
+    cz_parallel_for(pl, n, 1 << 16, classify_range, &x);
+    cz_parallel_for(pl, p->n_constraints, 2048, abc_range, &x);
+    free(x.cls);
     if (first_bad) *first_bad = x.bad;
     return CZ_OK;
 }
