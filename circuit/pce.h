@@ -7,7 +7,11 @@
  *   a = A.w, b = B.w, c = C.w
  * by sparse matrix-vector products, in parallel over rows. The same pass
  * compares a*b with c row by row, so an unsatisfied witness is caught there
- * (the first failing row) at the price of one product per row.
+ * (the first failing row) at the price of one product per row (none where
+ * b is 0 or 1). The witness's wires are first classed as 0, 1 or other: a
+ * term on a 0 wire is skipped, on a 1 wire its coefficient is added, only
+ * the others take a product (most wires of a circuit over bits are 0 or 1);
+ * the sums are the same reduced values bit for bit.
  *
  * The recording is kept in a file (cz_pce_save / cz_pce_load), keyed by a
  * 32-byte structure key (cz_pce_key: SHA-256 of the circuit's name, its
