@@ -77,6 +77,7 @@ typedef struct conf_key {
 
 static int check_listen(const char *text, char *why, size_t cap);
 static int check_word(const char *text, char *why, size_t cap);
+static int check_store(const char *text, char *why, size_t cap);
 
 static const conf_key conf_keys[] = {
     {CONF_FIELD(listen), .type = CONF_STRING, .def = "127.0.0.1:8840", .check = check_listen, .arg = "HOST:PORT",
@@ -162,7 +163,29 @@ static const conf_key conf_keys[] = {
      .help = "Log lines up to this level."},
     {CONF_FIELD(host_id), .type = CONF_STRING, .def = "", .check = check_word, .arg = "NAME",
      .help = "This host's name as the owner of claims in the store.\n"
-             "Empty: the hostname (filled in by the daemon at start)."},
+             "Empty: the hostname (filled in by the daemon at start). Hosts that\n"
+             "share a store need names of their own."},
+
+    {CONF_FIELD(store), .type = CONF_STRING, .def = "", .check = check_store, .arg = "PATH|URL", .group = "cluster",
+     .help = "The job store.\n"
+             "Empty: the SQLite file cuzkd.db in data_dir (one host). A path: that\n"
+             "SQLite file. postgres://USER@HOST:PORT/DB (or postgresql://, any\n"
+             "libpq connection URL): a PostgreSQL database that several cuzkd\n"
+             "share (docs/CLUSTER.md); each claims the partitions it can start.\n"
+             "No password in the URL (--check-config prints it): use ~/.pgpass,\n"
+             "PGPASSFILE or the other libpq environment variables."},
+    {CONF_FIELD(spool_dir), .type = CONF_STRING, .def = "", .arg = "DIR",
+     .help = "Directory of uploaded witnesses; empty: spool/ in data_dir.\n"
+             "With a shared store every host must reach every witness: give\n"
+             "all of them one shared directory (NFS, CephFS, ...) here, and\n"
+             "the same allow_dir paths."},
+    {CONF_FIELD(lease_s), .type = CONF_DURATION, .def = "30", .min = 2, .max = DAY, .arg = "SECONDS",
+     .help = "Lease of a claimed partition in a shared store.\n"
+             "A heartbeat renews this host's leases every lease_s / 4; a host\n"
+             "silent for longer loses its partitions to the others."},
+    {CONF_FIELD(max_attempts), .type = CONF_UINT, .def = "3", .min = 1, .max = 1000, .arg = "N",
+     .help = "Claims of one partition at most (leases lost, device errors).\n"
+             "Past them its job fails with the partition's last error."},
 };
 
 #define CONF_NKEYS (sizeof conf_keys / sizeof conf_keys[0])
@@ -359,6 +382,25 @@ static int check_text(const conf_key *k, const char *v, size_t len, char *why, s
     }
     if (len && (is_blank(v[0]) || is_blank(v[len - 1]))) {
         snprintf(why, cap, "leading or trailing blanks; expected text without them");
+        return -1;
+    }
+    return 0;
+}
+
+/* a SQLite path or a PostgreSQL URL without a password */
+static int check_store(const char *text, char *why, size_t cap)
+{
+    if (strncmp(text, "postgres://", 11) && strncmp(text, "postgresql://", 13)) {
+        if (strstr(text, "://")) {
+            snprintf(why, cap, "a URL of an unknown scheme; expected a file path or postgres://...");
+            return -1;
+        }
+        return 0;
+    }
+    const char *auth = strstr(text, "://") + 3;
+    const char *at = strchr(auth, '@'), *slash = strchr(auth, '/');
+    if ((at && (!slash || at < slash) && memchr(auth, ':', (size_t)(at - auth))) || strstr(text, "password=")) {
+        snprintf(why, cap, "a password in the URL; put it in ~/.pgpass or PGPASSFILE (libpq reads them)");
         return -1;
     }
     return 0;

@@ -62,6 +62,10 @@ typedef struct cz_conf {
     char log_format[16];       /* text | json */
     char log_level[16];        /* error | warn | info | debug */
     char host_id[64];          /* owner of claims in the store (default: the hostname) */
+    char store[1024];          /* "": <data_dir>/cuzkd.db; a path (SQLite) or postgres://... */
+    char spool_dir[4096];      /* "": <data_dir>/spool; several hosts: one shared directory */
+    uint64_t lease_s;          /* a claim's lease in a shared store */
+    uint32_t max_attempts;     /* claims of one partition at most before its job fails */
 } cz_conf;
 
 /* Every key at its default. */

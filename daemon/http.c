@@ -382,6 +382,14 @@ static int query_uint(struct MHD_Connection *c, const char *name, double dflt, d
 static enum MHD_Result do_healthz(req *r)
 {
     if (r->h->draining) return send_buf(r, 503, "text/plain", "draining\n", 9, 0, "Retry-After", "5");
+    cz_jobs_status js;
+    cz_jobs_status_get(r->h->c.jobs, &js);
+    if (!js.store_healthy) { /* running work goes on; new work is refused until the store answers */
+        char *m = malloc(400);
+        if (!m) return send_error(r, 500, "internal", "out of memory");
+        int n = snprintf(m, 400, "degraded: the store does not answer: %s\n", js.store_error);
+        return send_buf(r, 503, "text/plain", m, (size_t)(n < 400 ? n : 399), 1, "Retry-After", "5");
+    }
     return send_buf(r, 200, "text/plain", "ok\n", 3, 0, NULL, NULL);
 }
 
@@ -445,6 +453,36 @@ static enum MHD_Result do_status(req *r)
                                                    (json_int_t)cz_engine_in_flight(h->c.engine), "done",
                                                    (json_int_t)es.partitions_done));
     json_object_set_new(o, "store_bytes", json_integer((json_int_t)js.store.bytes));
+    json_object_set_new(o, "degraded", json_boolean(!js.store_healthy));
+    json_t *sto = json_pack("{s:s,s:b,s:b}", "backend", js.shared ? "postgres" : "sqlite", "shared", js.shared,
+                            "healthy", js.store_healthy);
+    if (!js.store_healthy) json_object_set_new(sto, "error", json_string(js.store_error));
+    if (js.shared) {
+        json_object_set_new(sto, "claims", json_integer((json_int_t)js.claims));
+        json_object_set_new(sto, "held", json_integer((json_int_t)js.held));
+        json_object_set_new(sto, "results_fenced", json_integer((json_int_t)js.results_fenced));
+        json_object_set_new(sto, "leases_lost", json_integer((json_int_t)js.leases_lost));
+        json_object_set_new(sto, "leases_expired", json_integer((json_int_t)js.leases_expired));
+    }
+    json_object_set_new(o, "store", sto);
+    if (js.shared) { /* every host of the shared store, as its last heartbeat left it */
+        cz_store_host *hs = NULL;
+        size_t nh = 0;
+        cz_error herr;
+        cz_error_clear(&herr);
+        json_t *ha = json_array();
+        if (cz_jobs_hosts(h->c.jobs, &hs, &nh, &herr) == CZ_OK) {
+            for (size_t i = 0; i < nh; i++)
+                json_array_append_new(
+                    ha, json_pack("{s:s,s:f,s:f,s:b,s:f,s:s,s:s,s:I,s:I}", "id", hs[i].id, "last_heartbeat",
+                                  hs[i].heartbeat, "heartbeat_age_s", hs[i].age_s, "alive",
+                                  hs[i].age_s < (double)h->c.conf->lease_s, "started", hs[i].started, "devices",
+                                  hs[i].devices, "version", hs[i].version, "running", (json_int_t)hs[i].running,
+                                  "partitions_done", (json_int_t)hs[i].done));
+            free(hs);
+        }
+        json_object_set_new(o, "hosts", ha);
+    }
     json_object_set_new(o, "spool_bytes", json_integer((json_int_t)cz_spool_bytes(h->c.spool)));
     return send_json(r, 200, o);
 }

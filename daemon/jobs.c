@@ -33,6 +33,9 @@ typedef struct djob {
     size_t n_store;     /* the job's partitions in the store */
     cz_jobs_progress *progress; /* by store partition */
     int cancelled;      /* cancelled by a request (its events are not recorded) */
+    int pending;        /* shared store: claimed, not yet in synthesis (counted in cz_jobs.pending) */
+    int lost;           /* shared store: the heartbeat found its lease lost; cancelled in the engine */
+    int ended;          /* shared store: its partition's end was handled */
     int pins;           /* cz_jobs_delete is cancelling ej outside the lock: not freed until 0 */
     struct djob *next;
 } djob;
@@ -66,6 +69,15 @@ struct cz_jobs {
     pthread_t th;
     int started, stop, draining, closing;
     uint64_t accepted, done, failed, cancelled;
+    /* shared stores: the feeder and heartbeat threads */
+    int shared;
+    pthread_t feed_th, hb_th;
+    int feed_started, hb_started, stop_threads;
+    pthread_cond_t feed_cv; /* room for claims; stop */
+    pthread_cond_t hb_cv;   /* stop (the heartbeat sleeps on it) */
+    uint64_t pending;       /* claimed partitions not yet in synthesis */
+    uint64_t claims, fenced, lost, expired, parts_done;
+    double started_at;
 };
 
 static double now_s(void)
@@ -228,9 +240,33 @@ cz_status cz_jobs_key_add(cz_jobs *j, const char *canonical, cz_jobs_key_info *o
     return CZ_OK;
 }
 
+/* A key by id or path: registered here, or (shared store) registered by
+ * another host, then registered with this engine now. NULL when unknown. */
+static dkey *key_lookup(cz_jobs *j, const char *id_or_path, cz_error *err)
+{
+    pthread_mutex_lock(&j->mu);
+    dkey *k = key_find_locked(j, id_or_path);
+    pthread_mutex_unlock(&j->mu);
+    if (k || !j->shared || !id_or_path || strchr(id_or_path, '/')) return k;
+    cz_store_key sk;
+    int found = 0;
+    if (j->c.store->ops->key_get(j->c.store, id_or_path, &sk, &found, err) != CZ_OK || !found) return NULL;
+    pthread_mutex_lock(&j->mu);
+    k = key_find_locked(j, sk.id); /* (attached meanwhile by another thread) */
+    pthread_mutex_unlock(&j->mu);
+    if (k) return k;
+    if (key_attach(j, &sk, &k, err) != CZ_OK) {
+        CZ_LOG(&j->c.log, CZ_LOG_ERROR, "jobs", "key %s (%s), registered by another host, cannot be registered here: %s",
+               sk.id, sk.path, cz_error_msg(err));
+        return NULL;
+    }
+    CZ_LOG(&j->c.log, CZ_LOG_INFO, "jobs", "key %s registered from the shared store: %s", sk.id, sk.path);
+    return k;
+}
+
 cz_status cz_jobs_key_get(cz_jobs *j, const char *id_or_path, cz_jobs_key_info *out, int *found, cz_error *err)
 {
-    (void)err;
+    (void)key_lookup(j, id_or_path, err);
     pthread_mutex_lock(&j->mu);
     dkey *k = key_find_locked(j, id_or_path);
     *found = k != NULL;
@@ -244,6 +280,18 @@ cz_status cz_jobs_key_list(cz_jobs *j, cz_jobs_key_info **out, size_t *n, cz_err
 {
     *out = NULL;
     *n = 0;
+    if (j->shared) { /* the keys other hosts registered too */
+        cz_store_key *sk = NULL;
+        size_t ns = 0;
+        cz_status st = j->c.store->ops->key_list(j->c.store, &sk, &ns, err);
+        if (st != CZ_OK) return st;
+        for (size_t i = 0; i < ns; i++) {
+            cz_error kerr;
+            cz_error_clear(&kerr);
+            (void)key_lookup(j, sk[i].id, &kerr);
+        }
+        free(sk);
+    }
     pthread_mutex_lock(&j->mu);
     size_t c = 0;
     for (dkey *k = j->keys; k; k = k->next) c++;
@@ -393,6 +441,105 @@ static int claim(cz_jobs *j, djob *dj, size_t part)
     return 1;
 }
 
+/* A job this host saw become final (its last partition recorded here, or
+ * its end in the engine on one host): spool, counters, watchers. */
+static void job_finished(cz_jobs *j, const char *id)
+{
+    cz_store *s = j->c.store;
+    cz_store_job sj;
+    int found = 0;
+    cz_error err;
+    cz_error_clear(&err);
+    if (s->ops->job_get(s, id, &sj, &found, &err) != CZ_OK || !found || !cz_job_state_final(sj.state)) return;
+    cz_spool_remove_job(j->c.spool, id);
+    pthread_mutex_lock(&j->mu);
+    if (sj.state == CZ_JOB_DONE)
+        j->done++;
+    else
+        j->failed++;
+    pthread_mutex_unlock(&j->mu);
+    if (j->c.metrics) cz_metrics_job_end(j->c.metrics, sj.state, sj.finished - sj.created);
+    if (sj.state == CZ_JOB_DONE)
+        job_event(j, CZ_LOG_INFO, "done", id, "%u partition%s in %.3f s", sj.n_parts, sj.n_parts == 1 ? "" : "s",
+                  sj.finished - sj.created);
+    else
+        job_event(j, CZ_LOG_WARN, "failed", id, "%s: %s", sj.error_code, sj.error);
+    fire_watches(j, id);
+}
+
+static int store_down(cz_jobs *j)
+{
+    cz_store *s = j->c.store;
+    return s->ops->healthy && !s->ops->healthy(s, NULL, 0);
+}
+
+static void sleep_s(double t)
+{
+    struct timespec ts = {(time_t)t, (long)((t - (double)(time_t)t) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+/* Shared store: records the end of a claimed partition, fenced by its
+ * attempt; while the database is away, retried until it answers. */
+static void record_shared(cz_jobs *j, djob *dj, size_t part, const cz_partition_result *r)
+{
+    cz_store *s = j->c.store;
+    const uint32_t idx = dj->idx[part], a = dj->attempt[part];
+    const uint32_t max_att = j->c.max_attempts ? j->c.max_attempts : 3;
+    cz_error err;
+    cz_status st;
+    int final = 0, warned = 0, requeue = 0;
+    double wait = 0.1;
+    for (;;) {
+        cz_error_clear(&err);
+        if (r->status == CZ_OK) {
+            cz_store_part res;
+            st = results_of(dj->ej, part, NULL, &res, &err);
+            if (st == CZ_OK) st = s->ops->complete(s, dj->id, idx, j->c.owner, a, &res, &final, &err);
+            free_results(&res);
+        } else {
+            requeue = !strcmp(fail_code(r->status), "device") && a < max_att;
+            st = s->ops->fail(s, dj->id, idx, j->c.owner, a, requeue, fail_code(r->status), r->error, &err);
+        }
+        if (st == CZ_OK || st == CZ_ERR_MISMATCH || !store_down(j) || j->closing) break;
+        if (!warned++)
+            CZ_LOG(&j->c.log, CZ_LOG_WARN, "jobs", "job %s partition %u: the store does not answer, retrying: %s", dj->id,
+                   idx, cz_error_msg(&err));
+        sleep_s(wait);
+        wait = wait * 2 > 2.0 ? 2.0 : wait * 2;
+    }
+    if (st == CZ_ERR_MISMATCH) {
+        pthread_mutex_lock(&j->mu);
+        j->fenced++;
+        pthread_mutex_unlock(&j->mu);
+        CZ_LOG(&j->c.log, CZ_LOG_WARN, "jobs", "job %s partition %u attempt %u: late %s refused by the fence: %s", dj->id,
+               idx, a, r->status == CZ_OK ? "result" : "failure", cz_error_msg(&err));
+        return;
+    }
+    if (st != CZ_OK) {
+        CZ_LOG(&j->c.log, CZ_LOG_ERROR, "jobs", "job %s partition %u: the %s was not recorded: %s", dj->id, idx,
+               r->status == CZ_OK ? "result" : "failure", cz_error_msg(&err));
+        return;
+    }
+    if (warned) CZ_LOG(&j->c.log, CZ_LOG_INFO, "jobs", "job %s partition %u: recorded after the store came back", dj->id, idx);
+    if (r->status == CZ_OK) {
+        pthread_mutex_lock(&j->mu);
+        j->parts_done++;
+        pthread_mutex_unlock(&j->mu);
+        if (final) job_finished(j, dj->id);
+        return;
+    }
+    if (requeue) {
+        job_event(j, CZ_LOG_WARN, "requeued", dj->id, "partition %u attempt %u: %s", idx, a, r->error);
+        return;
+    }
+    cz_store_job sj;
+    int found = 0;
+    if (s->ops->job_get(s, dj->id, &sj, &found, &err) == CZ_OK && found && sj.state == CZ_JOB_FAILED &&
+        !strcmp(sj.error, r->error)) /* (this failure failed the job, not an earlier one) */
+        job_finished(j, dj->id);
+}
+
 static void handle(cz_jobs *j, ev *v)
 {
     djob *dj = v->dj;
@@ -400,6 +547,13 @@ static void handle(cz_jobs *j, ev *v)
     cz_error err;
     cz_error_clear(&err);
     if (v->kind == CZ_EVENT_STAGE) {
+        pthread_mutex_lock(&j->mu);
+        if (dj->pending) { /* room for another claim */
+            dj->pending = 0;
+            j->pending--;
+            pthread_cond_broadcast(&j->feed_cv);
+        }
+        pthread_mutex_unlock(&j->mu);
         if (j->closing) return;
         pthread_mutex_lock(&j->mu);
         dj->progress[dj->idx[v->part]].stage = (int)v->stage;
@@ -408,6 +562,7 @@ static void handle(cz_jobs *j, ev *v)
         if (v->stage == CZ_STAGE_SYNTH && !dj->cancelled) {
             int first = 1;
             for (size_t i = 0; i < dj->n; i++) first &= dj->attempt[i] == 0;
+            if (j->shared) first = dj->idx[v->part] == 0 && dj->attempt[v->part] == 1;
             if (claim(j, dj, v->part) && first) job_event(j, CZ_LOG_INFO, "started", dj->id, "partition %u", dj->idx[v->part]);
         }
         return;
@@ -417,16 +572,26 @@ static void handle(cz_jobs *j, ev *v)
         const cz_partition_result *r = &cz_job_results(dj->ej, &n)[v->part];
         pthread_mutex_lock(&j->mu);
         dj->progress[dj->idx[v->part]].stage = -1;
+        if (dj->pending) {
+            dj->pending = 0;
+            j->pending--;
+            pthread_cond_broadcast(&j->feed_cv);
+        }
+        dj->ended = 1;
         pthread_mutex_unlock(&j->mu);
         if (j->c.metrics) cz_metrics_partition_end(j->c.metrics, r);
         if (dj->cancelled || j->closing) return; /* recorded by the cancel / left queued for the next start */
         if (r->status == CZ_ERR_CANCELLED) return;
+        if (j->shared) {
+            record_shared(j, dj, v->part, r);
+            return;
+        }
         if (!claim(j, dj, v->part)) return;
         if (r->status == CZ_OK) {
             cz_store_part res;
             cz_status st = results_of(dj->ej, v->part, NULL, &res, &err);
             if (st == CZ_OK)
-                st = s->ops->complete(s, dj->id, dj->idx[v->part], j->c.owner, dj->attempt[v->part], &res, &err);
+                st = s->ops->complete(s, dj->id, dj->idx[v->part], j->c.owner, dj->attempt[v->part], &res, NULL, &err);
             free_results(&res);
             if (st != CZ_OK)
                 CZ_LOG(&j->c.log, CZ_LOG_ERROR, "jobs", "job %s partition %u: the result was not recorded: %s",
@@ -453,26 +618,7 @@ static void handle(cz_jobs *j, ev *v)
             break;
         }
     pthread_mutex_unlock(&j->mu);
-    if (!j->closing && !dj->cancelled) {
-        cz_store_job sj;
-        int found = 0;
-        if (s->ops->job_get(s, dj->id, &sj, &found, &err) == CZ_OK && found && cz_job_state_final(sj.state)) {
-            cz_spool_remove_job(j->c.spool, dj->id);
-            pthread_mutex_lock(&j->mu);
-            if (sj.state == CZ_JOB_DONE)
-                j->done++;
-            else
-                j->failed++;
-            pthread_mutex_unlock(&j->mu);
-            if (j->c.metrics) cz_metrics_job_end(j->c.metrics, sj.state, sj.finished - sj.created);
-            if (sj.state == CZ_JOB_DONE)
-                job_event(j, CZ_LOG_INFO, "done", dj->id, "%u partition%s in %.3f s", sj.n_parts,
-                          sj.n_parts == 1 ? "" : "s", sj.finished - sj.created);
-            else
-                job_event(j, CZ_LOG_WARN, "failed", dj->id, "%s: %s", sj.error_code, sj.error);
-            fire_watches(j, dj->id);
-        }
-    }
+    if (!j->closing && !dj->cancelled && !j->shared) job_finished(j, dj->id);
     djob_free(dj);
 }
 
@@ -574,6 +720,295 @@ static void fail_job(cz_jobs *j, const char *id, const cz_store_part *parts, siz
     fire_watches(j, id);
 }
 
+/* ---- shared stores: claims, leases, watches ---- */
+
+/* Hands a claimed partition to the engine as a job of one partition. */
+static cz_status start_claim(cz_jobs *j, const cz_store_claim *c, cz_error *err)
+{
+    dkey *k = key_lookup(j, c->key_id, err);
+    if (!k) {
+        if (err && err->status == CZ_OK)
+            cz_error_set(err, CZ_ERR_MISMATCH, "the key %s of job %s is not registered in the store", c->key_id,
+                         c->job_id);
+        return err ? err->status : CZ_ERR_MISMATCH;
+    }
+    djob *dj = calloc(1, sizeof *dj);
+    uint32_t np = c->n_parts > c->idx ? c->n_parts : c->idx + 1;
+    if (!dj || !(dj->idx = calloc(1, sizeof *dj->idx)) || !(dj->attempt = calloc(1, sizeof *dj->attempt)) ||
+        !(dj->progress = calloc(np, sizeof *dj->progress))) {
+        djob_free(dj);
+        return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
+    }
+    snprintf(dj->id, sizeof dj->id, "%s", c->job_id);
+    dj->n = 1;
+    dj->n_store = np;
+    dj->idx[0] = c->idx;
+    dj->attempt[0] = c->attempt;
+    for (uint32_t i = 0; i < np; i++) dj->progress[i].stage = -1;
+    cz_synth *sy = NULL;
+    cz_status st = cz_synth_from_file(&sy, c->witness, err);
+    if (st != CZ_OK) {
+        djob_free(dj);
+        return st;
+    }
+    cz_job_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.tag = dj;
+    spec.key = k->ek;
+    spec.parts = &sy;
+    spec.n = 1;
+    spec.priority = cz_jobs_priority(c->priority);
+    spec.on_event = on_event;
+    spec.event_ctx = j;
+    pthread_mutex_lock(&j->mu);
+    dj->next = j->jobs;
+    j->jobs = dj;
+    dj->pending = 1;
+    j->pending++;
+    st = cz_engine_submit_job(j->c.engine, &spec, &dj->ej, err);
+    if (st != CZ_OK) {
+        j->jobs = dj->next;
+        j->pending--;
+    }
+    pthread_mutex_unlock(&j->mu);
+    if (st != CZ_OK) {
+        cz_synth_free(sy);
+        djob_free(dj);
+    }
+    return st;
+}
+
+/* Long-polls of jobs another host may finish: answered from the store. */
+static void poll_watches(cz_jobs *j)
+{
+    enum { MAXW = 256 };
+    char(*ids)[CZ_STORE_ID_MAX] = NULL;
+    size_t n = 0;
+    pthread_mutex_lock(&j->mu);
+    for (watch *w = j->watches; w && n < MAXW; w = w->next) {
+        if (!ids && !(ids = malloc(MAXW * sizeof *ids))) break;
+        int dup = 0;
+        for (size_t i = 0; i < n && !dup; i++) dup = !strcmp(ids[i], w->id);
+        if (!dup) snprintf(ids[n++], CZ_STORE_ID_MAX, "%s", w->id);
+    }
+    pthread_mutex_unlock(&j->mu);
+    for (size_t i = 0; i < n; i++) {
+        cz_store_job sj;
+        int found = 0;
+        if (j->c.store->ops->job_get(j->c.store, ids[i], &sj, &found, NULL) == CZ_OK &&
+            (!found || cz_job_state_final(sj.state)))
+            fire_watches(j, ids[i]);
+    }
+    free(ids);
+}
+
+static double mono_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void cond_wait_s(pthread_cond_t *cv, pthread_mutex_t *mu, double t)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    double end = (double)ts.tv_nsec * 1e-9 + t;
+    ts.tv_sec += (time_t)end;
+    ts.tv_nsec = (long)((end - (double)(time_t)end) * 1e9);
+    pthread_cond_timedwait(cv, mu, &ts);
+}
+
+/* The feeder: claims what this host can start now, keeps claim_ahead of
+ * them waiting for synthesis; answers remote long-polls. */
+static void *feed_main(void *arg)
+{
+    cz_jobs *j = arg;
+    cz_store *s = j->c.store;
+    const size_t ahead = j->c.claim_ahead ? j->c.claim_ahead : 3;
+    cz_store_claim *cl = calloc(ahead, sizeof *cl);
+    const char **prefer = NULL;
+    size_t cap_prefer = 0;
+    double next_watch = 0;
+    int hint = 0, failing = 0;
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        if (j->stop_threads) {
+            pthread_mutex_unlock(&j->mu);
+            break;
+        }
+        size_t room = !j->draining && !j->closing && j->pending < ahead ? ahead - (size_t)j->pending : 0;
+        size_t np = 0;
+        if (room) { /* the keys this engine has loaded: claimed first (key affinity) */
+            size_t nk = 0;
+            for (dkey *k = j->keys; k; k = k->next) nk++;
+            if (nk > cap_prefer) {
+                const char **b = realloc(prefer, nk * sizeof *b);
+                if (b) {
+                    prefer = b;
+                    cap_prefer = nk;
+                }
+            }
+            for (dkey *k = j->keys; k && np < cap_prefer; k = k->next)
+                if (cz_engine_key_state_get(j->c.engine, k->ek) == CZ_KEY_LOADED) prefer[np++] = k->sk.id;
+        }
+        pthread_mutex_unlock(&j->mu);
+        size_t got = 0;
+        if (room && cl) {
+            cz_error err;
+            cz_error_clear(&err);
+            /* (prefer's strings are the keys' ids: keys are freed only at cz_jobs_free, after this thread) */
+            if (s->ops->claim_next(s, j->c.owner, prefer, np, room, cl, &got, &err) != CZ_OK) {
+                if (!failing++)
+                    CZ_LOG(&j->c.log, CZ_LOG_WARN, "jobs", "claiming partitions: %s (retrying)", cz_error_msg(&err));
+                got = 0;
+            } else {
+                if (failing) CZ_LOG(&j->c.log, CZ_LOG_INFO, "jobs", "claiming partitions again");
+                failing = 0;
+            }
+            for (size_t i = 0; i < got; i++) {
+                cz_error serr;
+                cz_error_clear(&serr);
+                if (start_claim(j, &cl[i], &serr) == CZ_OK) continue;
+                /* this host cannot prove it (its key or witness is not reachable here, ...) */
+                const uint32_t max_att = j->c.max_attempts ? j->c.max_attempts : 3;
+                int requeue = cl[i].attempt < max_att;
+                CZ_LOG(&j->c.log, CZ_LOG_ERROR, "jobs", "job %s partition %u: cannot start it here (%s); %s",
+                       cl[i].job_id, cl[i].idx, cz_error_msg(&serr), requeue ? "requeued" : "the job fails");
+                (void)s->ops->fail(s, cl[i].job_id, cl[i].idx, j->c.owner, cl[i].attempt, requeue, "input",
+                                   cz_error_msg(&serr), NULL);
+                if (!requeue) job_finished(j, cl[i].job_id);
+            }
+            pthread_mutex_lock(&j->mu);
+            j->claims += got;
+            pthread_mutex_unlock(&j->mu);
+        }
+        if (mono_s() >= next_watch || (hint & 2)) {
+            poll_watches(j);
+            next_watch = mono_s() + 0.25;
+        }
+        if (room && got == room) continue; /* there may be more */
+        if (room && !failing) {
+            hint = s->ops->wait_hint(s, 0.25); /* the queue is empty: a hint, or poll again */
+        } else {
+            pthread_mutex_lock(&j->mu);
+            if (!j->stop_threads) cond_wait_s(&j->feed_cv, &j->mu, 0.25);
+            pthread_mutex_unlock(&j->mu);
+            hint = 0;
+        }
+    }
+    free(cl);
+    free(prefer);
+    return NULL;
+}
+
+typedef struct held_ref {
+    char id[CZ_STORE_ID_MAX];
+    uint32_t idx, attempt;
+} held_ref;
+
+/* The heartbeat: renews this host's leases, cancels what it lost, takes
+ * back what silent hosts held. Its own thread and database connection. */
+static void *hb_main(void *arg)
+{
+    cz_jobs *j = arg;
+    cz_store *s = j->c.store;
+    const double lease = j->c.lease_s > 0 ? j->c.lease_s : 30;
+    const double period = lease / 4 < 0.25 ? 0.25 : lease / 4;
+    int failing = 0;
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        if (!j->stop_threads) cond_wait_s(&j->hb_cv, &j->mu, period);
+        int stop = j->stop_threads;
+        size_t n = 0;
+        for (djob *dj = j->jobs; dj; dj = dj->next) n++;
+        held_ref *mine = calloc(n ? n : 1, sizeof *mine);
+        size_t m = 0;
+        for (djob *dj = j->jobs; dj && mine; dj = dj->next)
+            if (!dj->ended && !dj->lost && !dj->cancelled && dj->attempt[0]) {
+                snprintf(mine[m].id, sizeof mine[m].id, "%s", dj->id);
+                mine[m].idx = dj->idx[0];
+                mine[m].attempt = dj->attempt[0];
+                m++;
+            }
+        cz_store_host h;
+        memset(&h, 0, sizeof h);
+        snprintf(h.id, sizeof h.id, "%s", j->c.owner);
+        h.started = j->started_at;
+        snprintf(h.devices, sizeof h.devices, "%s", j->c.devices ? j->c.devices : "");
+        snprintf(h.version, sizeof h.version, "%s", j->c.version ? j->c.version : "");
+        h.done = j->parts_done;
+        pthread_mutex_unlock(&j->mu);
+        if (stop) {
+            free(mine);
+            break;
+        }
+        cz_store_claim *held = NULL;
+        size_t nh = 0;
+        cz_error err;
+        cz_error_clear(&err);
+        if (s->ops->lease_renew(s, &h, &held, &nh, &err) != CZ_OK) {
+            if (!failing++)
+                CZ_LOG(&j->c.log, CZ_LOG_WARN, "jobs", "heartbeat: %s (retrying; the engine goes on)", cz_error_msg(&err));
+            free(mine);
+            continue;
+        }
+        if (failing) CZ_LOG(&j->c.log, CZ_LOG_INFO, "jobs", "heartbeat: the store answers again");
+        failing = 0;
+        for (size_t i = 0; i < m; i++) {
+            int kept = 0;
+            for (size_t q = 0; q < nh && !kept; q++)
+                kept = held[q].idx == mine[i].idx && held[q].attempt == mine[i].attempt && !strcmp(held[q].job_id, mine[i].id);
+            if (kept) continue;
+            pthread_mutex_lock(&j->mu);
+            djob *hit = NULL;
+            for (djob *dj = j->jobs; dj && !hit; dj = dj->next)
+                if (!dj->ended && !dj->lost && dj->ej && dj->idx[0] == mine[i].idx && dj->attempt[0] == mine[i].attempt &&
+                    !strcmp(dj->id, mine[i].id))
+                    hit = dj;
+            if (hit) {
+                hit->lost = 1;
+                hit->pins++;
+                j->lost++;
+            }
+            pthread_mutex_unlock(&j->mu);
+            if (!hit) continue;
+            CZ_LOG(&j->c.log, CZ_LOG_WARN, "jobs",
+                   "job %s partition %u attempt %u: lease lost (taken over or cancelled elsewhere); cancelled here",
+                   mine[i].id, mine[i].idx, mine[i].attempt);
+            cz_job_cancel(hit->ej);
+            pthread_mutex_lock(&j->mu);
+            hit->pins--;
+            pthread_cond_broadcast(&j->cv);
+            pthread_mutex_unlock(&j->mu);
+        }
+        free(held);
+        free(mine);
+        uint64_t rq = 0, fl = 0;
+        cz_error_clear(&err);
+        if (s->ops->lease_expire(s, j->c.max_attempts ? j->c.max_attempts : 3, &rq, &fl, &err) != CZ_OK) {
+            CZ_LOG(&j->c.log, CZ_LOG_WARN, "jobs", "lease expiry: %s", cz_error_msg(&err));
+        } else if (rq || fl) {
+            pthread_mutex_lock(&j->mu);
+            j->expired += rq + fl;
+            pthread_cond_broadcast(&j->feed_cv);
+            pthread_mutex_unlock(&j->mu);
+            CZ_LOG(&j->c.log, CZ_LOG_WARN, "jobs",
+                   "leases ran out: %llu partition%s queued again, %llu failed (max_attempts reached)",
+                   (unsigned long long)rq, rq == 1 ? "" : "s", (unsigned long long)fl);
+        }
+    }
+    return NULL;
+}
+
+cz_status cz_jobs_hosts(cz_jobs *j, cz_store_host **out, size_t *n, cz_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (!j->shared) return CZ_OK;
+    return j->c.store->ops->hosts(j->c.store, out, n, err);
+}
+
 static int spool_keep(void *ctx, const char *name)
 {
     cz_jobs *j = ctx;
@@ -591,7 +1026,21 @@ cz_status cz_jobs_create(cz_jobs **out, const cz_jobs_config *c, cz_error *err)
     j->c = *c;
     pthread_mutex_init(&j->mu, NULL);
     pthread_cond_init(&j->cv, NULL);
+    pthread_cond_init(&j->feed_cv, NULL);
+    pthread_cond_init(&j->hb_cv, NULL);
     j->q_tail = &j->q;
+    j->shared = c->store->ops->shared;
+    j->started_at = now_s();
+    if (j->shared && (!c->store->ops->claim_next || !c->store->ops->lease_renew || !c->store->ops->lease_expire ||
+                      !c->store->ops->hosts || !c->store->ops->wait_hint || !c->store->ops->healthy)) {
+        pthread_mutex_destroy(&j->mu);
+        pthread_cond_destroy(&j->cv);
+        pthread_cond_destroy(&j->feed_cv);
+        pthread_cond_destroy(&j->hb_cv);
+        free(j);
+        return cz_error_set(err, CZ_ERR_INTERNAL, "store %s: shared, but without the calls of a shared store",
+                            c->store->ops->name);
+    }
     cz_store *s = c->store;
     cz_status st;
     /* keys */
@@ -615,6 +1064,25 @@ cz_status cz_jobs_create(cz_jobs **out, const cz_jobs_config *c, cz_error *err)
     /* jobs: what was running when the process ended is queued again */
     uint64_t requeued = 0;
     if ((st = s->ops->recover(s, c->owner, &requeued, err)) != CZ_OK) goto fail;
+    if (j->shared) { /* pulled: the feeder claims, the heartbeat keeps the leases */
+        /* (a shared spool: another host may be between moving an upload in and its commit; expiry
+         * removes the directories of the jobs it knows, so no sweep of unknown ones here) */
+        if (pthread_create(&j->hb_th, NULL, hb_main, j) != 0) {
+            st = cz_error_set(err, CZ_ERR_NO_MEMORY, "cannot start the heartbeat thread");
+            goto fail;
+        }
+        j->hb_started = 1;
+        if (pthread_create(&j->feed_th, NULL, feed_main, j) != 0) {
+            st = cz_error_set(err, CZ_ERR_NO_MEMORY, "cannot start the claim thread");
+            goto fail;
+        }
+        j->feed_started = 1;
+        if (requeued)
+            CZ_LOG(&c->log, CZ_LOG_INFO, "jobs", "%llu partition%s this host held before a restart queued again",
+                   (unsigned long long)requeued, requeued == 1 ? "" : "s");
+        *out = j;
+        return CZ_OK;
+    }
     cz_spool_gc(c->spool, spool_keep, j);
     cz_store_job *u = NULL;
     size_t nu = 0;
@@ -649,7 +1117,12 @@ void cz_jobs_free(cz_jobs *j)
     if (!j) return;
     pthread_mutex_lock(&j->mu);
     j->closing = 1;
+    j->stop_threads = 1;
+    pthread_cond_broadcast(&j->feed_cv);
+    pthread_cond_broadcast(&j->hb_cv);
     pthread_mutex_unlock(&j->mu);
+    if (j->feed_started) pthread_join(j->feed_th, NULL);
+    if (j->hb_started) pthread_join(j->hb_th, NULL);
     /* The engine's jobs: cancelled without recording it (they stay as the
      * store has them; the event thread drops their events). Each is cancelled
      * outside the lock (the partitions a cancel ends are reported on this
@@ -680,6 +1153,17 @@ void cz_jobs_free(cz_jobs *j)
         pthread_mutex_unlock(&j->mu);
         pthread_join(j->th, NULL);
     }
+    if (j->shared && j->started) { /* what this host still held goes back to the queue for the others now */
+        uint64_t rq = 0;
+        cz_error rerr;
+        cz_error_clear(&rerr);
+        if (j->c.store->ops->recover(j->c.store, j->c.owner, &rq, &rerr) != CZ_OK)
+            CZ_LOG(&j->c.log, CZ_LOG_WARN, "jobs", "giving back the claimed partitions: %s (their leases will run out)",
+                   cz_error_msg(&rerr));
+        else if (rq)
+            CZ_LOG(&j->c.log, CZ_LOG_INFO, "jobs", "%llu claimed partition%s given back to the queue",
+                   (unsigned long long)rq, rq == 1 ? "" : "s");
+    }
     /* (without the event thread no job was handed to the engine) */
     while (j->watches) { /* nobody waits past the end */
         watch *w = j->watches;
@@ -695,6 +1179,8 @@ void cz_jobs_free(cz_jobs *j)
     }
     pthread_mutex_destroy(&j->mu);
     pthread_cond_destroy(&j->cv);
+    pthread_cond_destroy(&j->feed_cv);
+    pthread_cond_destroy(&j->hb_cv);
     free(j);
 }
 
@@ -736,6 +1222,9 @@ cz_status cz_jobs_submit(cz_jobs *j, const cz_jobs_submit_req *r, cz_store_job *
     *existing = 0;
     *why = CZ_REFUSE_NONE;
     cz_store *s = j->c.store;
+    cz_error kerr;
+    cz_error_clear(&kerr);
+    (void)key_lookup(j, r->key_id ? r->key_id : "", &kerr);
     pthread_mutex_lock(&j->mu);
     int draining = j->draining;
     dkey *k = key_find_locked(j, r->key_id ? r->key_id : "");
@@ -813,7 +1302,8 @@ cz_status cz_jobs_submit(cz_jobs *j, const cz_jobs_submit_req *r, cz_store_job *
     cz_error serr;
     cz_error_clear(&serr);
     if (s->ops->counts(s, &cnt, &serr) != CZ_OK)
-        return refuse(why, CZ_REFUSE_INTERNAL, err, CZ_ERR_IO, "%s", cz_error_msg(&serr));
+        return refuse(why, store_down(j) ? CZ_REFUSE_UNAVAILABLE : CZ_REFUSE_INTERNAL, err, CZ_ERR_IO, "%s",
+                      cz_error_msg(&serr));
     uint64_t unfinished = cnt.jobs[CZ_JOB_QUEUED] + cnt.jobs[CZ_JOB_RUNNING];
     if (unfinished >= j->c.max_jobs)
         return refuse(why, CZ_REFUSE_FULL, err, CZ_ERR_BUDGET, "%llu jobs are queued or running, the limit is %llu",
@@ -880,7 +1370,8 @@ cz_status cz_jobs_submit(cz_jobs *j, const cz_jobs_submit_req *r, cz_store_job *
         if (st == CZ_ERR_MISMATCH)
             return refuse(why, CZ_REFUSE_CONFLICT, err, st, "idempotency_key '%s' was used for other inputs (%s)",
                           r->idem_key ? r->idem_key : "", cz_error_msg(&serr));
-        return refuse(why, CZ_REFUSE_INTERNAL, err, st, "%s", cz_error_msg(&serr));
+        return refuse(why, store_down(j) ? CZ_REFUSE_UNAVAILABLE : CZ_REFUSE_INTERNAL, err, st, "%s",
+                      cz_error_msg(&serr));
     }
     if (*existing) {
         free(parts);
@@ -892,6 +1383,13 @@ cz_status cz_jobs_submit(cz_jobs *j, const cz_jobs_submit_req *r, cz_store_job *
     if (j->c.metrics) cz_metrics_job_accepted(j->c.metrics);
     job_event(j, CZ_LOG_INFO, "accepted", sj.id, "key %s, %u partition%s, priority %s", sj.key_id, sj.n_parts,
               sj.n_parts == 1 ? "" : "s", sj.priority);
+    if (j->shared) { /* claimed by whichever host can start it (the hint wakes the feeders) */
+        pthread_mutex_lock(&j->mu);
+        pthread_cond_broadcast(&j->feed_cv);
+        pthread_mutex_unlock(&j->mu);
+        free(parts);
+        return CZ_OK;
+    }
     cz_error eerr;
     cz_error_clear(&eerr);
     if ((st = engine_start(j, out, parts, r->n, &eerr)) != CZ_OK) fail_job(j, out->id, parts, r->n, st, &eerr);
@@ -1064,5 +1562,13 @@ void cz_jobs_status_get(cz_jobs *j, cz_jobs_status *out)
     out->failed = j->failed;
     out->cancelled = j->cancelled;
     out->draining = j->draining;
+    out->shared = j->shared;
+    out->claims = j->claims;
+    out->results_fenced = j->fenced;
+    out->leases_lost = j->lost;
+    out->leases_expired = j->expired;
+    for (djob *dj = j->jobs; dj; dj = dj->next) out->held += j->shared && !dj->ended;
     pthread_mutex_unlock(&j->mu);
+    cz_store *s = j->c.store;
+    out->store_healthy = !s->ops->healthy || s->ops->healthy(s, out->store_error, sizeof out->store_error);
 }

@@ -26,6 +26,29 @@
  * Shutdown: cz_jobs_drain stops new partitions and waits (up to a grace
  * time) for those in flight to finish and be recorded; what is left stays
  * queued in the store for the next start.
+ *
+ * A shared store (ops->shared: PostgreSQL, several hosts; docs/CLUSTER.md)
+ * is pulled instead of pushed: an accepted job is only committed (and the
+ * other hosts hinted); a feeder thread claims the partitions this host can
+ * start now (cz_store claim_next: the highest priority first, the keys this
+ * engine has loaded next, then age), enough to keep claim_ahead of them
+ * waiting in the engine ahead of synthesis so that the device never waits
+ * for a claim, and hands each to the engine as a job of one partition (its
+ * key registered from the store if this host has not seen it). A heartbeat
+ * thread of its own (proving never delays it) renews this host's leases
+ * every lease_s / 4, cancels in the engine what the answer says this host
+ * lost (taken over after its lease ran out, or cancelled by another host),
+ * and takes back the partitions of hosts whose lease ran out (lease_expire,
+ * up to max_attempts claims each). Results are written with the claim's
+ * attempt: a late one is refused by the store's fence (logged, counted in
+ * results_fenced). A device error requeues the partition for another
+ * attempt (on any host) until max_attempts. The job's end is seen by the
+ * host that recorded its last partition; the long-polls of other hosts are
+ * answered by polling the store (every 250 ms, sooner on a hint). While the
+ * database does not answer, the engine goes on proving, results are
+ * retried until they are recorded, and submissions are refused (503).
+ * The single-host SQLite store keeps the push path: each accepted job is
+ * handed to the engine whole, claimed as its partitions start.
  */
 #ifndef CZ_DAEMON_JOBS_H
 #define CZ_DAEMON_JOBS_H
@@ -54,6 +77,12 @@ typedef struct cz_jobs_config {
     int keep_until_fetched;
     uint64_t max_jobs; /* not final at most (CZ_ERR_BUDGET... no: see cz_jobs_submit) */
     uint32_t max_parts;
+    /* shared stores */
+    uint32_t claim_ahead;  /* partitions claimed and waiting for synthesis (0: 3) */
+    uint32_t max_attempts; /* claims of a partition at most (0: 3) */
+    double lease_s;        /* the store's lease (0: 30); heartbeat every lease_s / 4 */
+    const char *devices;   /* this host's devices, for the hosts list */
+    const char *version;
 } cz_jobs_config;
 
 /* Recovers what the store holds (keys registered with the engine, jobs not
@@ -160,7 +189,18 @@ typedef struct cz_jobs_status {
     uint64_t engine_jobs;  /* held by the engine now */
     uint64_t accepted, done, failed, cancelled; /* since start */
     int draining;
+    /* shared stores (0 otherwise) */
+    int shared;
+    int store_healthy;           /* the database answered the last call */
+    char store_error[256];       /* why not */
+    uint64_t claims;             /* partitions this host claimed */
+    uint64_t held;               /* claimed and not ended here */
+    uint64_t results_fenced;     /* late results the store refused */
+    uint64_t leases_lost;        /* partitions lost to other hosts / cancels */
+    uint64_t leases_expired;     /* other hosts' partitions this host took back */
 } cz_jobs_status;
 void cz_jobs_status_get(cz_jobs *j, cz_jobs_status *out);
+/* The hosts of a shared store (malloc'ed; *n 0 and CZ_OK for a store of one host). */
+cz_status cz_jobs_hosts(cz_jobs *j, cz_store_host **out, size_t *n, cz_error *err);
 
 #endif

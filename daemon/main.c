@@ -292,10 +292,22 @@ int main(int argc, char **argv)
                lock_fd < 0 ? strerror(errno) : "locked");
         goto out;
     }
-    snprintf(path, sizeof path, "%s/cuzkd.db", conf.data_dir);
-    if (cz_store_sqlite_open(&store, path, &err) != CZ_OK) goto fail;
-    snprintf(path, sizeof path, "%s/spool", conf.data_dir);
-    if (cz_spool_open(&spool, path, &err) != CZ_OK) goto fail;
+    if (cz_store_is_pg_url(conf.store)) {
+        if (cz_store_pg_open(&store, conf.store, (double)conf.lease_s, &err) != CZ_OK) goto fail;
+    } else {
+        if (conf.store[0])
+            snprintf(path, sizeof path, "%s", conf.store);
+        else
+            snprintf(path, sizeof path, "%s/cuzkd.db", conf.data_dir);
+        if (cz_store_sqlite_open(&store, path, &err) != CZ_OK) goto fail;
+    }
+    CZ_LOG(&log, CZ_LOG_INFO, "cuzkd", "store: %s%s", store->ops->name,
+           store->ops->shared ? " (shared: this host claims the partitions it can start)" : "");
+    if (conf.spool_dir[0])
+        snprintf(path, sizeof path, "%s", conf.spool_dir);
+    else
+        snprintf(path, sizeof path, "%s/spool", conf.data_dir);
+    if (cz_spool_open_host(&spool, path, store->ops->shared ? conf.host_id : NULL, &err) != CZ_OK) goto fail;
     cz_engine_config ec;
     cz_engine_config_default(&ec);
     ec.budget_bytes = (size_t)conf.budget;
@@ -319,6 +331,16 @@ int main(int argc, char **argv)
     jc.keep_until_fetched = conf.keep_until_fetched;
     jc.max_jobs = conf.max_jobs;
     jc.max_parts = conf.max_partitions;
+    {
+        /* claims kept ahead of synthesis: one more than the partitions in synthesis at once */
+        int dev = cz_engine_device_count(engine);
+        int sw = conf.synth_workers ? (int)conf.synth_workers : (dev + 1 > 2 ? dev + 1 : 2);
+        jc.claim_ahead = (uint32_t)sw + 1;
+    }
+    jc.max_attempts = conf.max_attempts;
+    jc.lease_s = (double)conf.lease_s;
+    jc.devices = cz_engine_device_name(engine);
+    jc.version = CUZK_VERSION;
     if (cz_jobs_create(&jobs, &jc, &err) != CZ_OK) goto fail;
     for (int i = 0; i < conf.n_preload; i++) {
         char *canon = realpath(conf.preload[i], NULL);

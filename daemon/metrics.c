@@ -241,6 +241,20 @@ char *cz_metrics_render(cz_metrics *m, cz_engine *e, cz_jobs *jobs, uint64_t spo
                 (unsigned long long)js.store.jobs[i]);
     head(f, "cuzk_store_bytes", "gauge", "The job store's size on disk.");
     fprintf(f, "cuzk_store_bytes %llu\n", (unsigned long long)js.store.bytes);
+    head(f, "cuzk_store_healthy", "gauge", "1 while the store answers (0: degraded, submissions get 503).");
+    fprintf(f, "cuzk_store_healthy %d\n", js.store_healthy);
+    if (js.shared) {
+        head(f, "cuzk_claims_total", "counter", "Partitions this host claimed from the shared store.");
+        fprintf(f, "cuzk_claims_total %llu\n", (unsigned long long)js.claims);
+        head(f, "cuzk_claims_held", "gauge", "Claimed partitions this host holds now.");
+        fprintf(f, "cuzk_claims_held %llu\n", (unsigned long long)js.held);
+        head(f, "cuzk_results_fenced_total", "counter", "Late results or failures the store refused (fencing).");
+        fprintf(f, "cuzk_results_fenced_total %llu\n", (unsigned long long)js.results_fenced);
+        head(f, "cuzk_leases_lost_total", "counter", "Partitions this host lost (lease run out, cancelled elsewhere).");
+        fprintf(f, "cuzk_leases_lost_total %llu\n", (unsigned long long)js.leases_lost);
+        head(f, "cuzk_leases_expired_total", "counter", "Partitions of silent hosts this host took back.");
+        fprintf(f, "cuzk_leases_expired_total %llu\n", (unsigned long long)js.leases_expired);
+    }
     head(f, "cuzk_spool_bytes", "gauge", "Witness bytes in the spool.");
     fprintf(f, "cuzk_spool_bytes %llu\n", (unsigned long long)spool_bytes);
     head(f, "cuzk_uptime_seconds", "gauge", "Since the engine started.");

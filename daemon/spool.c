@@ -16,6 +16,7 @@
 
 struct cz_spool {
     char dir[4096];
+    char tmpname[80]; /* "tmp", or "tmp-HOST" in a shared spool */
     pthread_mutex_t mu;
     uint64_t bytes;
 };
@@ -88,17 +89,33 @@ static uint64_t dir_bytes(const char *dir)
     return bytes;
 }
 
+static int is_tmp(const char *name)
+{
+    return !strncmp(name, "tmp", 3);
+}
+
 cz_status cz_spool_open(cz_spool **out, const char *dir, cz_error *err)
 {
+    return cz_spool_open_host(out, dir, NULL, err);
+}
+
+cz_status cz_spool_open_host(cz_spool **out, const char *dir, const char *host, cz_error *err)
+{
     *out = NULL;
+    if (host && (!*host || strchr(host, '/') || host[0] == '.' || strlen(host) > 64))
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "spool %s: host name '%s' cannot name a directory", dir, host);
     cz_spool *s = calloc(1, sizeof *s);
     if (!s) return cz_error_set(err, CZ_ERR_NO_MEMORY, "spool: out of memory");
+    if (host)
+        snprintf(s->tmpname, sizeof s->tmpname, "tmp-%s", host);
+    else
+        snprintf(s->tmpname, sizeof s->tmpname, "tmp");
     if (snprintf(s->dir, sizeof s->dir, "%s", dir) >= (int)sizeof s->dir) {
         free(s);
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "spool %s: path too long", dir);
     }
     char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s/tmp", s->dir);
+    snprintf(tmp, sizeof tmp, "%s/%s", s->dir, s->tmpname);
     if (mkdir_p1(s->dir) != 0 || mkdir_p1(tmp) != 0) {
         cz_status st = cz_error_set(err, CZ_ERR_IO, "spool %s: cannot create it: %s", s->dir, strerror(errno));
         free(s);
@@ -116,7 +133,7 @@ cz_status cz_spool_open(cz_spool **out, const char *dir, cz_error *err)
     if (d) {
         struct dirent *e;
         while ((e = readdir(d))) {
-            if (e->d_name[0] == '.' || !strcmp(e->d_name, "tmp")) continue;
+            if (e->d_name[0] == '.' || is_tmp(e->d_name)) continue;
             char p[4400];
             snprintf(p, sizeof p, "%s/%s", s->dir, e->d_name);
             s->bytes += dir_bytes(p);
@@ -152,7 +169,7 @@ cz_status cz_spool_begin(cz_spool *s, cz_spool_file *f, cz_error *err)
     uint8_t r[8];
     cz_status st = cz_os_random(r, sizeof r);
     if (st != CZ_OK) return cz_error_set(err, st, "spool: the OS random source failed");
-    snprintf(f->tmp, sizeof f->tmp, "%s/tmp/up-%02x%02x%02x%02x%02x%02x%02x%02x", s->dir, r[0], r[1], r[2], r[3],
+    snprintf(f->tmp, sizeof f->tmp, "%s/%s/up-%02x%02x%02x%02x%02x%02x%02x%02x", s->dir, s->tmpname, r[0], r[1], r[2], r[3],
              r[4], r[5], r[6], r[7]);
     f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (f->fd < 0) return cz_error_set(err, CZ_ERR_IO, "spool: cannot create %s: %s", f->tmp, strerror(errno));
@@ -239,7 +256,7 @@ cz_status cz_spool_commit(cz_spool *s, const char *job, cz_spool_file *files, si
 
 void cz_spool_remove_job(cz_spool *s, const char *job)
 {
-    if (!job || !*job || strchr(job, '/') || !strcmp(job, "tmp") || job[0] == '.') return;
+    if (!job || !*job || strchr(job, '/') || is_tmp(job) || job[0] == '.') return;
     char dir[4200];
     if (!join(dir, sizeof dir, s->dir, job)) return;
     uint64_t b = remove_dir(dir);
@@ -255,7 +272,7 @@ void cz_spool_gc(cz_spool *s, int (*keep)(void *ctx, const char *job), void *ctx
     struct dirent *e;
     for (;;) {
         while (n < 256 && (e = readdir(d))) {
-            if (e->d_name[0] == '.' || !strcmp(e->d_name, "tmp") || strlen(e->d_name) >= sizeof names[0]) continue;
+            if (e->d_name[0] == '.' || is_tmp(e->d_name) || strlen(e->d_name) >= sizeof names[0]) continue;
             if (!keep(ctx, e->d_name)) snprintf(names[n++], sizeof names[0], "%s", e->d_name);
         }
         if (n == 0) break;
@@ -265,7 +282,7 @@ void cz_spool_gc(cz_spool *s, int (*keep)(void *ctx, const char *job), void *ctx
         /* (a second pass finds only what keep() holds) */
         int again = 0;
         while ((e = readdir(d)))
-            if (e->d_name[0] != '.' && strcmp(e->d_name, "tmp") && strlen(e->d_name) < sizeof names[0] &&
+            if (e->d_name[0] != '.' && !is_tmp(e->d_name) && strlen(e->d_name) < sizeof names[0] &&
                 !keep(ctx, e->d_name)) {
                 again = 1;
                 break;

@@ -37,6 +37,10 @@ typedef struct cz_spool_file {
 } cz_spool_file;
 
 cz_status cz_spool_open(cz_spool **out, const char *dir, cz_error *err);
+/* The same, for a spool directory that several hosts share: this host's
+ * uploads in progress go to <dir>/tmp-HOST/ (emptied at open; the other
+ * hosts' are theirs), and the job directories are everyone's. */
+cz_status cz_spool_open_host(cz_spool **out, const char *dir, const char *host, cz_error *err);
 void cz_spool_close(cz_spool *s);
 const char *cz_spool_dir(const cz_spool *s);
 

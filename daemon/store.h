@@ -25,9 +25,14 @@
  * PostgreSQL implementation uses the same calls to share work between
  * hosts.
  *
- * Implementations: cz_store_sqlite_open (daemon/store_sqlite.c). Every
- * function is thread-safe; errors come back as a cz_status with a message
- * (the database's own text included).
+ * Implementations: cz_store_sqlite_open (daemon/store_sqlite.c), one host;
+ * cz_store_pg_open (daemon/store_pg.c), a PostgreSQL database that several
+ * hosts share (ops->shared = 1). A shared store also has the members marked
+ * "shared" below (NULL in a store of one host): hosts pull work with
+ * claim_next, a lease_renew heartbeat keeps what they hold, lease_expire
+ * takes back what a silent host held, hosts lists them. Every function is
+ * thread-safe; errors come back as a cz_status with a message (the
+ * database's own text included).
  */
 #ifndef CZ_DAEMON_STORE_H
 #define CZ_DAEMON_STORE_H
@@ -105,10 +110,34 @@ typedef struct cz_store_counts {
     uint64_t bytes;           /* the database's size on disk */
 } cz_store_counts;
 
+/* A partition claimed by claim_next (or held, in lease_renew's answer). */
+typedef struct cz_store_claim {
+    char job_id[CZ_STORE_ID_MAX];
+    uint32_t idx;
+    uint32_t attempt;
+    char key_id[CZ_STORE_ID_MAX];
+    char priority[16];
+    uint32_t n_parts;
+    char witness[CZ_STORE_PATH_MAX];
+} cz_store_claim;
+
+/* A host of a shared store, as its heartbeat left it. */
+typedef struct cz_store_host {
+    char id[64];
+    double heartbeat;    /* unix seconds, the database's clock */
+    double age_s;        /* since that heartbeat, the database's clock */
+    double started;
+    char devices[256];
+    char version[32];
+    uint32_t running;    /* partitions it holds */
+    uint64_t done;       /* partitions it proved since it started */
+} cz_store_host;
+
 typedef struct cz_store cz_store;
 
 typedef struct cz_store_ops {
-    const char *name; /* "sqlite" */
+    const char *name; /* "sqlite", "postgres" */
+    int shared;       /* 1: several hosts share it (the "shared" members are set) */
     /* keys */
     cz_status (*key_put)(cz_store *s, const cz_store_key *k, cz_error *err); /* insert or keep */
     cz_status (*key_get)(cz_store *s, const char *id, cz_store_key *out, int *found, cz_error *err);
@@ -135,9 +164,9 @@ typedef struct cz_store_ops {
     /* The results of a claimed partition, fenced by owner and attempt
      * (CZ_ERR_MISMATCH, nothing written, when they are not the current
      * ones or the partition is not running). When it was the last, the job
-     * becomes done (finished now). */
+     * becomes done (finished now) and *job_done (may be NULL) is 1. */
     cz_status (*complete)(cz_store *s, const char *id, uint32_t idx, const char *owner, uint32_t attempt,
-                          const cz_store_part *result, cz_error *err);
+                          const cz_store_part *result, int *job_done, cz_error *err);
     /* The partition failed (fenced the same way): the job becomes failed
      * with code and message. requeue = 1 instead puts it back to queued
      * (a device error: another attempt). */
@@ -159,6 +188,36 @@ typedef struct cz_store_ops {
     cz_status (*recover)(cz_store *s, const char *owner, uint64_t *requeued, cz_error *err);
     cz_status (*counts)(cz_store *s, cz_store_counts *out, cz_error *err);
     void (*close)(cz_store *s);
+
+    /* ---- shared ---- */
+    /* Claims up to max queued partitions for owner, in one transaction:
+     * the highest priority class first, then those of the keys in prefer
+     * (the ones this host has loaded), then the oldest; rows another host
+     * is claiming at the same moment are skipped, never waited for. Each
+     * becomes running with attempt + 1 and a lease of the store's lease
+     * time; its job becomes running. *n may be 0. */
+    cz_status (*claim_next)(cz_store *s, const char *owner, const char *const *prefer, size_t n_prefer, size_t max,
+                            cz_store_claim *out, size_t *n, cz_error *err);
+    /* The heartbeat of host h (its row in hosts updated): renews the lease
+     * of every partition h->id holds and returns them (malloc'ed, may be
+     * NULL with *n 0). A partition the caller holds that is not in the
+     * answer was lost (taken over, cancelled, failed): its result would be
+     * refused. */
+    cz_status (*lease_renew)(cz_store *s, const cz_store_host *h, cz_store_claim **held, size_t *n, cz_error *err);
+    /* Takes back the partitions whose lease ran out: queued again, or,
+     * when they had max_attempts claims, failed with their last error
+     * (their job with them). Counts in *requeued and *failed. */
+    cz_status (*lease_expire)(cz_store *s, uint32_t max_attempts, uint64_t *requeued, uint64_t *failed,
+                              cz_error *err);
+    /* The hosts seen (heartbeat within the last hour), by id (malloc'ed). */
+    cz_status (*hosts)(cz_store *s, cz_store_host **out, size_t *n, cz_error *err);
+    /* Waits up to timeout_s for a hint that there is work (new or
+     * requeued partitions: bit 1) or a job ended (bit 2); 0 on timeout.
+     * Only a hint (polling is the truth): the caller polls anyway. */
+    int (*wait_hint)(cz_store *s, double timeout_s);
+    /* 1 when the database answered the last call; 0 with the reason in
+     * msg while it does not (calls retry with back-off meanwhile). */
+    int (*healthy)(cz_store *s, char *msg, size_t cap);
 } cz_store_ops;
 
 struct cz_store {
@@ -168,6 +227,12 @@ struct cz_store {
 
 /* Opens (creating and migrating the schema) the SQLite store at path. */
 cz_status cz_store_sqlite_open(cz_store **out, const char *path, cz_error *err);
+/* Opens (creating and migrating the schema) the PostgreSQL store at url (a
+ * libpq connection URL or keyword string), leases of lease_s seconds.
+ * CZ_ERR_UNSUPPORTED when cuzkd was built without libpq. */
+cz_status cz_store_pg_open(cz_store **out, const char *url, double lease_s, cz_error *err);
+/* 1 when text names a PostgreSQL store (postgres:// or postgresql://). */
+int cz_store_is_pg_url(const char *text);
 void cz_store_close(cz_store *s);
 
 #endif

@@ -118,6 +118,11 @@ void cz_store_parts_free(cz_store_part *parts, size_t n)
     free(parts);
 }
 
+int cz_store_is_pg_url(const char *text)
+{
+    return text && (!strncmp(text, "postgres://", 11) || !strncmp(text, "postgresql://", 13));
+}
+
 void cz_store_close(cz_store *s)
 {
     if (s && s->ops && s->ops->close) s->ops->close(s);
@@ -870,7 +875,7 @@ static cz_status sq_heartbeat(cz_store *st, const char *owner, cz_error *err)
 }
 
 static cz_status complete_locked(cz_sq *s, const char *id, uint32_t idx, const char *owner, uint32_t attempt,
-                                 const cz_store_part *res, cz_error *err)
+                                 const cz_store_part *res, int *done, cz_error *err)
 {
     cz_status r = fence_check(s, id, idx, owner, attempt, "result", err);
     if (r != CZ_OK) return r;
@@ -886,12 +891,13 @@ static cz_status complete_locked(cz_sq *s, const char *id, uint32_t idx, const c
                                      s->path, id, idx, ch);
     q = stmt(s, Q_JOB_DONE_IF_ALL);
     if (bind_text(q, 1, id) || sqlite3_bind_double(q, 2, now_s())) return bind_err(s, q, err);
-    return run(s, q, "finishing a job", NULL, err);
+    return run(s, q, "finishing a job", done, err);
 }
 
 static cz_status sq_complete(cz_store *st, const char *id, uint32_t idx, const char *owner, uint32_t attempt,
-                             const cz_store_part *result, cz_error *err)
+                             const cz_store_part *result, int *job_done, cz_error *err)
 {
+    if (job_done) *job_done = 0;
     cz_sq *s = ctx_of(st);
     if (!text_ok(id, CZ_STORE_ID_MAX) || !owner_ok(owner))
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "store %s: complete: a job id and an owner expected", s->path);
@@ -901,7 +907,9 @@ static cz_status sq_complete(cz_store *st, const char *id, uint32_t idx, const c
                             s->path, id, idx);
     pthread_mutex_lock(&s->mu);
     cz_status r = tx_begin(s, err);
-    if (r == CZ_OK) r = tx_end(s, complete_locked(s, id, idx, owner, attempt, result, err), err);
+    int done = 0;
+    if (r == CZ_OK) r = tx_end(s, complete_locked(s, id, idx, owner, attempt, result, &done, err), err);
+    if (r == CZ_OK && job_done) *job_done = done;
     pthread_mutex_unlock(&s->mu);
     return r;
 }
@@ -1143,6 +1151,7 @@ static void sq_close(cz_store *st)
 
 static const cz_store_ops cz_sq_ops = {
     /* .name = */ "sqlite",
+    /* .shared = */ 0,
     /* .key_put = */ sq_key_put,
     /* .key_get = */ sq_key_get,
     /* .key_delete = */ sq_key_delete,
@@ -1162,6 +1171,12 @@ static const cz_store_ops cz_sq_ops = {
     /* .recover = */ sq_recover,
     /* .counts = */ sq_counts,
     /* .close = */ sq_close,
+    /* .claim_next = */ NULL,
+    /* .lease_renew = */ NULL,
+    /* .lease_expire = */ NULL,
+    /* .hosts = */ NULL,
+    /* .wait_hint = */ NULL,
+    /* .healthy = */ NULL,
 };
 
 /* runs one static SQL text (no values in it) */

@@ -305,21 +305,21 @@ static void test_job_life(cz_store *s)
     mk_res(&r0, "j_life", 0, 1);
     mk_res(&rx, "j_life", 0, 99);
     cz_error_clear(&err);
-    CHECK(s->ops->complete(s, "j_life", 0, "hostB", a0, &rx.p, &err) == CZ_ERR_MISMATCH && strstr(err.msg, "hostB"));
-    CHECK(s->ops->complete(s, "j_life", 0, "hostA", a0 + 1, &rx.p, NULL) == CZ_ERR_MISMATCH);
-    CHECK(s->ops->complete(s, "j_life", 0, "hostA", a0 - 1, &rx.p, NULL) == CZ_ERR_MISMATCH);
+    CHECK(s->ops->complete(s, "j_life", 0, "hostB", a0, &rx.p, NULL, &err) == CZ_ERR_MISMATCH && strstr(err.msg, "hostB"));
+    CHECK(s->ops->complete(s, "j_life", 0, "hostA", a0 + 1, &rx.p, NULL, NULL) == CZ_ERR_MISMATCH);
+    CHECK(s->ops->complete(s, "j_life", 0, "hostA", a0 - 1, &rx.p, NULL, NULL) == CZ_ERR_MISMATCH);
     CHECK(s->ops->fail(s, "j_life", 0, "hostB", a0, 0, "device", "x", NULL) == CZ_ERR_MISMATCH);
-    CHECK(s->ops->complete(s, "j_life", 1, "hostA", 1, &rx.p, NULL) == CZ_ERR_MISMATCH); /* queued */
+    CHECK(s->ops->complete(s, "j_life", 1, "hostA", 1, &rx.p, NULL, NULL) == CZ_ERR_MISMATCH); /* queued */
     cz_store_part incomplete = rx.p;
     incomplete.public_json = NULL;
-    CHECK(s->ops->complete(s, "j_life", 0, "hostA", a0, &incomplete, NULL) == CZ_ERR_INVALID_ARG);
+    CHECK(s->ops->complete(s, "j_life", 0, "hostA", a0, &incomplete, NULL, NULL) == CZ_ERR_INVALID_ARG);
     p = get_parts(s, "j_life", 1, &n);
     CHECK(n == 3 && p[0].state == CZ_PART_RUNNING && p[0].attempts == 1 && !strcmp(p[0].owner, "hostA") &&
           !p[0].proof_json && !p[0].has_bin && p[1].state == CZ_PART_QUEUED);
     cz_store_parts_free(p, n);
     cz_error_clear(&err);
-    CHECK_MSG(s->ops->complete(s, "j_life", 0, "hostA", a0, &r0.p, &err) == CZ_OK, "%s", cz_error_msg(&err));
-    CHECK(s->ops->complete(s, "j_life", 0, "hostA", a0, &rx.p, NULL) == CZ_ERR_MISMATCH); /* a second time */
+    CHECK_MSG(s->ops->complete(s, "j_life", 0, "hostA", a0, &r0.p, NULL, &err) == CZ_OK, "%s", cz_error_msg(&err));
+    CHECK(s->ops->complete(s, "j_life", 0, "hostA", a0, &rx.p, NULL, NULL) == CZ_ERR_MISMATCH); /* a second time */
     CHECK(s->ops->fail(s, "j_life", 0, "hostA", a0, 1, "device", "x", NULL) == CZ_ERR_MISMATCH);
     j = get_job(s, "j_life", NULL);
     CHECK(j.state == CZ_JOB_RUNNING && j.parts_done == 1 && j.finished == 0);
@@ -342,8 +342,8 @@ static void test_job_life(cz_store *s)
     uint32_t a1b = claim_ok(s, "j_life", 1, "hostA");
     CHECK(a1b == 2);
     mk_res(&r1, "j_life", 1, 2);
-    CHECK(s->ops->complete(s, "j_life", 1, "hostA", a1, &rx.p, NULL) == CZ_ERR_MISMATCH); /* attempt 1: late */
-    CHECK(s->ops->complete(s, "j_life", 1, "hostA", a1b, &r1.p, NULL) == CZ_OK);
+    CHECK(s->ops->complete(s, "j_life", 1, "hostA", a1, &rx.p, NULL, NULL) == CZ_ERR_MISMATCH); /* attempt 1: late */
+    CHECK(s->ops->complete(s, "j_life", 1, "hostA", a1b, &r1.p, NULL, NULL) == CZ_OK);
     j = get_job(s, "j_life", NULL);
     CHECK(j.state == CZ_JOB_RUNNING && j.parts_done == 2);
 
@@ -352,7 +352,7 @@ static void test_job_life(cz_store *s)
     mk_res(&r2, "j_life", 2, 3);
     r2.p.has_bin = 0; /* a BN254 proof: no bellperson bytes */
     r2.p.timings_json = NULL;
-    CHECK(s->ops->complete(s, "j_life", 2, "hostA", a2, &r2.p, NULL) == CZ_OK);
+    CHECK(s->ops->complete(s, "j_life", 2, "hostA", a2, &r2.p, NULL, NULL) == CZ_OK);
     j = get_job(s, "j_life", NULL);
     CHECK(j.state == CZ_JOB_DONE && j.parts_done == 3 && j.parts_failed == 0 && j.finished >= j.started &&
           j.started >= j.created && !j.fetched);
@@ -489,7 +489,7 @@ static void test_fail_cancel(cz_store *s)
     cz_store_parts_free(p, n);
     res r;
     mk_res(&r, "j_rq", 0, 1);
-    CHECK(s->ops->complete(s, "j_rq", 0, "hostA", ar, &r.p, NULL) == CZ_ERR_MISMATCH);
+    CHECK(s->ops->complete(s, "j_rq", 0, "hostA", ar, &r.p, NULL, NULL) == CZ_ERR_MISMATCH);
     CHECK(s->ops->claim(s, "j_rq", 1, "hostA", &a, NULL) == CZ_ERR_MISMATCH);
     changed = -1;
     CHECK(s->ops->cancel(s, "j_rq", &changed, NULL) == CZ_OK && changed == 0);
@@ -535,7 +535,7 @@ static void test_expiry(cz_store *s)
     CHECK(submit(s, "j_e1", "", "", "normal", 1, &out, NULL, NULL) == CZ_OK);
     a = claim_ok(s, "j_e1", 0, "hostA");
     mk_res(&r, "j_e1", 0, 1);
-    CHECK(s->ops->complete(s, "j_e1", 0, "hostA", a, &r.p, NULL) == CZ_OK);
+    CHECK(s->ops->complete(s, "j_e1", 0, "hostA", a, &r.p, NULL, NULL) == CZ_OK);
     CHECK(s->ops->mark_fetched(s, "j_e1", NULL) == CZ_OK);
     sleep_ms(3);
     CHECK(submit(s, "j_e2", "", "", "normal", 1, &out, NULL, NULL) == CZ_OK);
@@ -544,7 +544,7 @@ static void test_expiry(cz_store *s)
     sleep_ms(3);
     CHECK(submit(s, "j_e3", "", "", "normal", 1, &out, NULL, NULL) == CZ_OK);
     a = claim_ok(s, "j_e3", 0, "hostA");
-    CHECK(s->ops->complete(s, "j_e3", 0, "hostA", a, &r.p, NULL) == CZ_OK);
+    CHECK(s->ops->complete(s, "j_e3", 0, "hostA", a, &r.p, NULL, NULL) == CZ_OK);
     sleep_ms(3);
     CHECK(submit(s, "j_e4", "", "", "normal", 1, &out, NULL, NULL) == CZ_OK);
     int ch;
@@ -603,7 +603,7 @@ static void crash_child(const char *path)
     ok &= s->ops->claim(s, "j_r1", 0, "hostA", &a, NULL) == CZ_OK;
     res r;
     mk_res(&r, "j_r1", 0, 5);
-    ok &= s->ops->complete(s, "j_r1", 0, "hostA", a, &r.p, NULL) == CZ_OK;
+    ok &= s->ops->complete(s, "j_r1", 0, "hostA", a, &r.p, NULL, NULL) == CZ_OK;
     ok &= s->ops->claim(s, "j_r1", 1, "hostA", &a, NULL) == CZ_OK;
     /* r2: its only partition running */
     ok &= submit(s, "j_r2", "", "", "low", 1, &out, NULL, NULL) == CZ_OK;
@@ -673,10 +673,10 @@ static void test_recover(void)
     CHECK(a == 2);
     res r1;
     mk_res(&r1, "j_r1", 1, 6);
-    CHECK(s->ops->complete(s, "j_r1", 1, "hostA", 1, &r1.p, NULL) == CZ_ERR_MISMATCH); /* the lost attempt */
-    CHECK(s->ops->complete(s, "j_r1", 1, "hostA", a, &r1.p, NULL) == CZ_OK);
+    CHECK(s->ops->complete(s, "j_r1", 1, "hostA", 1, &r1.p, NULL, NULL) == CZ_ERR_MISMATCH); /* the lost attempt */
+    CHECK(s->ops->complete(s, "j_r1", 1, "hostA", a, &r1.p, NULL, NULL) == CZ_OK);
     a = claim_ok(s, "j_r1", 2, "hostA");
-    CHECK(s->ops->complete(s, "j_r1", 2, "hostA", a, &r1.p, NULL) == CZ_OK);
+    CHECK(s->ops->complete(s, "j_r1", 2, "hostA", a, &r1.p, NULL, NULL) == CZ_OK);
     CHECK(get_job(s, "j_r1", NULL).state == CZ_JOB_DONE);
     cz_store_job *u = NULL;
     CHECK(s->ops->jobs_unfinished(s, &u, &n, NULL) == CZ_OK && n == 2);
@@ -852,11 +852,11 @@ static void test_durability(void)
     /* d0 done + fetched, d1 running with one done, d2 failed, d3 cancelled, d4 queued */
     for (uint32_t i = 0; i < 2; i++) {
         a = claim_ok(s, "j_d0", i, "hostA");
-        CHECK(s->ops->complete(s, "j_d0", i, "hostA", a, &r.p, NULL) == CZ_OK);
+        CHECK(s->ops->complete(s, "j_d0", i, "hostA", a, &r.p, NULL, NULL) == CZ_OK);
     }
     CHECK(s->ops->mark_fetched(s, "j_d0", NULL) == CZ_OK);
     a = claim_ok(s, "j_d1", 1, "hostA");
-    CHECK(s->ops->complete(s, "j_d1", 1, "hostA", a, &r.p, NULL) == CZ_OK);
+    CHECK(s->ops->complete(s, "j_d1", 1, "hostA", a, &r.p, NULL, NULL) == CZ_OK);
     claim_ok(s, "j_d1", 0, "hostA");
     a = claim_ok(s, "j_d2", 0, "hostA");
     CHECK(s->ops->fail(s, "j_d2", 0, "hostA", a, 1, "device", "first try", NULL) == CZ_OK);
@@ -953,7 +953,7 @@ static void test_strings(cz_store *s)
     res.proof_json = "{\"a\": \"it's \\\"quoted\\\"\\n\", \"u\": \"✓ 漢字\"}";
     res.public_json = "[\"'); DROP TABLE parts; --\"]";
     res.timings_json = "{}";
-    CHECK(s->ops->complete(s, evil_id, 0, owner, a, &res, NULL) == CZ_OK);
+    CHECK(s->ops->complete(s, evil_id, 0, owner, a, &res, NULL, NULL) == CZ_OK);
     size_t n;
     cz_store_part *gp = get_parts(s, evil_id, 1, &n);
     CHECK(n == 1 && !strcmp(gp[0].witness, wit) && !strcmp(gp[0].owner, owner) &&
@@ -1065,12 +1065,12 @@ static void *th_main(void *p)
                 }
                 res r;
                 mk_res(&r, id, idx, (int)a);
-                if (s->ops->complete(s, id, idx, owner, a, &r.p, NULL) == CZ_OK)
+                if (s->ops->complete(s, id, idx, owner, a, &r.p, NULL, NULL) == CZ_OK)
                     __atomic_add_fetch(&sh->completes[job][idx], 1, __ATOMIC_RELAXED);
                 else
                     __atomic_add_fetch(&sh->bad, 1, __ATOMIC_RELAXED);
                 mk_res(&r, id, idx, 1000);
-                if (s->ops->complete(s, id, idx, owner, a, &r.p, NULL) != CZ_ERR_MISMATCH)
+                if (s->ops->complete(s, id, idx, owner, a, &r.p, NULL, NULL) != CZ_ERR_MISMATCH)
                     __atomic_add_fetch(&sh->double_ok, 1, __ATOMIC_RELAXED);
             }
             if (ta->t == 0 && k % 16 == 0) { /* readers on the side */
