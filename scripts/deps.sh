@@ -9,7 +9,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libgmp-dev nodejs npm
       libmicrohttpd-dev libjansson-dev libsqlite3-dev libinih-dev libgnutls28-dev libcurl4-openssl-dev
-      curl sqlite3 strace python3)
+      libpq-dev curl sqlite3 strace python3 postgresql)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

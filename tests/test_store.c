@@ -181,7 +181,7 @@ static void test_names(void)
 
 static void test_keys(cz_store *s)
 {
-    CHECK(!strcmp(s->ops->name, "sqlite"));
+    CHECK(!strcmp(s->ops->name, s->ops->shared ? "postgres" : "sqlite"));
     cz_store_key k = {0}, g;
     snprintf(k.id, sizeof k.id, "k_aa");
     snprintf(k.path, sizeof k.path, "/keys/a.zkey");
@@ -1143,6 +1143,339 @@ static void test_threads(void)
     free(sh);
 }
 
+
+/* ---- PostgreSQL (daemon/store_pg.c), when CZ_TEST_PG_URL names a server ---------------- */
+
+#ifdef CZ_HAVE_PG
+#include <libpq-fe.h>
+
+static char g_pg_url[1024]; /* a database of our own on that server */
+
+static void pg_quiet(void *arg, const char *m)
+{
+    (void)arg;
+    (void)m;
+}
+
+/* runs sql on the test database (or the server's when admin) through libpq; 1 on success */
+static int pg_exec(const char *url, const char *sql, char *first, size_t cap)
+{
+    PGconn *c = PQconnectdb(url);
+    int ok = PQstatus(c) == CONNECTION_OK;
+    if (ok) PQsetNoticeProcessor(c, pg_quiet, NULL);
+    if (ok) {
+        PGresult *r = PQexec(c, sql);
+        ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
+        if (!ok) fprintf(stderr, "test_store: %s: %s", sql, PQresultErrorMessage(r));
+        if (ok && first && cap) snprintf(first, cap, "%s", PQntuples(r) > 0 ? PQgetvalue(r, 0, 0) : "");
+        PQclear(r);
+    } else {
+        fprintf(stderr, "test_store: %s", PQerrorMessage(c));
+    }
+    PQfinish(c);
+    return ok;
+}
+
+static long pg_long(const char *sql)
+{
+    char b[64] = "";
+    return pg_exec(g_pg_url, sql, b, sizeof b) ? strtol(b, NULL, 10) : -1;
+}
+
+static cz_store *pg_open(double lease)
+{
+    cz_store *s = NULL;
+    cz_error err;
+    cz_error_clear(&err);
+    cz_status st = cz_store_pg_open(&s, g_pg_url, lease, &err);
+    CHECK_MSG(st == CZ_OK && s, "open %s: %s", g_pg_url, cz_error_msg(&err));
+    return st == CZ_OK ? s : NULL;
+}
+
+/* a fresh database on the server of base (a URL ending in /DBNAME) */
+static int pg_fresh_db(const char *base, const char *name)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", name);
+    if (!pg_exec(base, sql, NULL, 0)) return 0;
+    snprintf(sql, sizeof sql, "CREATE DATABASE %s", name);
+    if (!pg_exec(base, sql, NULL, 0)) return 0;
+    const char *slash = strrchr(base, '/');
+    const char *q = strchr(slash ? slash : base, '?');
+    if (!slash || slash - base < 12) return 0;
+    snprintf(g_pg_url, sizeof g_pg_url, "%.*s/%s%s", (int)(slash - base), base, name, q ? q : "");
+    return 1;
+}
+
+static cz_status submit_key(cz_store *s, const char *id, const char *key, const char *prio, uint32_t n)
+{
+    cz_store_job j, o;
+    cz_store_part p[16];
+    mk_job(&j, id, "", "", prio, n);
+    snprintf(j.key_id, sizeof j.key_id, "%s", key);
+    mk_parts(p, n, id);
+    int ex = 0;
+    return s->ops->submit(s, &j, p, &o, &ex, NULL);
+}
+
+/* claim order: class first, then the preferred keys, then age; max respected */
+static void test_pg_claim_order(cz_store *a)
+{
+    CHECK(a->ops->shared == 1 && a->ops->claim_next && a->ops->lease_renew && a->ops->lease_expire);
+    CHECK(submit_key(a, "j_o1", "k_a", "low", 1) == CZ_OK);
+    sleep_ms(2);
+    CHECK(submit_key(a, "j_o2", "k_b", "normal", 2) == CZ_OK);
+    CHECK(submit_key(a, "j_o3", "k_a", "normal", 1) == CZ_OK);
+    CHECK(submit_key(a, "j_o4", "k_b", "critical", 1) == CZ_OK);
+    cz_store_claim c[8];
+    size_t n = 0;
+    const char *pref[] = {"k_a"};
+    cz_error err;
+    cz_error_clear(&err);
+    CHECK_MSG(a->ops->claim_next(a, "hostA", pref, 1, 2, c, &n, &err) == CZ_OK, "%s", cz_error_msg(&err));
+    /* critical first, then normal of the preferred key k_a although j_o2 is older */
+    CHECK(n == 2 && !strcmp(c[0].job_id, "j_o4") && !strcmp(c[1].job_id, "j_o3"));
+    CHECK(n == 2 && c[0].attempt == 1 && c[0].n_parts == 1 && !strcmp(c[0].key_id, "k_b") &&
+          !strcmp(c[0].priority, "critical") && strstr(c[0].witness, "/spool/j_o4/0.wtns"));
+    CHECK(get_job(a, "j_o4", NULL).state == CZ_JOB_RUNNING);
+    CHECK(a->ops->claim_next(a, "hostA", NULL, 0, 8, c, &n, NULL) == CZ_OK);
+    /* then j_o2's two partitions (by index), then the low one */
+    CHECK(n == 3 && !strcmp(c[0].job_id, "j_o2") && c[0].idx == 0 && !strcmp(c[1].job_id, "j_o2") && c[1].idx == 1 &&
+          !strcmp(c[2].job_id, "j_o1") && c[0].n_parts == 2);
+    CHECK(a->ops->claim_next(a, "hostA", NULL, 0, 8, c, &n, NULL) == CZ_OK && n == 0);
+    CHECK(a->ops->claim_next(a, "", NULL, 0, 8, c, &n, NULL) == CZ_ERR_INVALID_ARG);
+    /* the claims are in the attempts log, running */
+    CHECK(pg_long("SELECT count(*) FROM attempts WHERE owner = 'hostA' AND outcome = 'running' AND attempt = 1") == 5);
+}
+
+/* leases: renewal answers what is held; an expired lease is taken back
+ * (attempt + 1), the late result of the earlier attempt is fenced and
+ * logged; past max_attempts the job fails with the last error */
+static void test_pg_leases(void)
+{
+    cz_store *a = pg_open(1.0), *b = pg_open(1.0);
+    if (!a || !b) {
+        cz_store_close(a);
+        cz_store_close(b);
+        return;
+    }
+    CHECK(submit_key(a, "j_l1", "k_l", "high", 2) == CZ_OK);
+    cz_store_claim c[4];
+    size_t n = 0;
+    CHECK(a->ops->claim_next(a, "hostL", NULL, 0, 1, c, &n, NULL) == CZ_OK && n == 1 && !strcmp(c[0].job_id, "j_l1"));
+    cz_store_host h;
+    memset(&h, 0, sizeof h);
+    snprintf(h.id, sizeof h.id, "hostL");
+    snprintf(h.devices, sizeof h.devices, "cpu");
+    h.started = 1000;
+    h.done = 7;
+    cz_store_claim *held = NULL;
+    size_t nh = 0;
+    cz_error err;
+    cz_error_clear(&err);
+    CHECK_MSG(a->ops->lease_renew(a, &h, &held, &nh, &err) == CZ_OK, "%s", cz_error_msg(&err));
+    CHECK(nh == 1 && held && !strcmp(held[0].job_id, "j_l1") && held[0].idx == 0 && held[0].attempt == 1);
+    free(held);
+    uint64_t rq = 9, fl = 9;
+    CHECK(b->ops->lease_expire(b, 3, &rq, &fl, NULL) == CZ_OK && rq == 0 && fl == 0); /* not yet */
+    /* renewed leases outlive the first deadline */
+    for (int i = 0; i < 3; i++) {
+        sleep_ms(500);
+        held = NULL;
+        CHECK(a->ops->lease_renew(a, &h, &held, &nh, NULL) == CZ_OK && nh == 1);
+        free(held);
+    }
+    CHECK(b->ops->lease_expire(b, 3, &rq, &fl, NULL) == CZ_OK && rq == 0);
+    /* hostA goes silent */
+    sleep_ms(1300);
+    CHECK(b->ops->lease_expire(b, 3, &rq, &fl, NULL) == CZ_OK && rq == 1 && fl == 0);
+    CHECK(pg_long("SELECT count(*) FROM attempts WHERE job_id = 'j_l1' AND idx = 0 AND attempt = 1 AND outcome = 'expired'") == 1);
+    CHECK(b->ops->claim_next(b, "hostM", NULL, 0, 1, c, &n, NULL) == CZ_OK && n == 1 && c[0].idx == 0 && c[0].attempt == 2);
+    res r;
+    mk_res(&r, "j_l1", 0, 1);
+    cz_error_clear(&err);
+    CHECK(a->ops->complete(a, "j_l1", 0, "hostL", 1, &r.p, NULL, &err) == CZ_ERR_MISMATCH && strstr(err.msg, "hostM"));
+    CHECK(pg_long("SELECT count(*) FROM attempts WHERE job_id = 'j_l1' AND idx = 0 AND attempt = 1 AND outcome = 'expired' AND fenced = 1") == 1);
+    held = NULL;
+    CHECK(a->ops->lease_renew(a, &h, &held, &nh, NULL) == CZ_OK && nh == 0); /* hostA learns it lost it */
+    free(held);
+    mk_res(&r, "j_l1", 0, 2);
+    int done = -1;
+    CHECK(b->ops->complete(b, "j_l1", 0, "hostM", 2, &r.p, &done, NULL) == CZ_OK && done == 0);
+    /* partition 1: three claims whose leases all run out, then the job fails */
+    for (uint32_t att = 1; att <= 3; att++) {
+        CHECK(b->ops->claim_next(b, "hostM", NULL, 0, 1, c, &n, NULL) == CZ_OK && n == 1 && c[0].idx == 1 &&
+              c[0].attempt == att);
+        sleep_ms(1150);
+        CHECK(a->ops->lease_expire(a, 3, &rq, &fl, NULL) == CZ_OK && rq == (att < 3) && fl == (att == 3));
+    }
+    cz_store_job j = get_job(a, "j_l1", NULL);
+    CHECK(j.state == CZ_JOB_FAILED && !strcmp(j.error_code, "attempts") && strstr(j.error, "hostM") &&
+          strstr(j.error, "3 attempts"));
+    CHECK(pg_long("SELECT count(*) FROM attempts WHERE job_id = 'j_l1' AND outcome = 'done'") == 1);
+    /* hosts */
+    cz_store_host *hs = NULL;
+    size_t nhs = 0;
+    CHECK(a->ops->hosts(a, &hs, &nhs, NULL) == CZ_OK);
+    int seen = 0;
+    for (size_t i = 0; i < nhs; i++)
+        if (!strcmp(hs[i].id, "hostL"))
+            seen = !strcmp(hs[i].devices, "cpu") && hs[i].done == 7 && hs[i].started == 1000 && hs[i].age_s >= 0 &&
+                   hs[i].age_s < 60 && hs[i].heartbeat > 1e9;
+    CHECK(seen);
+    free(hs);
+    char m[64];
+    CHECK(a->ops->healthy(a, m, sizeof m) == 1 && m[0] == '\0');
+    cz_store_close(a);
+    cz_store_close(b);
+}
+
+/* two hosts claiming at once from 4 threads each: every partition claimed
+ * once, completed once, nobody waited on a row another had locked */
+typedef struct pg_th {
+    cz_store *s;
+    char owner[16];
+    int claimed, completed;
+} pg_th;
+
+static void *pg_th_main(void *p)
+{
+    pg_th *t = p;
+    cz_store_claim c[4];
+    for (int idle = 0; idle < 20;) {
+        size_t n = 0;
+        if (t->s->ops->claim_next(t->s, t->owner, NULL, 0, 4, c, &n, NULL) != CZ_OK || n == 0) {
+            idle++;
+            sleep_ms(5);
+            continue;
+        }
+        idle = 0;
+        for (size_t i = 0; i < n; i++) {
+            int ours = !strncmp(c[i].job_id, "j_c", 3); /* (earlier cases left queued partitions too) */
+            if (ours) __atomic_add_fetch(&t->claimed, 1, __ATOMIC_RELAXED);
+            res r;
+            mk_res(&r, c[i].job_id, c[i].idx, (int)c[i].attempt);
+            if (t->s->ops->complete(t->s, c[i].job_id, c[i].idx, t->owner, c[i].attempt, &r.p, NULL, NULL) == CZ_OK &&
+                ours)
+                __atomic_add_fetch(&t->completed, 1, __ATOMIC_RELAXED);
+        }
+    }
+    return NULL;
+}
+
+static void test_pg_concurrent(void)
+{
+    enum { JOBS = 60, PARTS = 5, TH = 4 };
+    cz_store *a = pg_open(30), *b = pg_open(30);
+    if (!a || !b) {
+        cz_store_close(a);
+        cz_store_close(b);
+        return;
+    }
+    for (int i = 0; i < JOBS; i++) {
+        char id[32];
+        snprintf(id, sizeof id, "j_c%02d", i);
+        CHECK(submit_key(i % 2 ? a : b, id, "k_c", i % 3 ? "normal" : "high", PARTS) == CZ_OK);
+    }
+    pg_th t[2 * TH];
+    pthread_t th[2 * TH];
+    for (int i = 0; i < 2 * TH; i++) {
+        memset(&t[i], 0, sizeof t[i]);
+        t[i].s = i < TH ? a : b;
+        snprintf(t[i].owner, sizeof t[i].owner, "host%c", i < TH ? 'A' : 'B');
+        pthread_create(&th[i], NULL, pg_th_main, &t[i]);
+    }
+    int claimed = 0, completed = 0;
+    for (int i = 0; i < 2 * TH; i++) {
+        pthread_join(th[i], NULL);
+        claimed += t[i].claimed;
+        completed += t[i].completed;
+    }
+    CHECK_MSG(claimed == JOBS * PARTS && completed == JOBS * PARTS, "claimed %d, completed %d of %d", claimed,
+              completed, JOBS * PARTS);
+    CHECK(pg_long("SELECT count(*) FROM jobs WHERE id LIKE 'j_c%' AND state = 2") == JOBS);
+    CHECK(pg_long("SELECT count(*) FROM (SELECT job_id, idx FROM attempts WHERE job_id LIKE 'j_c%' GROUP BY 1, 2 "
+                  "HAVING count(*) = 1 AND bool_and(outcome = 'done')) x") == JOBS * PARTS);
+    cz_store_close(a);
+    cz_store_close(b);
+}
+
+/* hints: a submit on one host wakes another's wait */
+static void test_pg_hints(void)
+{
+    cz_store *a = pg_open(30), *b = pg_open(30);
+    if (!a || !b) {
+        cz_store_close(a);
+        cz_store_close(b);
+        return;
+    }
+    (void)b->ops->wait_hint(b, 0.05); /* LISTEN */
+    while (b->ops->wait_hint(b, 0.01)) {
+    }
+    CHECK(submit_key(a, "j_h1", "k_h", "normal", 1) == CZ_OK);
+    CHECK((b->ops->wait_hint(b, 5.0) & 1) == 1);
+    cz_store_close(a);
+    cz_store_close(b);
+}
+
+static void test_pg_open_errors(void)
+{
+    cz_store *t = NULL;
+    cz_error err;
+    cz_error_clear(&err);
+    CHECK(cz_store_pg_open(&t, "postgresql://cuzk@127.0.0.1:1/nowhere", 30, &err) == CZ_ERR_IO && !t &&
+          strstr(err.msg, "127.0.0.1") && strstr(err.msg, "connect"));
+    cz_error_clear(&err);
+    CHECK(cz_store_pg_open(&t, "postgresql://[bad", 30, &err) == CZ_ERR_INVALID_ARG && !t);
+    CHECK(cz_store_pg_open(&t, g_pg_url, 0, NULL) == CZ_ERR_INVALID_ARG && !t);
+    /* a newer schema is refused, with both versions in the message */
+    CHECK(pg_exec(g_pg_url, "UPDATE schema_version SET version = 99", NULL, 0));
+    cz_error_clear(&err);
+    CHECK(cz_store_pg_open(&t, g_pg_url, 30, &err) == CZ_ERR_UNSUPPORTED && !t && strstr(err.msg, "99"));
+    CHECK(pg_exec(g_pg_url, "UPDATE schema_version SET version = 1", NULL, 0));
+    CHECK(pg_long("SELECT version FROM schema_version") == 1);
+}
+
+static void test_pg(void)
+{
+    const char *base = getenv("CZ_TEST_PG_URL");
+    if (!base || !*base) {
+        printf("test_store: PostgreSQL store not tested: CZ_TEST_PG_URL is not set (tests/run_pg.sh sets it)\n");
+        return;
+    }
+    char name[64];
+    snprintf(name, sizeof name, "cz_test_store_%d", (int)getpid());
+    if (!pg_fresh_db(base, name)) {
+        CHECK_MSG(0, "CZ_TEST_PG_URL=%s: cannot create the database %s", base, name);
+        return;
+    }
+    /* the cases both stores share */
+    cz_store *s = pg_open(30);
+    if (s) {
+        test_keys(s);
+        test_job_life(s);
+        test_idempotency(s);
+        test_fail_cancel(s);
+        test_expiry(s);
+        test_strings(s);
+        test_pg_claim_order(s);
+        cz_store_close(s);
+    }
+    test_pg_leases();
+    test_pg_concurrent();
+    test_pg_hints();
+    test_pg_open_errors();
+    char sql[128];
+    snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", name);
+    (void)pg_exec(base, sql, NULL, 0);
+}
+#else
+static void test_pg(void)
+{
+    printf("test_store: PostgreSQL store not tested: this build has no libpq\n");
+}
+#endif
+
 /* ---- main ---------------------------------------------------------------------------- */
 
 static void rm_dir(const char *dir)
@@ -1186,6 +1519,7 @@ int main(void)
     test_atomic();
     test_durability();
     test_threads();
+    test_pg();
     rm_dir(g_dir);
     return cz_test_finish("test_store");
 }
