@@ -400,7 +400,7 @@ static int check_store(const char *text, char *why, size_t cap)
     const char *auth = strstr(text, "://") + 3;
     const char *at = strchr(auth, '@'), *slash = strchr(auth, '/');
     if ((at && (!slash || at < slash) && memchr(auth, ':', (size_t)(at - auth))) || strstr(text, "password=")) {
-        snprintf(why, cap, "a password in the URL; put it in ~/.pgpass or PGPASSFILE (libpq reads them)");
+        snprintf(why, cap, "a password in the URL; expected none (put it in ~/.pgpass or PGPASSFILE, which libpq reads)");
         return -1;
     }
     return 0;

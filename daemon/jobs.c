@@ -1512,6 +1512,7 @@ void cz_jobs_unwatch(cz_jobs *j, void *handle)
 void cz_jobs_tick(cz_jobs *j)
 {
     cz_store *s = j->c.store;
+    if (store_down(j)) return; /* (the heartbeat says so, once; expiry waits for the store) */
     (void)s->ops->heartbeat(s, j->c.owner, NULL);
     for (;;) {
         cz_store_job *ex = NULL;

@@ -299,8 +299,10 @@ static PGconn *connect_db(cz_pg *s, char *why, size_t cap)
     }
     if (PQstatus(c) != CONNECTION_OK) {
         copy_text(why, cap, PQerrorMessage(c));
+        for (char *p = why; *p; p++)
+            if (*p == '\n' || *p == '\t') *p = ' ';
         size_t n = strlen(why);
-        while (n && (why[n - 1] == '\n' || why[n - 1] == ' ')) why[--n] = '\0';
+        while (n && why[n - 1] == ' ') why[--n] = '\0';
         PQfinish(c);
         return NULL;
     }
@@ -395,13 +397,30 @@ static cz_status q_rows(pgx *x, const char *sql, int n, const char *const *v, co
 }
 
 typedef cz_status (*tx_fn)(pgx *x, void *arg, cz_error *err);
+static cz_status run_tx_try(cz_pg *s, PGconn **pc, const char *what, tx_fn fn, void *arg, int retry_unique,
+                            cz_error *err);
 
 /* Runs fn inside BEGIN ... COMMIT on the connection *pc, retrying what is
  * worth it for up to CZ_PG_RETRY_S seconds (see DESIGN). */
 static cz_status run_tx_on(cz_pg *s, PGconn **pc, const char *what, tx_fn fn, void *arg, int retry_unique,
-                           cz_error *err)
+                           cz_error *uerr)
 {
-    double end = mono_s() + CZ_PG_RETRY_S, wait = 0.05;
+    cz_error le, *err = &le; /* (the outage's message is kept even when the caller passes no error) */
+    cz_error_clear(&le);
+    cz_status st = run_tx_try(s, pc, what, fn, arg, retry_unique, err);
+    if (st != CZ_OK && uerr) *uerr = le;
+    return st;
+}
+
+static cz_status run_tx_try(cz_pg *s, PGconn **pc, const char *what, tx_fn fn, void *arg, int retry_unique,
+                            cz_error *err)
+{
+    /* while the database is known to be away, one try (the heartbeat probes it; callers that must not give
+     * up loop themselves) */
+    pthread_mutex_lock(&s->h_mu);
+    double budget = s->down ? 0 : CZ_PG_RETRY_S;
+    pthread_mutex_unlock(&s->h_mu);
+    double end = mono_s() + budget, wait = 0.05;
     pgx x;
     memset(&x, 0, sizeof x);
     x.s = s;
@@ -430,7 +449,7 @@ static cz_status run_tx_on(cz_pg *s, PGconn **pc, const char *what, tx_fn fn, vo
             cz_error_clear(&cerr);
             cz_status cs = q_cmd(&x, "COMMIT", 0, NULL, "COMMIT", NULL, &cerr);
             if (cs != CZ_OK) {
-                if (err) *err = cerr;
+                *err = cerr;
                 st = cs;
                 goto failed;
             }
@@ -449,7 +468,7 @@ static cz_status run_tx_on(cz_pg *s, PGconn **pc, const char *what, tx_fn fn, vo
             PQclear(r);
         }
         if (!x.retry) return st;
-        if (!x.c || PQstatus(x.c) != CONNECTION_OK) mark_down(s, err ? cz_error_msg(err) : what);
+        if (!x.c || PQstatus(x.c) != CONNECTION_OK) mark_down(s, cz_error_msg(err));
         if (mono_s() + wait > end) return st;
         sleep_s(wait);
         wait = wait * 2 > 1.0 ? 1.0 : wait * 2;

@@ -55,6 +55,10 @@ static const char *const all_keys[] = {
     "log_format",
     "log_level",
     "host_id",
+    "store",
+    "spool_dir",
+    "lease_s",
+    "max_attempts",
 };
 #define NKEYS ((int)(sizeof all_keys / sizeof all_keys[0]))
 
@@ -414,6 +418,27 @@ static void test_strings(void)
     CHECK(cz_conf_set(&c, "max_jobs", "x", "f", NULL) == CZ_ERR_INVALID_ARG); /* err may be NULL */
     /* an odd byte in a message is escaped */
     CHECK(set(&c, "max_jobs", "\x01\xff", &err) == CZ_ERR_INVALID_ARG && has(err.msg, "\"\\x01\\xff\""));
+}
+
+/* store: a path or a PostgreSQL URL, never a password in it */
+static void test_store_key(void)
+{
+    cz_conf c;
+    cz_error err;
+    cz_conf_defaults(&c);
+    CHECK(!c.store[0] && !c.spool_dir[0] && c.lease_s == 30 && c.max_attempts == 3);
+    CHECK(set(&c, "store", "/var/lib/cuzk/other.db", &err) == CZ_OK && !strcmp(c.store, "/var/lib/cuzk/other.db"));
+    CHECK(set(&c, "store", "postgres://cuzk@db.example:5432/cuzk", &err) == CZ_OK);
+    CHECK(set(&c, "store", "postgresql://cuzk@10.0.0.5/cuzk?sslmode=require", &err) == CZ_OK);
+    CHECK(set(&c, "store", "postgresql:///cuzk?host=/run/postgresql", &err) == CZ_OK);
+    CHECK(refused(&c, "store", "postgres://cuzk:s3cret@db/cuzk", "password"));
+    CHECK(refused(&c, "store", "postgresql://db/cuzk?user=cuzk&password=x", "password"));
+    CHECK(refused(&c, "store", "mysql://db/cuzk", "unknown scheme"));
+    CHECK(!strcmp(c.store, "postgresql:///cuzk?host=/run/postgresql")); /* kept its value */
+    CHECK(refused(&c, "lease_s", "1", "lease_s"));
+    CHECK(set(&c, "lease_s", "2m", &err) == CZ_OK && c.lease_s == 120);
+    CHECK(refused(&c, "max_attempts", "0", "max_attempts"));
+    CHECK(set(&c, "max_attempts", "5", &err) == CZ_OK && c.max_attempts == 5);
 }
 
 static void test_listen(void)
@@ -1005,6 +1030,7 @@ int main(void)
     test_duration();
     test_bool_enum();
     test_strings();
+    test_store_key();
     test_listen();
     test_lists();
     test_files();
