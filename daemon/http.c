@@ -379,6 +379,14 @@ static int query_uint(struct MHD_Connection *c, const char *name, double dflt, d
     return 1;
 }
 
+/* A store call failed: 503 while the store does not answer (the client
+ * retries), else 500. */
+static enum MHD_Result store_error(req *r, const cz_error *err)
+{
+    if (!cz_jobs_store_ok(r->h->c.jobs)) return send_error(r, 503, "unavailable", "%s", cz_error_msg(err));
+    return send_error(r, 500, "internal", "%s", cz_error_msg(err));
+}
+
 static enum MHD_Result do_healthz(req *r)
 {
     if (r->h->draining) return send_buf(r, 503, "text/plain", "draining\n", 9, 0, "Retry-After", "5");
@@ -494,7 +502,7 @@ static enum MHD_Result do_keys_list(req *r)
     cz_error err;
     cz_error_clear(&err);
     if (cz_jobs_key_list(r->h->c.jobs, &ks, &n, &err) != CZ_OK)
-        return send_error(r, 500, "internal", "%s", cz_error_msg(&err));
+        return store_error(r, &err);
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++) json_array_append_new(a, key_json(&ks[i]));
     free(ks);
@@ -575,7 +583,7 @@ static enum MHD_Result do_key(req *r)
     if (r->method == 'G') return send_json(r, 200, key_json(&ki));
     cz_status st = cz_jobs_key_remove(r->h->c.jobs, r->id, &err);
     if (st == CZ_ERR_MISMATCH) return send_error(r, 409, "key_in_use", "%s", cz_error_msg(&err));
-    if (st != CZ_OK) return send_error(r, 500, "internal", "%s", cz_error_msg(&err));
+    if (st != CZ_OK) return store_error(r, &err);
     return send_json(r, 200, json_pack("{s:s,s:b}", "id", r->id, "removed", 1));
 }
 
@@ -601,7 +609,7 @@ static enum MHD_Result do_key_vk(req *r)
     char *text = NULL;
     if ((st = cz_groth16_alphabeta(ab, &vk)) == CZ_OK) st = cz_vkey_format_json(&vk, ab, &text, &err);
     cz_vkey_free(&vk);
-    if (st != CZ_OK) return send_error(r, 500, "internal", "%s", cz_error_msg(&err));
+    if (st != CZ_OK) return store_error(r, &err);
     return send_buf(r, 200, "application/json", text, strlen(text), 1, NULL, NULL);
 }
 
@@ -692,7 +700,7 @@ static enum MHD_Result do_proof_get(req *r)
     size_t n = 0;
     int found = 0;
     if (cz_jobs_get(h->c.jobs, r->id, &job, &parts, &n, &pg, 1, &found, &err) != CZ_OK)
-        return send_error(r, 500, "internal", "%s", cz_error_msg(&err));
+        return store_error(r, &err);
     if (!found) return send_error(r, 404, "not_found", "no job '%s'", r->id);
     if (!cz_job_state_final(job.state) && wait > 0 && !r->resumed && !h->draining) {
         /* long-poll: suspended until the job ends or the time is up */
@@ -727,7 +735,7 @@ static enum MHD_Result do_result(req *r)
     size_t n = 0;
     int found = 0;
     if (cz_jobs_get(h->c.jobs, r->id, &job, &parts, &n, NULL, 1, &found, &err) != CZ_OK)
-        return send_error(r, 500, "internal", "%s", cz_error_msg(&err));
+        return store_error(r, &err);
     if (!found) return send_error(r, 404, "not_found", "no job '%s'", r->id);
     enum MHD_Result rc;
     if (job.state != CZ_JOB_DONE) {
@@ -786,7 +794,7 @@ static enum MHD_Result do_proof_delete(req *r)
     cz_error_clear(&err);
     int found = 0, removed = 0;
     if (cz_jobs_delete(r->h->c.jobs, r->id, &found, &removed, &err) != CZ_OK)
-        return send_error(r, 500, "internal", "%s", cz_error_msg(&err));
+        return store_error(r, &err);
     if (!found) return send_error(r, 404, "not_found", "no job '%s'", r->id);
     return send_json(r, 200, json_pack("{s:s,s:b}", "id", r->id, removed ? "removed" : "cancelled", 1));
 }

@@ -1001,6 +1001,11 @@ static void *hb_main(void *arg)
     return NULL;
 }
 
+int cz_jobs_store_ok(cz_jobs *j)
+{
+    return !store_down(j);
+}
+
 cz_status cz_jobs_hosts(cz_jobs *j, cz_store_host **out, size_t *n, cz_error *err)
 {
     *out = NULL;
