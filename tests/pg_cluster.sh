@@ -1,7 +1,8 @@
 # A throwaway PostgreSQL server for the tests (sourced by tests/test_cluster.sh
 # and tests/run_pg.sh): a cluster made by initdb in a temporary directory,
 # listening on 127.0.0.1 on a free port and on a unix socket inside that
-# directory only, fsync off (the tests crash cuzkd, not the database), trust
+# directory only, fsync off (the tests crash cuzkd, not the database;
+# CZ_PG_DURABLE=1 keeps PostgreSQL's durable defaults), trust
 # authentication for the one user "cuzk" on loopback. initdb and postgres
 # refuse to run as root: as root the cluster belongs to an unprivileged user
 # (postgres when it exists, else nobody) and its programs run through
@@ -69,8 +70,10 @@ pg_start() {
 }
 
 pg_restart() {
+  local fast="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+  [ "${CZ_PG_DURABLE:-0}" = 1 ] && fast= # PostgreSQL's defaults: every commit on disk
   pg_as "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PG_DIR -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PG_DIR $fast -c max_connections=200" \
     start >>"$PG_DIR/pg_ctl.log" 2>&1 ||
     { PG_WHY="the server did not start: $(tail -5 "$PG_DIR/server.log" 2>/dev/null | tr '\n' ' ')"; return 1; }
 }
