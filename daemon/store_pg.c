@@ -133,6 +133,7 @@ static const char *const cz_pg_steps[] = {
     "  lease_until TIMESTAMPTZ,"
     "  PRIMARY KEY (job_id, idx));"
     "CREATE INDEX parts_queue ON parts (prio, seq, idx) WHERE state = 0;"
+    "CREATE INDEX parts_affinity ON parts (key_id, prio, seq, idx) WHERE state = 0;"
     "CREATE INDEX parts_running ON parts (owner) WHERE state = 1;"
     "CREATE INDEX parts_lease ON parts (lease_until) WHERE state = 1;"
     "CREATE TABLE attempts ("
@@ -397,24 +398,28 @@ static cz_status q_rows(pgx *x, const char *sql, int n, const char *const *v, co
 }
 
 typedef cz_status (*tx_fn)(pgx *x, void *arg, cz_error *err);
-static cz_status run_tx_try(cz_pg *s, PGconn **pc, const char *what, tx_fn fn, void *arg, int retry_unique,
+/* run_tx flags */
+#define TX_UNIQUE 1 /* a unique violation is retried (two hosts inserting one idempotency key) */
+#define TX_SINGLE 2 /* fn runs one statement: no BEGIN/COMMIT (it commits by itself: one round trip) */
+static cz_status run_tx_try(cz_pg *s, PGconn **pc, const char *what, tx_fn fn, void *arg, int flags,
                             cz_error *err);
 
 /* Runs fn inside BEGIN ... COMMIT on the connection *pc, retrying what is
  * worth it for up to CZ_PG_RETRY_S seconds (see DESIGN). */
-static cz_status run_tx_on(cz_pg *s, PGconn **pc, const char *what, tx_fn fn, void *arg, int retry_unique,
+static cz_status run_tx_on(cz_pg *s, PGconn **pc, const char *what, tx_fn fn, void *arg, int flags,
                            cz_error *uerr)
 {
     cz_error le, *err = &le; /* (the outage's message is kept even when the caller passes no error) */
     cz_error_clear(&le);
-    cz_status st = run_tx_try(s, pc, what, fn, arg, retry_unique, err);
+    cz_status st = run_tx_try(s, pc, what, fn, arg, flags, err);
     if (st != CZ_OK && uerr) *uerr = le;
     return st;
 }
 
-static cz_status run_tx_try(cz_pg *s, PGconn **pc, const char *what, tx_fn fn, void *arg, int retry_unique,
+static cz_status run_tx_try(cz_pg *s, PGconn **pc, const char *what, tx_fn fn, void *arg, int flags,
                             cz_error *err)
 {
+    const int single = (flags & TX_SINGLE) != 0;
     /* while the database is known to be away, one try (the heartbeat probes it; callers that must not give
      * up loop themselves) */
     pthread_mutex_lock(&s->h_mu);
@@ -424,7 +429,7 @@ static cz_status run_tx_try(cz_pg *s, PGconn **pc, const char *what, tx_fn fn, v
     pgx x;
     memset(&x, 0, sizeof x);
     x.s = s;
-    x.retry_unique = retry_unique;
+    x.retry_unique = (flags & TX_UNIQUE) != 0;
     for (int tries = 0;; tries++) {
         cz_status st;
         x.retry = 0;
@@ -442,8 +447,15 @@ static cz_status run_tx_try(cz_pg *s, PGconn **pc, const char *what, tx_fn fn, v
             }
         }
         x.c = *pc;
-        if ((st = q_cmd(&x, "BEGIN", 0, NULL, "BEGIN", NULL, err)) != CZ_OK) goto failed;
+        if (!single && (st = q_cmd(&x, "BEGIN", 0, NULL, "BEGIN", NULL, err)) != CZ_OK) goto failed;
         st = fn(&x, arg, err);
+        if (single) {
+            if (st == CZ_OK || !x.retry) {
+                mark_up(s);
+                return st;
+            }
+            goto failed;
+        }
         if (st == CZ_OK || x.commit_anyway) {
             cz_error cerr;
             cz_error_clear(&cerr);
@@ -463,7 +475,7 @@ static cz_status run_tx_try(cz_pg *s, PGconn **pc, const char *what, tx_fn fn, v
             return st;
         }
     failed:
-        if (x.c && PQstatus(x.c) == CONNECTION_OK) {
+        if (!single && x.c && PQstatus(x.c) == CONNECTION_OK) {
             PGresult *r = PQexec(x.c, "ROLLBACK");
             PQclear(r);
         }
@@ -475,11 +487,11 @@ static cz_status run_tx_try(cz_pg *s, PGconn **pc, const char *what, tx_fn fn, v
     }
 }
 
-static cz_status run_tx(cz_pg *s, const char *what, tx_fn fn, void *arg, int retry_unique, cz_error *err)
+static cz_status run_tx(cz_pg *s, const char *what, tx_fn fn, void *arg, int flags, cz_error *err)
 {
     int slot;
     PGconn **pc = pool_get(s, &slot);
-    cz_status st = run_tx_on(s, pc, what, fn, arg, retry_unique, err);
+    cz_status st = run_tx_on(s, pc, what, fn, arg, flags, err);
     pool_put(s, slot);
     return st;
 }
@@ -625,7 +637,7 @@ static cz_status pg_key_put(cz_store *st, const cz_store_key *k, cz_error *err)
     if (!k || !text_ok(k->id, sizeof k->id) || !text_ok(k->path, sizeof k->path))
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "store %s: key_put: a key needs an id and a path", s->where);
     key_arg a = {.k = k};
-    return run_tx(s, "storing a key", key_put_fn, &a, 0, err);
+    return run_tx(s, "storing a key", key_put_fn, &a, TX_SINGLE, err);
 }
 
 static void read_key(PGresult *r, int i, cz_store_key *k)
@@ -656,7 +668,7 @@ static cz_status pg_key_get(cz_store *st, const char *id, cz_store_key *out, int
     *found = 0;
     if (!text_ok(id, CZ_STORE_ID_MAX)) return CZ_OK;
     key_arg a = {.id = id, .out = out, .found = found};
-    return run_tx(s, "reading a key", key_get_fn, &a, 0, err);
+    return run_tx(s, "reading a key", key_get_fn, &a, TX_SINGLE, err);
 }
 
 static cz_status key_del_fn(pgx *x, void *a, cz_error *err)
@@ -671,7 +683,7 @@ static cz_status pg_key_delete(cz_store *st, const char *id, cz_error *err)
     cz_pg *s = ctx_of(st);
     if (!id) return cz_error_set(err, CZ_ERR_INVALID_ARG, "store %s: key_delete: NULL id", s->where);
     key_arg a = {.id = id};
-    return run_tx(s, "deleting a key", key_del_fn, &a, 0, err);
+    return run_tx(s, "deleting a key", key_del_fn, &a, TX_SINGLE, err);
 }
 
 static cz_status key_list_fn(pgx *x, void *a, cz_error *err)
@@ -705,7 +717,7 @@ static cz_status pg_key_list(cz_store *st, cz_store_key **out, size_t *n, cz_err
     *out = NULL;
     *n = 0;
     key_arg a = {.list = out, .n = n};
-    cz_status r = run_tx(s, "listing keys", key_list_fn, &a, 0, err);
+    cz_status r = run_tx(s, "listing keys", key_list_fn, &a, TX_SINGLE, err);
     if (r != CZ_OK) {
         free(*out);
         *out = NULL;
@@ -871,7 +883,7 @@ static cz_status pg_submit(cz_store *st, const cz_store_job *j, const cz_store_p
     }
     free(seen);
     submit_arg a = {&in, prio_rank(in.priority), parts, out, 0};
-    cz_status r = run_tx(s, "submitting a job", submit_fn, &a, 1, err);
+    cz_status r = run_tx(s, "submitting a job", submit_fn, &a, TX_UNIQUE, err);
     if (r == CZ_OK && existing) *existing = a.existing;
     return r;
 }
@@ -902,7 +914,7 @@ static cz_status pg_job_get(cz_store *st, const char *id, cz_store_job *out, int
     *found = 0;
     if (!text_ok(id, CZ_STORE_ID_MAX)) return CZ_OK;
     read_arg a = {.id = id, .job = out, .found = found};
-    return run_tx(s, "reading a job", job_get_fn, &a, 0, err);
+    return run_tx(s, "reading a job", job_get_fn, &a, TX_SINGLE, err);
 }
 
 static char *dup_col(PGresult *r, int row, int col, int *oom)
@@ -979,7 +991,7 @@ static cz_status pg_parts_get(cz_store *st, const char *id, int with_results, cz
     *n = 0;
     if (!text_ok(id, CZ_STORE_ID_MAX)) return CZ_OK;
     read_arg a = {.id = id, .with_results = with_results, .parts = parts, .n = n};
-    cz_status r = run_tx(s, "reading partitions", parts_get_fn, &a, 0, err);
+    cz_status r = run_tx(s, "reading partitions", parts_get_fn, &a, TX_SINGLE, err);
     if (r != CZ_OK) {
         cz_store_parts_free(*parts, *n);
         *parts = NULL;
@@ -1009,7 +1021,7 @@ static cz_status pg_jobs_unfinished(cz_store *st, cz_store_job **out, size_t *n,
     *out = NULL;
     *n = 0;
     read_arg a = {.jobs = out, .n = n};
-    return run_tx(s, "reading unfinished jobs", unfinished_fn, &a, 0, err);
+    return run_tx(s, "reading unfinished jobs", unfinished_fn, &a, TX_SINGLE, err);
 }
 
 /* ---- claims and results -------------------------------------------------------------- */
@@ -1066,14 +1078,41 @@ static cz_status attempt_end(pgx *x, const char *id, uint32_t idx, uint32_t atte
                  5, v, "logging an attempt", NULL, err);
 }
 
-/* CZ_OK when (owner, attempt) is the current claim of a running partition
- * without a result; a refusal marks that attempt fenced. */
-static cz_status fence_check(pgx *x, const char *id, uint32_t idx, const char *owner, uint32_t attempt,
-                             const char *what, int end_state, int *already, cz_error *err)
+/* Locks the job row (serializing the writers of one job: two hosts ending
+ * its last two partitions at once) and the partition row, in one round
+ * trip, and reads the partition as the fence sees it. */
+static cz_status lock_fence(pgx *x, const char *id, uint32_t idx, fence *f, cz_error *err)
 {
-    fence f;
-    cz_status r = fence_read(x, id, idx, &f, err);
-    if (r != CZ_OK) return r;
+    num ni;
+    const char *v[] = {id, u64s(&ni, idx)};
+    PGresult *r;
+    cz_status st = q_rows(x,
+                          "SELECT p.state, p.attempts, p.owner, p.proof_json IS NOT NULL FROM jobs j "
+                          "JOIN parts p ON p.job_id = j.id AND p.idx = $2 WHERE j.id = $1 FOR UPDATE OF j, p",
+                          2, v, "locking a partition", &r, err);
+    if (st != CZ_OK) return st;
+    int n = PQntuples(r);
+    if (n == 1) {
+        f->state = (int)col_u64(r, 0, 0);
+        f->attempts = (uint32_t)col_u64(r, 0, 1);
+        copy_text(f->owner, sizeof f->owner, col_txt(r, 0, 2));
+        f->has_result = col_txt(r, 0, 3) && col_txt(r, 0, 3)[0] == 't';
+    }
+    PQclear(r);
+    if (n == 1) return CZ_OK;
+    int jstate;
+    if ((st = job_lock(x, id, &jstate, err)) != CZ_OK) return st;
+    if (jstate < 0) return cz_error_set(err, CZ_ERR_INVALID_ARG, "store %s: no job %s", x->s->where, id);
+    return cz_error_set(err, CZ_ERR_INVALID_ARG, "store %s: job %s has no partition %u", x->s->where, id, idx);
+}
+
+/* CZ_OK when (owner, attempt) is the current claim of a running partition
+ * without a result (f as lock_fence read it); a refusal counts in that
+ * attempt's row. */
+static cz_status fence_check(pgx *x, const char *id, uint32_t idx, const char *owner, uint32_t attempt,
+                             const char *what, int end_state, const fence *fp, int *already, cz_error *err)
+{
+    fence f = *fp;
     *already = 0;
     if (x->retried && f.attempts == attempt && !strcmp(f.owner, owner) && f.state == end_state) {
         *already = 1; /* this call's own write, committed by a try whose answer was lost */
@@ -1170,11 +1209,23 @@ static cz_status claim_next_fn(pgx *x, void *a, cz_error *err)
     num nm, nl, ns;
     const char *v[] = {ca->owner, pref, u64s(&nm, ca->max), dbls(&nl, x->s->lease_s), dbls(&ns, now_s())};
     PGresult *r;
-    /* one statement: pick (skipping rows being claimed), claim, log, start the jobs */
+    /* One statement (one round trip, its own transaction): pick, skipping rows being claimed; claim;
+     * log; start the jobs. The order is (class, a preferred key first, age). a: the first $3 queued
+     * partitions of each preferred key in (class, age) order (one index scan per key:
+     * parts_affinity); b: the first $3 of all (parts_queue); the first $3 of both in the full order
+     * are the first $3 of the queue (a row of the answer that is not of a preferred key has fewer
+     * than $3 rows before it in b's order too). Every scan is in index order with a LIMIT: a claim
+     * reads a few rows whatever the length of the queue. (Rows a or b locked that c did not take
+     * are unlocked at the statement's end.) */
     cz_status st = q_rows(x,
-                          "WITH c AS (SELECT job_id, idx FROM parts WHERE state = 0 "
-                          "  ORDER BY prio, (key_id = ANY($2::text[])) DESC, seq, idx LIMIT $3 "
-                          "  FOR UPDATE SKIP LOCKED), "
+                          "WITH a AS (SELECT l.job_id, l.idx, l.prio, l.seq FROM unnest($2::text[]) AS k(id), "
+                          "  LATERAL (SELECT job_id, idx, prio, seq FROM parts WHERE state = 0 AND key_id = k.id "
+                          "    ORDER BY prio, seq, idx LIMIT $3 FOR UPDATE SKIP LOCKED) l), "
+                          "b AS (SELECT job_id, idx, prio, seq FROM parts WHERE state = 0 "
+                          "  ORDER BY prio, seq, idx LIMIT $3 FOR UPDATE SKIP LOCKED), "
+                          "c AS (SELECT job_id, idx FROM (SELECT job_id, idx, prio, 0 AS o, seq FROM a "
+                          "  UNION ALL SELECT job_id, idx, prio, 1, seq FROM b) x "
+                          "  GROUP BY job_id, idx ORDER BY min(prio), min(o), min(seq), idx LIMIT $3), "
                           "u AS (UPDATE parts p SET state = 1, attempts = p.attempts + 1, owner = $1, "
                           "  lease_until = now() + $4 * interval '1 second' "
                           "  FROM c WHERE p.job_id = c.job_id AND p.idx = c.idx "
@@ -1215,7 +1266,7 @@ static cz_status pg_claim_next(cz_store *st, const char *owner, const char *cons
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "store %s: claim_next: an owner and an output expected", s->where);
     if (max == 0) return CZ_OK;
     claim_arg a = {.owner = owner, .prefer = prefer, .n_prefer = n_prefer, .max = max, .out = out};
-    cz_status r = run_tx(s, "claiming partitions", claim_next_fn, &a, 0, err);
+    cz_status r = run_tx(s, "claiming partitions", claim_next_fn, &a, TX_SINGLE, err);
     if (r == CZ_OK) *n = a.n;
     return r;
 }
@@ -1224,11 +1275,13 @@ static cz_status complete_fn(pgx *x, void *a, cz_error *err)
 {
     claim_arg *ca = a;
     ca->job_final = 0;
-    int jstate, already = 0;
-    cz_status r = job_lock(x, ca->id, &jstate, err);
+    int already = 0;
+    fence f;
+    cz_status r = lock_fence(x, ca->id, ca->idx, &f, err);
     if (r != CZ_OK) return r;
-    if (jstate < 0) return cz_error_set(err, CZ_ERR_INVALID_ARG, "store %s: no job %s", x->s->where, ca->id);
-    if ((r = fence_check(x, ca->id, ca->idx, ca->owner, ca->attempt, "result", CZ_PART_DONE, &already, err)) != CZ_OK || already)
+    if ((r = fence_check(x, ca->id, ca->idx, ca->owner, ca->attempt, "result", CZ_PART_DONE, &f, &already, err)) !=
+            CZ_OK ||
+        already)
         return r;
     num ni, na;
     const cz_store_part *res = ca->res;
@@ -1248,17 +1301,21 @@ static cz_status complete_fn(pgx *x, void *a, cz_error *err)
     if (ch != 1)
         return cz_error_set(err, CZ_ERR_INTERNAL, "store %s: result of job %s partition %u changed %ld rows",
                             x->s->where, ca->id, ca->idx, ch);
-    if ((r = attempt_end(x, ca->id, ca->idx, ca->attempt, ca->owner, "done", err)) != CZ_OK) return r;
+    /* the attempt's log, the job's end when this was its last partition (the NOT EXISTS sees the
+     * UPDATE above: an earlier statement of this transaction), and the hint: one round trip */
     num nf;
-    long done = 0;
-    const char *vd[] = {ca->id, dbls(&nf, now_s())};
-    if ((r = q_cmd(x,
-                   "UPDATE jobs SET state = 2, finished = $2 WHERE id = $1 AND state < 2 "
-                   "AND NOT EXISTS (SELECT 1 FROM parts p WHERE p.job_id = $1 AND p.state <> 2)",
-                   2, vd, "finishing a job", &done, err)) != CZ_OK)
+    const char *vd[] = {ca->id, u64s(&ni, ca->idx), u64s(&na, ca->attempt), ca->owner, dbls(&nf, now_s())};
+    PGresult *d;
+    if ((r = q_rows(x,
+                    "WITH a AS (UPDATE attempts SET outcome = 'done', ended = now() WHERE job_id = $1 AND idx = $2 "
+                    "  AND attempt = $3 AND owner = $4 AND outcome = 'running'), "
+                    "d AS (UPDATE jobs SET state = 2, finished = $5 WHERE id = $1 AND state < 2 "
+                    "  AND NOT EXISTS (SELECT 1 FROM parts p WHERE p.job_id = $1 AND p.state <> 2) RETURNING id) "
+                    "SELECT id, pg_notify('cuzk_job', id) FROM d",
+                    5, vd, "finishing a job", &d, err)) != CZ_OK)
         return r;
-    ca->job_final = done == 1;
-    if (ca->job_final) return notify(x, "cuzk_job", ca->id, err);
+    ca->job_final = PQntuples(d) == 1;
+    PQclear(d);
     return CZ_OK;
 }
 
@@ -1298,12 +1355,12 @@ static cz_status fail_fn(pgx *x, void *a, cz_error *err)
 {
     claim_arg *ca = a;
     ca->job_final = 0;
-    int jstate, already = 0;
-    cz_status r = job_lock(x, ca->id, &jstate, err);
+    int already = 0;
+    fence f;
+    cz_status r = lock_fence(x, ca->id, ca->idx, &f, err);
     if (r != CZ_OK) return r;
-    if (jstate < 0) return cz_error_set(err, CZ_ERR_INVALID_ARG, "store %s: no job %s", x->s->where, ca->id);
     if ((r = fence_check(x, ca->id, ca->idx, ca->owner, ca->attempt, ca->requeue ? "requeue" : "failure",
-                         ca->requeue ? CZ_PART_QUEUED : CZ_PART_FAILED, &already, err)) != CZ_OK ||
+                         ca->requeue ? CZ_PART_QUEUED : CZ_PART_FAILED, &f, &already, err)) != CZ_OK ||
         already)
         return r;
     num ni, na;
@@ -1420,7 +1477,7 @@ static cz_status pg_mark_fetched(cz_store *st, const char *id, cz_error *err)
     if (!text_ok(id, CZ_STORE_ID_MAX))
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "store %s: mark_fetched: bad job id", s->where);
     misc_arg a = {.id = id};
-    return run_tx(s, "marking a job fetched", fetched_fn, &a, 0, err);
+    return run_tx(s, "marking a job fetched", fetched_fn, &a, TX_SINGLE, err);
 }
 
 static cz_status delete_fn(pgx *x, void *a, cz_error *err)
@@ -1473,7 +1530,7 @@ static cz_status pg_expired(cz_store *st, double before, int until_fetched, size
     *n = 0;
     if (max == 0) return CZ_OK;
     misc_arg a = {.before = before, .until_fetched = until_fetched, .max = max, .jobs = out, .n = n};
-    return run_tx(s, "reading expired jobs", expired_fn, &a, 0, err);
+    return run_tx(s, "reading expired jobs", expired_fn, &a, TX_SINGLE, err);
 }
 
 static cz_status recover_fn(pgx *x, void *a, cz_error *err)
@@ -1543,7 +1600,7 @@ static cz_status pg_counts(cz_store *st, cz_store_counts *out, cz_error *err)
     cz_pg *s = ctx_of(st);
     if (!out) return cz_error_set(err, CZ_ERR_INVALID_ARG, "store %s: counts: NULL argument", s->where);
     misc_arg a = {.counts = out};
-    return run_tx(s, "counting jobs", counts_fn, &a, 0, err);
+    return run_tx(s, "counting jobs", counts_fn, &a, TX_SINGLE, err);
 }
 
 /* ---- leases, hosts, hints ---------------------------------------------------------------- */
@@ -1719,7 +1776,7 @@ static cz_status pg_hosts(cz_store *st, cz_store_host **out, size_t *n, cz_error
     *out = NULL;
     *n = 0;
     misc_arg a = {.hosts = out, .n = n};
-    cz_status r = run_tx(s, "listing hosts", hosts_fn, &a, 0, err);
+    cz_status r = run_tx(s, "listing hosts", hosts_fn, &a, TX_SINGLE, err);
     if (r != CZ_OK) {
         free(*out);
         *out = NULL;

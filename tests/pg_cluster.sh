@@ -40,10 +40,14 @@ pg_as() {
   fi
 }
 
+# a port nobody listens on, below the kernel's ephemeral range (so that no
+# outgoing connection takes it between now and a restart of the server)
 pg_free_port() {
-  local p
+  local p lo=32768
+  [ -r /proc/sys/net/ipv4/ip_local_port_range ] && read -r lo _ </proc/sys/net/ipv4/ip_local_port_range
+  [ "$lo" -gt 12000 ] || lo=32768
   for _ in $(seq 50); do
-    p=$((20000 + RANDOM % 30000))
+    p=$((10000 + RANDOM % (lo - 10000)))
     (echo >"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
   done
   return 1
@@ -61,10 +65,14 @@ pg_start() {
     local p=$1
     while [ "$p" != / ]; do chmod o+x "$p" 2>/dev/null; p=$(dirname "$p"); done
   fi
-  PG_PORT=$(pg_free_port) || { PG_WHY="no free port"; return 1; }
   pg_as "$PG_BIN/initdb" -D "$PG_DIR/data" -U cuzk -A trust -E UTF8 --no-instructions >"$PG_DIR/initdb.log" 2>&1 ||
     { PG_WHY="initdb failed: $(tail -3 "$PG_DIR/initdb.log" | tr '\n' ' ')"; return 1; }
-  pg_restart || return 1
+  local try
+  for try in 1 2 3 4 5; do # (another program may bind the port first)
+    PG_PORT=$(pg_free_port) || { PG_WHY="no free port"; return 1; }
+    pg_restart && break
+    [ $try = 5 ] && return 1
+  done
   PG_URL="postgresql://cuzk@127.0.0.1:$PG_PORT/postgres"
   return 0
 }
