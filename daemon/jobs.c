@@ -828,6 +828,7 @@ static void *feed_main(void *arg)
     const size_t ahead = j->c.claim_ahead ? j->c.claim_ahead : 3;
     cz_store_claim *cl = calloc(ahead, sizeof *cl);
     const char **prefer = NULL;
+    char(*pref_ids)[CZ_STORE_ID_MAX] = NULL; /* copies: a key may be removed while we claim */
     size_t cap_prefer = 0;
     double next_watch = 0;
     int hint = 0, failing = 0;
@@ -844,20 +845,25 @@ static void *feed_main(void *arg)
             for (dkey *k = j->keys; k; k = k->next) nk++;
             if (nk > cap_prefer) {
                 const char **b = realloc(prefer, nk * sizeof *b);
-                if (b) {
-                    prefer = b;
+                if (b) prefer = b;
+                char(*c)[CZ_STORE_ID_MAX] = b ? realloc(pref_ids, nk * sizeof *c) : NULL;
+                if (c) {
+                    pref_ids = c;
                     cap_prefer = nk;
                 }
             }
             for (dkey *k = j->keys; k && np < cap_prefer; k = k->next)
-                if (cz_engine_key_state_get(j->c.engine, k->ek) == CZ_KEY_LOADED) prefer[np++] = k->sk.id;
+                if (cz_engine_key_state_get(j->c.engine, k->ek) == CZ_KEY_LOADED) {
+                    snprintf(pref_ids[np], CZ_STORE_ID_MAX, "%s", k->sk.id);
+                    prefer[np] = pref_ids[np];
+                    np++;
+                }
         }
         pthread_mutex_unlock(&j->mu);
         size_t got = 0;
         if (room && cl) {
             cz_error err;
             cz_error_clear(&err);
-            /* (prefer's strings are the keys' ids: keys are freed only at cz_jobs_free, after this thread) */
             if (s->ops->claim_next(s, j->c.owner, prefer, np, room, cl, &got, &err) != CZ_OK) {
                 if (!failing++)
                     CZ_LOG(&j->c.log, CZ_LOG_WARN, "jobs", "claiming partitions: %s (retrying)", cz_error_msg(&err));
@@ -899,6 +905,7 @@ static void *feed_main(void *arg)
     }
     free(cl);
     free(prefer);
+    free(pref_ids);
     return NULL;
 }
 
