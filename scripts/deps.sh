@@ -2,10 +2,11 @@
 # Installs the Debian packages cuzk needs to build and test, if missing.
 # Build: gcc, cmake, make, pkg-config. The daemon cuzkd: libmicrohttpd (HTTP,
 # TLS through GnuTLS), jansson (JSON), SQLite (job store), libinih (config),
-# GnuTLS (SHA-256); the client commands: libcurl. Tests: GMP (field oracle),
+# GnuTLS (SHA-256), libpq (the PostgreSQL store of several hosts); the client
+# commands: libcurl. Tests: GMP (field oracle),
 # Node.js + npm (snarkjs), curl and sqlite3 (the daemon's tests), strace
-# (test_cli refuses getrandom() with it), python3 (tools/check_ptx_mul.py), PostgreSQL (the shared job store's
-# tests).
+# (test_cli refuses getrandom() with it), python3 (tools/check_ptx_mul.py), the PostgreSQL
+# server (the shared job store's tests start a throwaway one).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libgmp-dev nodejs npm
       libmicrohttpd-dev libjansson-dev libsqlite3-dev libinih-dev libgnutls28-dev libcurl4-openssl-dev
