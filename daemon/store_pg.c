@@ -40,12 +40,16 @@
  * row locks instead of blocking the others. TCP keepalives and
  * tcp_user_timeout notice a server that vanished without a reset.
  *
- * Failures: every call runs in a transaction (BEGIN ... COMMIT; reads too,
- * for one snapshot per statement group). A connection that broke, a server
+ * Transactions: a call of several statements runs inside BEGIN ... COMMIT;
+ * a call of one statement (the reads, claim_next: pick, claim, log and start
+ * the jobs in one statement of data-modifying CTEs) runs alone, which is its
+ * own transaction and one round trip. Failures: a connection that broke, a server
  * shutting down or starting, a serialization failure or a deadlock is
  * retried (the connection reset, back-off from 50 ms doubling to 1 s) for up
- * to CZ_PG_RETRY_S seconds; then the call returns CZ_ERR_IO with the
- * database's text, and healthy() reports the outage until a call succeeds.
+ * to CZ_PG_RETRY_S seconds (one try while the database is known to be
+ * away: the heartbeat probes it, callers that must not give up loop); then
+ * the call returns CZ_ERR_IO with the database's text, and healthy()
+ * reports the outage until a call succeeds.
  * A COMMIT whose answer was lost may have committed: a retried submit that
  * finds its own job id with the same request hash returns it as new, a
  * retried complete that finds its own result returns CZ_OK; a claim whose
