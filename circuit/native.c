@@ -9,6 +9,7 @@
 
 #include "circuit/pce.h"
 #include "ff/ff.h"
+#include "io/json.h"
 #include "io/r1cs_write.h"
 #include "io/wtns_write.h"
 #include "util/timer.h"
@@ -488,4 +489,50 @@ cz_status cz_native_synth(cz_synth **out, const cz_native_circuit *c, const uint
         return st;
     }
     return cz_synth_create(out, &nat_ops, x, name ? name : c->name, err);
+}
+
+cz_status cz_native_synth_file(cz_synth **out, const char *path, cz_curve curve, const char *pce_dir, cz_error *err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    int first = f ? fgetc(f) : EOF;
+    if (f) fclose(f);
+    if (first != '{') return cz_synth_from_file(out, path, err);
+    cz_json_doc *doc;
+    cz_json *root;
+    cz_status st = cz_json_parse_file_max(&doc, &root, path, (size_t)64 << 20, "a circuit partition", err);
+    if (st != CZ_OK) return st;
+    const cz_json *cn = cz_json_get(root, "circuit"), *ps = cz_json_get(root, "params"), *in = cz_json_get(root, "input");
+    const cz_native_circuit *c = cn && cn->type == CZ_JSON_STRING ? cz_native_find(cn->str) : NULL;
+    char kvbuf[CZ_NATIVE_MAX_PARAMS][96];
+    const char *kv[CZ_NATIVE_MAX_PARAMS];
+    size_t nkv = 0;
+    uint64_t params[CZ_NATIVE_MAX_PARAMS];
+    for (size_t i = 0; i < root->nchild && st == CZ_OK; i++) {
+        const char *k = root->child[i]->key;
+        if (strcmp(k, "circuit") && strcmp(k, "params") && strcmp(k, "input"))
+            st = cz_error_set(err, CZ_ERR_FORMAT, "%s: unknown field \"%s\" (expected circuit, params, input)", path, k);
+    }
+    if (st == CZ_OK && !c)
+        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: \"circuit\" must name a built-in circuit (cuzk circuit list)", path);
+    if (st == CZ_OK && ps && (ps->type != CZ_JSON_OBJECT || ps->nchild > CZ_NATIVE_MAX_PARAMS))
+        st = cz_error_set(err, CZ_ERR_FORMAT, "%s: \"params\" must be an object of at most %d parameters", path,
+                          CZ_NATIVE_MAX_PARAMS);
+    for (size_t i = 0; st == CZ_OK && ps && i < ps->nchild; i++) {
+        const cz_json *v = ps->child[i];
+        if (v->type != CZ_JSON_NUMBER && v->type != CZ_JSON_STRING)
+            st = cz_error_set(err, CZ_ERR_FORMAT, "%s: params.%s must be a decimal integer", path, v->key);
+        else {
+            snprintf(kvbuf[nkv], sizeof kvbuf[nkv], "%.40s=%.40s", v->key, v->str);
+            kv[nkv] = kvbuf[nkv];
+            nkv++;
+        }
+    }
+    if (st == CZ_OK) st = cz_native_params(c, kv, nkv, params, err);
+    if (st == CZ_OK && !in) st = cz_error_set(err, CZ_ERR_FORMAT, "%s: \"input\" is missing", path);
+    void *x = NULL;
+    if (st == CZ_OK) st = c->parse(in, params, path, &x, err);
+    cz_json_free(doc);
+    if (st != CZ_OK) return st;
+    return cz_native_synth(out, c, params, x, curve, pce_dir, NULL, err);
 }

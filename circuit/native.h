@@ -101,6 +101,14 @@ cz_status cz_native_public(const cz_native_circuit *c, const uint64_t *params, c
 cz_status cz_native_synth(cz_synth **out, const cz_native_circuit *c, const uint64_t *params, void *input,
                           cz_curve curve, const char *pce_dir, const char *name, cz_error *err);
 
+/* A partition file: a .wtns (cz_synth_from_file), or a native circuit's
+ * partition, a JSON object (the file's first byte is '{'; at most 64 MiB)
+ *   {"circuit": NAME, "params": {"K": V, ...}, "input": {...}}
+ * (params optional, each value a decimal integer or a string of one; input
+ * the circuit's input JSON) synthesized on curve by cz_native_synth. The
+ * daemon writes these for jobs that name a circuit. Errors name path. */
+cz_status cz_native_synth_file(cz_synth **out, const char *path, cz_curve curve, const char *pce_dir, cz_error *err);
+
 /* Statistics of the process's PCE cache, for tests and metrics. */
 typedef struct cz_native_pce_stats {
     uint64_t records;    /* record-mode syntheses run for the cache */

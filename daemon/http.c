@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "circuit/native.h"
 #include "cuzk/curve.h"
 #include "groth16/groth16.h"
 #include "io/proof.h"
@@ -50,6 +51,7 @@ enum route {
     R_PROOFS,  /* /v1/proofs */
     R_PROOF,   /* /v1/proofs/{id} */
     R_RESULT,  /* /v1/proofs/{id}/proof.json | public.json | proof.bin */
+    R_CIRCUITS, /* /v1/circuits */
 };
 
 /* one request */
@@ -204,6 +206,61 @@ void cz_http_job_desc_free(cz_http_job_desc *d)
     free(d->paths);
     d->paths = NULL;
     d->n_paths = 0;
+    for (size_t i = 0; i < d->n_circuit; i++) free(d->circuit_parts[i]);
+    free(d->circuit_parts);
+    d->circuit_parts = NULL;
+    d->n_circuit = 0;
+}
+
+/* "circuit", "params", "inputs" of a job into d->circuit_parts: the circuit
+ * known, its params valid (values decimal integers), inputs an array of
+ * objects (each checked by the circuit when the job is submitted). */
+static cz_status parse_circuit(json_t *o, cz_http_job_desc *d, cz_error *err)
+{
+    json_t *cn = json_object_get(o, "circuit"), *ps = json_object_get(o, "params"), *ins = json_object_get(o, "inputs");
+    if (!json_is_string(cn)) return cz_error_set(err, CZ_ERR_INVALID_ARG, "field 'circuit': a string is expected");
+    const cz_native_circuit *c = cz_native_find(json_string_value(cn));
+    if (!c)
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "field 'circuit': no built-in circuit '%s' (GET /v1/circuits)",
+                            json_string_value(cn));
+    char kvbuf[CZ_NATIVE_MAX_PARAMS][96];
+    const char *kv[CZ_NATIVE_MAX_PARAMS];
+    size_t nkv = 0;
+    if (ps) {
+        if (!json_is_object(ps) || json_object_size(ps) > CZ_NATIVE_MAX_PARAMS)
+            return cz_error_set(err, CZ_ERR_INVALID_ARG, "field 'params': an object of at most %d parameters",
+                                CZ_NATIVE_MAX_PARAMS);
+        const char *k;
+        json_t *v;
+        json_object_foreach(ps, k, v)
+        {
+            if (!json_is_integer(v) || json_integer_value(v) < 0 || strlen(k) > 40)
+                return cz_error_set(err, CZ_ERR_INVALID_ARG, "field 'params': '%.40s' must be a non-negative integer", k);
+            snprintf(kvbuf[nkv], sizeof kvbuf[nkv], "%s=%lld", k, (long long)json_integer_value(v));
+            kv[nkv] = kvbuf[nkv];
+            nkv++;
+        }
+    }
+    uint64_t params[CZ_NATIVE_MAX_PARAMS];
+    cz_status st = cz_native_params(c, kv, nkv, params, err);
+    if (st != CZ_OK) return st;
+    if (!json_is_array(ins) || json_array_size(ins) == 0 || json_array_size(ins) > 100000)
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "field 'inputs': a non-empty array of the circuit's inputs is expected");
+    size_t n = json_array_size(ins);
+    if (!(d->circuit_parts = calloc(n, sizeof *d->circuit_parts))) return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        json_t *in = json_array_get(ins, i);
+        if (!json_is_object(in))
+            return cz_error_set(err, CZ_ERR_INVALID_ARG, "field 'inputs', entry %zu: a JSON object is expected", i);
+        json_t *part = json_pack("{s:O,s:O,s:O}", "circuit", cn, "params", ps ? ps : json_object(), "input", in);
+        if (!part || !(d->circuit_parts[i] = json_dumps(part, JSON_COMPACT))) {
+            json_decref(part);
+            return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
+        }
+        json_decref(part);
+        d->n_circuit = i + 1;
+    }
+    return CZ_OK;
 }
 
 static cz_status want_string(json_t *o, const char *k, char *out, size_t cap, int required, cz_error *err)
@@ -237,11 +294,21 @@ cz_status cz_http_parse_job(const char *body, size_t len, cz_http_job_desc *out,
     json_t *v;
     json_object_foreach(o, k, v)
     {
-        if (strcmp(k, "key") && strcmp(k, "priority") && strcmp(k, "idempotency_key") && strcmp(k, "witnesses")) {
+        if (strcmp(k, "key") && strcmp(k, "priority") && strcmp(k, "idempotency_key") && strcmp(k, "witnesses") &&
+            strcmp(k, "circuit") && strcmp(k, "params") && strcmp(k, "inputs")) {
             st = cz_error_set(err, CZ_ERR_INVALID_ARG,
-                              "unknown field '%s' (expected key, priority, idempotency_key, witnesses)", k);
+                              "unknown field '%s' (expected key, priority, idempotency_key, witnesses, or circuit, "
+                              "params, inputs)",
+                              k);
             goto out;
         }
+    }
+    if (json_object_get(o, "circuit") || json_object_get(o, "inputs") || json_object_get(o, "params")) {
+        if (json_object_get(o, "witnesses")) {
+            st = cz_error_set(err, CZ_ERR_INVALID_ARG, "give either 'witnesses' or a 'circuit' with its 'inputs'");
+            goto out;
+        }
+        if ((st = parse_circuit(o, out, err)) != CZ_OK) goto out;
     }
     if ((st = want_string(o, "key", out->key, sizeof out->key, 1, err)) != CZ_OK) goto out;
     snprintf(out->priority, sizeof out->priority, "normal");
@@ -495,6 +562,29 @@ static enum MHD_Result do_status(req *r)
     return send_json(r, 200, o);
 }
 
+/* GET /v1/circuits: the built-in circuits a job may name */
+static enum MHD_Result do_circuits(req *r)
+{
+    size_t n;
+    const cz_native_circuit *const *l = cz_native_list(&n);
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *curves = json_array(), *ps = json_array();
+#define CURVE_(ID, VALUE, SYM, CONST, SHORT, NAME, ...)                                                                \
+    if (cz_native_supports(l[i], CZ_CURVE_##ID)) json_array_append_new(curves, json_string(NAME));
+        CZ_CURVE_LIST(CURVE_)
+#undef CURVE_
+        for (unsigned k = 0; k < l[i]->n_params; k++)
+            json_array_append_new(ps, json_pack("{s:s,s:I,s:I,s:I,s:s}", "name", l[i]->params[k].name, "default",
+                                                (json_int_t)l[i]->params[k].def, "min", (json_int_t)l[i]->params[k].lo,
+                                                "max", (json_int_t)l[i]->params[k].hi, "help", l[i]->params[k].help));
+        json_array_append_new(a, json_pack("{s:s,s:s,s:o,s:s,s:o,s:s}", "name", l[i]->name, "summary", l[i]->summary,
+                                           "curves", curves, "default_curve", cz_curve_name(l[i]->default_curve),
+                                           "params", ps, "input", l[i]->input_help));
+    }
+    return send_json(r, 200, json_pack("{s:o}", "circuits", a));
+}
+
 static enum MHD_Result do_keys_list(req *r)
 {
     cz_jobs_key_info *ks = NULL;
@@ -625,9 +715,33 @@ static enum MHD_Result do_submit(req *r)
     cz_status st = cz_http_parse_job(r->body ? r->body : "", r->body_len, &d, &err);
     if (st != CZ_OK) return send_error(r, 400, st == CZ_ERR_FORMAT ? "bad_json" : "bad_request", "%s", cz_error_msg(&err));
     enum MHD_Result rc;
-    if (d.n_paths && r->nup) {
-        rc = send_error(r, 400, "bad_request", "witnesses given both by path and uploaded: choose one");
+    if ((d.n_paths || d.n_circuit) && r->nup) {
+        rc = send_error(r, 400, "bad_request", "witnesses given both by path or circuit and uploaded: choose one");
         goto out;
+    }
+    /* a circuit's partitions: each written to the spool as an upload would be */
+    for (size_t i = 0; i < d.n_circuit; i++) {
+        if (r->nup == r->capup) {
+            size_t nc = r->capup ? 2 * r->capup : 8;
+            cz_spool_file *u = realloc(r->ups, nc * sizeof *u);
+            if (!u) {
+                rc = send_error(r, 500, "internal", "out of memory");
+                goto out;
+            }
+            r->ups = u;
+            r->capup = nc;
+        }
+        cz_spool_file *f = &r->ups[r->nup];
+        if (cz_spool_begin(h->c.spool, f, &err) != CZ_OK) {
+            rc = send_error(r, 500, "spool", "%s", cz_error_msg(&err));
+            goto out;
+        }
+        r->nup++;
+        if (cz_spool_write(f, d.circuit_parts[i], strlen(d.circuit_parts[i]), &err) != CZ_OK ||
+            cz_spool_finish(f, &err) != CZ_OK) {
+            rc = send_error(r, 500, "spool", "%s", cz_error_msg(&err));
+            goto out;
+        }
     }
     if (!d.n_paths && !r->nup) {
         rc = send_error(r, 400, "bad_request", "no witness: give 'witnesses' paths or upload witness parts");
@@ -923,6 +1037,7 @@ static int route(req *r, const char *url)
     if (!strcmp(url, "/metrics")) return r->route = R_METRICS;
     if (!strcmp(url, "/v1/status")) return r->route = R_STATUS;
     if (!strcmp(url, "/v1/keys")) return r->route = R_KEYS;
+    if (!strcmp(url, "/v1/circuits")) return r->route = R_CIRCUITS;
     if (!strcmp(url, "/v1/proofs")) return r->route = R_PROOFS;
     const char *rest = NULL;
     enum route one = R_NONE;
@@ -951,6 +1066,7 @@ static enum MHD_Result dispatch(req *r)
     case R_METRICS: return do_metrics(r);
     case R_STATUS: return do_status(r);
     case R_KEYS: return r->method == 'P' ? do_keys_post(r) : do_keys_list(r);
+    case R_CIRCUITS: return do_circuits(r);
     case R_KEY: return do_key(r);
     case R_KEY_VK: return do_key_vk(r);
     case R_PROOFS: return do_submit(r);
@@ -968,6 +1084,7 @@ static int method_ok(const req *r)
     case R_METRICS:
     case R_STATUS:
     case R_KEY_VK:
+    case R_CIRCUITS:
     case R_RESULT: return r->method == 'G';
     case R_KEYS: return r->method == 'G' || r->method == 'P';
     case R_KEY: return r->method == 'G' || r->method == 'D';

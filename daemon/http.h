@@ -68,6 +68,11 @@ typedef struct cz_http_job_desc {
     size_t n_paths;        /* witnesses given by path */
     char (*paths)[4200];   /* malloc'ed */
     size_t n_uploads;      /* "uploads": the number of witness parts to expect (multipart) */
+    /* "circuit", "params", "inputs": a built-in circuit (circuit/native.h)
+     * in place of witnesses; parts[i] is partition i's file text
+     * {"circuit", "params", "input"} (cz_native_synth_file reads it) */
+    size_t n_circuit;
+    char **circuit_parts; /* malloc'ed, each malloc'ed */
 } cz_http_job_desc;
 cz_status cz_http_parse_job(const char *body, size_t len, cz_http_job_desc *out, cz_error *err);
 void cz_http_job_desc_free(cz_http_job_desc *d);

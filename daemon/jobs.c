@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "circuit/native.h"
 #include "daemon/metrics.h"
 #include "ec/ec_serde.h"
 #include "io/proof.h"
@@ -671,7 +672,8 @@ static cz_status engine_start(cz_jobs *j, const cz_store_job *sj, cz_store_part 
     size_t m = 0;
     for (size_t i = 0; i < n && st == CZ_OK; i++) {
         if (parts[i].state != CZ_PART_QUEUED) continue;
-        st = cz_synth_from_file(&synths[m], parts[i].witness, err);
+        /* a .wtns, or a circuit's partition (circuit/native.h) */
+        st = cz_native_synth_file(&synths[m], parts[i].witness, cz_engine_key_info(ek)->curve, NULL, err);
         if (st == CZ_OK) dj->idx[m++] = parts[i].idx;
     }
     if (st == CZ_OK && m == 0) st = cz_error_set(err, CZ_ERR_INTERNAL, "job %s has no queued partition", sj->id);
@@ -1273,7 +1275,7 @@ cz_status cz_jobs_submit(cz_jobs *j, const cz_jobs_submit_req *r, cz_store_job *
         cz_synth *sy = NULL;
         cz_error perr;
         cz_error_clear(&perr);
-        cz_status st = cz_synth_from_file(&sy, path, &perr);
+        cz_status st = cz_native_synth_file(&sy, path, zi->curve, NULL, &perr);
         if (st == CZ_OK) st = cz_synth_check(sy, zi, sk.path, &perr);
         cz_synth_info si;
         if (st == CZ_OK) st = cz_synth_info_get(sy, &si, &perr);

@@ -5,7 +5,8 @@
  * DESIGN: the store is the truth; the engine only holds what this process
  * is proving now. A job accepted by cz_jobs_submit is committed to the store
  * first, then handed to the engine (its partitions that are not done, each
- * a cz_synth over its .wtns file, read when the partition is synthesized).
+ * a cz_synth over its .wtns file, read when the partition is synthesized,
+ * or over a built-in circuit's partition file: cz_native_synth_file).
  * The engine's events go through a queue to the manager's one event
  * thread, which writes them to the store in order: a partition entering
  * synthesis claims it (attempt n), its end completes or fails it, fenced by

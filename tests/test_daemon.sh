@@ -23,6 +23,9 @@
 #     {"error":{"code","message"}}, and the daemon keeps serving.
 #   - limits: 429 with Retry-After at --max_jobs; a job that can never fit
 #     --budget is refused (422 "budget", the message in bytes).
+#   - jobs naming a built-in circuit and its inputs (GET /v1/circuits; proofs
+#     verified, public inputs those of `cuzk prove --circuit`; 400/422 for bad
+#     circuit fields and inputs; an unsatisfied input; proved after SIGKILL).
 #   - SIGTERM: exit 0; on restart the finished jobs are there, the queued ones
 #     get done.
 #   - crash safety: clients submit a stream of jobs (idempotency keys,
@@ -880,6 +883,87 @@ else
 fi
 
 fi # ---- api ----
+
+if want circuit; then
+# =====================================================================
+# jobs that name a built-in circuit and its inputs (circuit/native.h): GET
+# /v1/circuits; a job of two poseidon-merkle inputs proved, each proof
+# verified and its public inputs those `cuzk prove --circuit` gives; bad
+# circuit fields (400), inputs the circuit refuses or of another shape
+# (422), an unsatisfied input (the job fails, "unsatisfied"); a restart
+# proves a queued circuit job from its spooled inputs
+# =====================================================================
+J=(-H 'Content-Type: application/json' --data-binary)
+echo '{"leaf": "1", "path": ["2", "3", "4"], "index": 5}' >"$tmp/pm_in.json"
+"$cuzk" circuit poseidon-merkle --param depth=3 --input "$tmp/pm_in.json" -o "$allow/pm" -q 2>/dev/null
+"$cuzk" setup --insecure-dev --seed 9 -q "$allow/pm.r1cs" "$allow/pm.zkey" 2>/dev/null
+"$cuzk" export-vkey "$allow/pm.zkey" "$tmp/pm_vk.json" 2>/dev/null
+if ! start_daemon N "$tmp/dN" --shutdown_grace_s 2; then
+  bad "daemon N did not start: $(tail -3 "$tmp/N.log")"
+else
+  N=$(url N)
+  http GET "$N/v1/circuits"
+  check test "$code" = 200
+  check test "$(jq_ "$tmp/body" 'o.circuits.map(c=>c.name).sort().join(" ")')" = "porep-like poseidon-merkle sha256"
+  check test "$(jq_ "$tmp/body" 'o.circuits.find(c=>c.name=="porep-like").params.map(p=>p.name).join(" ")')" = "challenges parents depth"
+  expect_err N 405 method_not_allowed "POST /v1/circuits" POST /v1/circuits -d x
+  json_post "$N/v1/keys" "{\"path\": \"$allow/pm.zkey\"}"
+  check test "$code" = 201
+  kpm=$(job_of "$tmp/body")
+  in1='{"leaf": "1", "path": ["2", "3", "4"], "index": 5}'
+  in2='{"leaf": "77", "path": ["5", "6", "7"], "index": 2}'
+  json_post "$N/v1/proofs" "{\"key\": \"$kpm\", \"circuit\": \"poseidon-merkle\", \"params\": {\"depth\": 3}, \"inputs\": [$in1, $in2]}"
+  check test "$code" = 202
+  cj=$(job_of "$tmp/body")
+  wait_job N "$cj" 60
+  check test "$state" = done
+  i=0
+  for in in "$in1" "$in2"; do
+    echo "$in" >"$tmp/pm_in$i.json"
+    "$cuzk" prove -q -d cpu --circuit poseidon-merkle --param depth=3 --input "$tmp/pm_in$i.json" "$allow/pm.zkey" \
+      "$tmp/pm_p$i.json" "$tmp/pm_pub$i.json"
+    http GET "$N/v1/proofs/$cj/proof.json?partition=$i"
+    cp "$tmp/body" "$tmp/pm_dp$i.json"
+    http GET "$N/v1/proofs/$cj/public.json?partition=$i"
+    cp "$tmp/body" "$tmp/pm_dpub$i.json"
+    check json_equal "$tmp/pm_dpub$i.json" "$tmp/pm_pub$i.json"
+    check "$cuzk" verify -q "$tmp/pm_vk.json" "$tmp/pm_dpub$i.json" "$tmp/pm_dp$i.json"
+    i=$((i + 1))
+  done
+  check test "$(jq_ "$tmp/pm_dpub0.json" 'o[0]')" != "$(jq_ "$tmp/pm_dpub1.json" 'o[0]')"
+  C() { printf '%s' "{\"key\": \"$kpm\", $1}"; }
+  expect_err N 400 bad_request "an unknown circuit" POST /v1/proofs "${J[@]}" "$(C '"circuit": "nosuch", "inputs": [{}]')"
+  expect_err N 400 bad_request "a parameter out of range" POST /v1/proofs "${J[@]}" "$(C '"circuit": "poseidon-merkle", "params": {"depth": 999}, "inputs": [{}]')"
+  expect_err N 400 bad_request "an unknown parameter" POST /v1/proofs "${J[@]}" "$(C '"circuit": "poseidon-merkle", "params": {"width": 3}, "inputs": [{}]')"
+  expect_err N 400 bad_request "no inputs" POST /v1/proofs "${J[@]}" "$(C '"circuit": "poseidon-merkle", "inputs": []')"
+  expect_err N 400 bad_request "circuit and witnesses" POST /v1/proofs "${J[@]}" "$(C "\"circuit\": \"poseidon-merkle\", \"inputs\": [$in1], \"witnesses\": [\"$BN/witness.wtns\"]")"
+  expect_err N 422 bad_witness "an input the circuit refuses" POST /v1/proofs "${J[@]}" "$(C '"circuit": "poseidon-merkle", "params": {"depth": 3}, "inputs": [{"leaf": "1", "path": ["2"], "index": 0}]')"
+  check grep -q "path" "$tmp/body"
+  expect_err N 422 bad_witness "a circuit of another shape than the key" POST /v1/proofs "${J[@]}" "$(C '"circuit": "poseidon-merkle", "params": {"depth": 4}, "inputs": [{"leaf": "1", "path": ["2", "3", "4", "5"], "index": 0}]')"
+  json_post "$N/v1/proofs" "$(C '"circuit": "poseidon-merkle", "params": {"depth": 3}, "inputs": [{"leaf": "1", "path": ["2", "3", "4"], "index": 5, "root": "12"}]')"
+  check test "$code" = 202
+  uj=$(job_of "$tmp/body")
+  wait_job N "$uj" 30
+  check test "$state" = failed
+  check test "$(jq_ "$tmp/job.json" 'o.error.code')" = unsatisfied
+  check grep -q "(root)" <(jq_ "$tmp/job.json" 'o.error.message')
+  # SIGKILL right after a circuit job is accepted: proved after the restart
+  json_post "$N/v1/proofs" "{\"key\": \"$kpm\", \"circuit\": \"poseidon-merkle\", \"params\": {\"depth\": 3}, \"inputs\": [$in2, $in1, $in2]}"
+  check test "$code" = 202
+  rj=$(job_of "$tmp/body")
+  stop_daemon N KILL
+  if start_daemon N "$tmp/dN" --shutdown_grace_s 2; then
+    wait_job N "$rj" 60
+    check test "$state" = done
+    http GET "$N/v1/proofs/$rj/public.json?partition=1"
+    check json_equal "$tmp/body" "$tmp/pm_pub0.json"
+    stop_daemon N TERM
+    check test "$stop_rc" = 0
+  else
+    bad "daemon N did not restart: $(tail -3 "$tmp/N.log")"
+  fi
+fi
+fi # ---- circuit ----
 
 if want crash; then
 # =====================================================================
