@@ -252,7 +252,7 @@ static cz_status parse_circuit(json_t *o, cz_http_job_desc *d, cz_error *err)
         json_t *in = json_array_get(ins, i);
         if (!json_is_object(in))
             return cz_error_set(err, CZ_ERR_INVALID_ARG, "field 'inputs', entry %zu: a JSON object is expected", i);
-        json_t *part = json_pack("{s:O,s:O,s:O}", "circuit", cn, "params", ps ? ps : json_object(), "input", in);
+        json_t *part = json_pack("{s:O,s:o,s:O}", "circuit", cn, "params", ps ? json_incref(ps) : json_object(), "input", in);
         if (!part || !(d->circuit_parts[i] = json_dumps(part, JSON_COMPACT))) {
             json_decref(part);
             return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
