@@ -831,7 +831,10 @@ static void *feed_main(void *arg)
     cz_store_claim *cl = calloc(ahead, sizeof *cl);
     const char **prefer = NULL;
     char(*pref_ids)[CZ_STORE_ID_MAX] = NULL; /* copies: a key may be removed while we claim */
+    const char **avoid = NULL;               /* keys this host can never fit: left to the others */
+    char(*avoid_ids)[CZ_STORE_ID_MAX] = NULL;
     size_t cap_prefer = 0;
+    int no_device = 0;
     double next_watch = 0;
     int hint = 0, failing = 0;
     for (;;) {
@@ -841,32 +844,52 @@ static void *feed_main(void *arg)
             break;
         }
         size_t room = !j->draining && !j->closing && j->pending < ahead ? ahead - (size_t)j->pending : 0;
-        size_t np = 0;
-        if (room) { /* the keys this engine has loaded: claimed first (key affinity) */
+        size_t np = 0, na = 0;
+        int devices = 1;
+        if (room) { /* the keys this engine has loaded: claimed first (key affinity); those it can never fit: not */
             size_t nk = 0;
             for (dkey *k = j->keys; k; k = k->next) nk++;
             if (nk > cap_prefer) {
                 const char **b = realloc(prefer, nk * sizeof *b);
                 if (b) prefer = b;
-                char(*c)[CZ_STORE_ID_MAX] = b ? realloc(pref_ids, nk * sizeof *c) : NULL;
-                if (c) {
-                    pref_ids = c;
+                const char **b2 = b ? realloc(avoid, nk * sizeof *b2) : NULL;
+                if (b2) avoid = b2;
+                char(*c)[CZ_STORE_ID_MAX] = b2 ? realloc(pref_ids, nk * sizeof *c) : NULL;
+                if (c) pref_ids = c;
+                char(*c2)[CZ_STORE_ID_MAX] = c ? realloc(avoid_ids, nk * sizeof *c2) : NULL;
+                if (c2) {
+                    avoid_ids = c2;
                     cap_prefer = nk;
                 }
             }
-            for (dkey *k = j->keys; k && np < cap_prefer; k = k->next)
-                if (cz_engine_key_state_get(j->c.engine, k->ek) == CZ_KEY_LOADED) {
+            for (dkey *k = j->keys; k && np + na < cap_prefer; k = k->next) {
+                cz_engine_admission adm;
+                cz_engine_admit(j->c.engine, k->ek, 0, &adm);
+                if (adm.devices_in_service == 0) devices = 0;
+                if (!adm.fits) {
+                    snprintf(avoid_ids[na], CZ_STORE_ID_MAX, "%s", k->sk.id);
+                    avoid[na] = avoid_ids[na];
+                    na++;
+                } else if (cz_engine_key_state_get(j->c.engine, k->ek) == CZ_KEY_LOADED) {
                     snprintf(pref_ids[np], CZ_STORE_ID_MAX, "%s", k->sk.id);
                     prefer[np] = pref_ids[np];
                     np++;
                 }
+            }
         }
         pthread_mutex_unlock(&j->mu);
+        if (!devices) { /* no device in service: nothing could start here */
+            if (!no_device++)
+                CZ_LOG(&j->c.log, CZ_LOG_ERROR, "jobs", "no device is in service: this host claims no partition");
+            room = 0;
+        } else {
+            no_device = 0;
+        }
         size_t got = 0;
         if (room && cl) {
             cz_error err;
             cz_error_clear(&err);
-            if (s->ops->claim_next(s, j->c.owner, prefer, np, room, cl, &got, &err) != CZ_OK) {
+            if (s->ops->claim_next(s, j->c.owner, prefer, np, avoid, na, room, cl, &got, &err) != CZ_OK) {
                 if (!failing++)
                     CZ_LOG(&j->c.log, CZ_LOG_WARN, "jobs", "claiming partitions: %s (retrying)", cz_error_msg(&err));
                 got = 0;
@@ -908,6 +931,8 @@ static void *feed_main(void *arg)
     free(cl);
     free(prefer);
     free(pref_ids);
+    free(avoid);
+    free(avoid_ids);
     return NULL;
 }
 

@@ -32,7 +32,9 @@
  * is pulled instead of pushed: an accepted job is only committed (and the
  * other hosts hinted); a feeder thread claims the partitions this host can
  * start now (cz_store claim_next: the highest priority first, the keys this
- * engine has loaded next, then age), enough to keep claim_ahead of them
+ * engine has loaded next, then age; never those of a key that can never fit
+ * this host's memory budget, none while no device is in service), enough
+ * to keep claim_ahead of them
  * waiting in the engine ahead of synthesis so that the device never waits
  * for a claim, and hands each to the engine as a job of one partition (its
  * key registered from the store if this host has not seen it). A heartbeat

@@ -192,12 +192,14 @@ typedef struct cz_store_ops {
     /* ---- shared ---- */
     /* Claims up to max queued partitions for owner, in one transaction:
      * the highest priority class first, then those of the keys in prefer
-     * (the ones this host has loaded), then the oldest; rows another host
-     * is claiming at the same moment are skipped, never waited for. Each
+     * (the ones this host has loaded), then the oldest; never those of the
+     * keys in avoid (the ones this host cannot fit); rows another host is
+     * claiming at the same moment are skipped, never waited for. Each
      * becomes running with attempt + 1 and a lease of the store's lease
      * time; its job becomes running. *n may be 0. */
-    cz_status (*claim_next)(cz_store *s, const char *owner, const char *const *prefer, size_t n_prefer, size_t max,
-                            cz_store_claim *out, size_t *n, cz_error *err);
+    cz_status (*claim_next)(cz_store *s, const char *owner, const char *const *prefer, size_t n_prefer,
+                            const char *const *avoid, size_t n_avoid, size_t max, cz_store_claim *out, size_t *n,
+                            cz_error *err);
     /* The heartbeat of host h (its row in hosts updated): renews the lease
      * of every partition h->id holds and returns them (malloc'ed, may be
      * NULL with *n 0). A partition the caller holds that is not in the

@@ -1154,6 +1154,8 @@ typedef struct claim_arg {
     uint32_t attempt;
     const char *const *prefer;
     size_t n_prefer;
+    const char *const *avoid;
+    size_t n_avoid;
     size_t max;
     cz_store_claim *out;
     size_t n;
@@ -1208,10 +1210,14 @@ static cz_status claim_next_fn(pgx *x, void *a, cz_error *err)
 {
     claim_arg *ca = a;
     ca->n = 0;
-    char *pref = text_array(ca->prefer, ca->n_prefer);
-    if (!pref) return cz_error_set(err, CZ_ERR_NO_MEMORY, "store %s: claim_next: out of memory", x->s->where);
+    char *pref = text_array(ca->prefer, ca->n_prefer), *avoid = text_array(ca->avoid, ca->n_avoid);
+    if (!pref || !avoid) {
+        free(pref);
+        free(avoid);
+        return cz_error_set(err, CZ_ERR_NO_MEMORY, "store %s: claim_next: out of memory", x->s->where);
+    }
     num nm, nl, ns;
-    const char *v[] = {ca->owner, pref, u64s(&nm, ca->max), dbls(&nl, x->s->lease_s), dbls(&ns, now_s())};
+    const char *v[] = {ca->owner, pref, u64s(&nm, ca->max), dbls(&nl, x->s->lease_s), dbls(&ns, now_s()), avoid};
     PGresult *r;
     /* One statement (one round trip, its own transaction): pick, skipping rows being claimed; claim;
      * log; start the jobs. The order is (class, a preferred key first, age). a: the first $3 queued
@@ -1226,7 +1232,7 @@ static cz_status claim_next_fn(pgx *x, void *a, cz_error *err)
                           "  LATERAL (SELECT job_id, idx, prio, seq FROM parts WHERE state = 0 AND key_id = k.id "
                           "    ORDER BY prio, seq, idx LIMIT $3 FOR UPDATE SKIP LOCKED) l), "
                           "b AS (SELECT job_id, idx, prio, seq FROM parts WHERE state = 0 "
-                          "  ORDER BY prio, seq, idx LIMIT $3 FOR UPDATE SKIP LOCKED), "
+                          "  AND NOT (key_id = ANY($6::text[])) ORDER BY prio, seq, idx LIMIT $3 FOR UPDATE SKIP LOCKED), "
                           "c AS (SELECT job_id, idx FROM (SELECT job_id, idx, prio, 0 AS o, seq FROM a "
                           "  UNION ALL SELECT job_id, idx, prio, 1, seq FROM b) x "
                           "  GROUP BY job_id, idx ORDER BY min(prio), min(o), min(seq), idx LIMIT $3), "
@@ -1240,8 +1246,9 @@ static cz_status claim_next_fn(pgx *x, void *a, cz_error *err)
                           "  WHERE id IN (SELECT job_id FROM u) AND state = 0) "
                           "SELECT u.job_id, u.idx, u.attempts, u.key_id, u.prio, u.witness, jobs.n_parts "
                           "FROM u JOIN jobs ON jobs.id = u.job_id ORDER BY u.prio, u.seq, u.idx",
-                          5, v, "claiming partitions", &r, err);
+                          6, v, "claiming partitions", &r, err);
     free(pref);
+    free(avoid);
     if (st != CZ_OK) return st;
     int n = PQntuples(r);
     for (int i = 0; i < n && (size_t)i < ca->max; i++) {
@@ -1261,15 +1268,17 @@ static cz_status claim_next_fn(pgx *x, void *a, cz_error *err)
     return CZ_OK;
 }
 
-static cz_status pg_claim_next(cz_store *st, const char *owner, const char *const *prefer, size_t n_prefer, size_t max,
-                               cz_store_claim *out, size_t *n, cz_error *err)
+static cz_status pg_claim_next(cz_store *st, const char *owner, const char *const *prefer, size_t n_prefer,
+                               const char *const *avoid, size_t n_avoid, size_t max, cz_store_claim *out, size_t *n,
+                               cz_error *err)
 {
     cz_pg *s = ctx_of(st);
     if (n) *n = 0;
-    if (!owner_ok(owner) || !*owner || !out || !n || (n_prefer && !prefer))
+    if (!owner_ok(owner) || !*owner || !out || !n || (n_prefer && !prefer) || (n_avoid && !avoid))
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "store %s: claim_next: an owner and an output expected", s->where);
     if (max == 0) return CZ_OK;
-    claim_arg a = {.owner = owner, .prefer = prefer, .n_prefer = n_prefer, .max = max, .out = out};
+    claim_arg a = {.owner = owner, .prefer = prefer, .n_prefer = n_prefer, .avoid = avoid, .n_avoid = n_avoid,
+                   .max = max, .out = out};
     cz_status r = run_tx(s, "claiming partitions", claim_next_fn, &a, TX_SINGLE, err);
     if (r == CZ_OK) *n = a.n;
     return r;

@@ -101,8 +101,8 @@ typedef struct res {
 static void mk_res(res *r, const char *job, uint32_t idx, int tag)
 {
     memset(r, 0, sizeof *r);
-    snprintf(r->proof, sizeof r->proof, "{\"pi_a\": [\"%s\", \"%u\"], \"tag\": %d, \"q\": \"it's \\\"x\\\"\"}", job, idx,
-             tag);
+    snprintf(r->proof, sizeof r->proof, "{\"pi_a\": [\"%.*s\", \"%u\"], \"tag\": %d, \"q\": \"it's \\\"x\\\"\"}",
+             CZ_STORE_ID_MAX, job, idx, tag);
     snprintf(r->pub, sizeof r->pub, "[\"%u\", \"%d\"]", idx, tag);
     snprintf(r->tim, sizeof r->tim, "{\"total\": %d.5}", tag);
     r->p.proof_json = r->proof;
@@ -1232,20 +1232,29 @@ static void test_pg_claim_order(cz_store *a)
     const char *pref[] = {"k_a"};
     cz_error err;
     cz_error_clear(&err);
-    CHECK_MSG(a->ops->claim_next(a, "hostA", pref, 1, 2, c, &n, &err) == CZ_OK, "%s", cz_error_msg(&err));
+    CHECK_MSG(a->ops->claim_next(a, "hostA", pref, 1, NULL, 0, 2, c, &n, &err) == CZ_OK, "%s", cz_error_msg(&err));
     /* critical first, then normal of the preferred key k_a although j_o2 is older */
     CHECK(n == 2 && !strcmp(c[0].job_id, "j_o4") && !strcmp(c[1].job_id, "j_o3"));
     CHECK(n == 2 && c[0].attempt == 1 && c[0].n_parts == 1 && !strcmp(c[0].key_id, "k_b") &&
           !strcmp(c[0].priority, "critical") && strstr(c[0].witness, "/spool/j_o4/0.wtns"));
     CHECK(get_job(a, "j_o4", NULL).state == CZ_JOB_RUNNING);
-    CHECK(a->ops->claim_next(a, "hostA", NULL, 0, 8, c, &n, NULL) == CZ_OK);
+    CHECK(a->ops->claim_next(a, "hostA", NULL, 0, NULL, 0, 8, c, &n, NULL) == CZ_OK);
     /* then j_o2's two partitions (by index), then the low one */
     CHECK(n == 3 && !strcmp(c[0].job_id, "j_o2") && c[0].idx == 0 && !strcmp(c[1].job_id, "j_o2") && c[1].idx == 1 &&
           !strcmp(c[2].job_id, "j_o1") && c[0].n_parts == 2);
-    CHECK(a->ops->claim_next(a, "hostA", NULL, 0, 8, c, &n, NULL) == CZ_OK && n == 0);
-    CHECK(a->ops->claim_next(a, "", NULL, 0, 8, c, &n, NULL) == CZ_ERR_INVALID_ARG);
+    CHECK(a->ops->claim_next(a, "hostA", NULL, 0, NULL, 0, 8, c, &n, NULL) == CZ_OK && n == 0);
+    /* a key this host cannot fit is left to the others, whatever its class */
+    CHECK(submit_key(a, "j_o5", "k_z", "critical", 1) == CZ_OK);
+    CHECK(submit_key(a, "j_o6", "k_a", "low", 1) == CZ_OK);
+    const char *avoid[] = {"k_z"};
+    CHECK(a->ops->claim_next(a, "hostA", pref, 1, avoid, 1, 8, c, &n, NULL) == CZ_OK && n == 1 &&
+          !strcmp(c[0].job_id, "j_o6"));
+    CHECK(a->ops->claim_next(a, "hostA", NULL, 0, avoid, 1, 8, c, &n, NULL) == CZ_OK && n == 0);
+    CHECK(a->ops->claim_next(a, "hostA", NULL, 0, NULL, 0, 8, c, &n, NULL) == CZ_OK && n == 1 &&
+          !strcmp(c[0].job_id, "j_o5"));
+    CHECK(a->ops->claim_next(a, "", NULL, 0, NULL, 0, 8, c, &n, NULL) == CZ_ERR_INVALID_ARG);
     /* the claims are in the attempts log, running */
-    CHECK(pg_long("SELECT count(*) FROM attempts WHERE owner = 'hostA' AND outcome = 'running' AND attempt = 1") == 5);
+    CHECK(pg_long("SELECT count(*) FROM attempts WHERE owner = 'hostA' AND outcome = 'running' AND attempt = 1") == 7);
 }
 
 /* leases: renewal answers what is held; an expired lease is taken back
@@ -1262,7 +1271,7 @@ static void test_pg_leases(void)
     CHECK(submit_key(a, "j_l1", "k_l", "high", 2) == CZ_OK);
     cz_store_claim c[4];
     size_t n = 0;
-    CHECK(a->ops->claim_next(a, "hostL", NULL, 0, 1, c, &n, NULL) == CZ_OK && n == 1 && !strcmp(c[0].job_id, "j_l1"));
+    CHECK(a->ops->claim_next(a, "hostL", NULL, 0, NULL, 0, 1, c, &n, NULL) == CZ_OK && n == 1 && !strcmp(c[0].job_id, "j_l1"));
     cz_store_host h;
     memset(&h, 0, sizeof h);
     snprintf(h.id, sizeof h.id, "hostL");
@@ -1290,7 +1299,7 @@ static void test_pg_leases(void)
     sleep_ms(1300);
     CHECK(b->ops->lease_expire(b, 3, &rq, &fl, NULL) == CZ_OK && rq == 1 && fl == 0);
     CHECK(pg_long("SELECT count(*) FROM attempts WHERE job_id = 'j_l1' AND idx = 0 AND attempt = 1 AND outcome = 'expired'") == 1);
-    CHECK(b->ops->claim_next(b, "hostM", NULL, 0, 1, c, &n, NULL) == CZ_OK && n == 1 && c[0].idx == 0 && c[0].attempt == 2);
+    CHECK(b->ops->claim_next(b, "hostM", NULL, 0, NULL, 0, 1, c, &n, NULL) == CZ_OK && n == 1 && c[0].idx == 0 && c[0].attempt == 2);
     res r;
     mk_res(&r, "j_l1", 0, 1);
     cz_error_clear(&err);
@@ -1304,7 +1313,7 @@ static void test_pg_leases(void)
     CHECK(b->ops->complete(b, "j_l1", 0, "hostM", 2, &r.p, &done, NULL) == CZ_OK && done == 0);
     /* partition 1: three claims whose leases all run out, then the job fails */
     for (uint32_t att = 1; att <= 3; att++) {
-        CHECK(b->ops->claim_next(b, "hostM", NULL, 0, 1, c, &n, NULL) == CZ_OK && n == 1 && c[0].idx == 1 &&
+        CHECK(b->ops->claim_next(b, "hostM", NULL, 0, NULL, 0, 1, c, &n, NULL) == CZ_OK && n == 1 && c[0].idx == 1 &&
               c[0].attempt == att);
         sleep_ms(1150);
         CHECK(a->ops->lease_expire(a, 3, &rq, &fl, NULL) == CZ_OK && rq == (att < 3) && fl == (att == 3));
@@ -1344,7 +1353,7 @@ static void *pg_th_main(void *p)
     cz_store_claim c[4];
     for (int idle = 0; idle < 20;) {
         size_t n = 0;
-        if (t->s->ops->claim_next(t->s, t->owner, NULL, 0, 4, c, &n, NULL) != CZ_OK || n == 0) {
+        if (t->s->ops->claim_next(t->s, t->owner, NULL, 0, NULL, 0, 4, c, &n, NULL) != CZ_OK || n == 0) {
             idle++;
             sleep_ms(5);
             continue;
