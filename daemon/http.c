@@ -450,19 +450,18 @@ static int query_uint(struct MHD_Connection *c, const char *name, double dflt, d
  * retries), else 500. */
 static enum MHD_Result store_error(req *r, const cz_error *err)
 {
-    if (!cz_jobs_store_ok(r->h->c.jobs)) return send_error(r, 503, "unavailable", "%s", cz_error_msg(err));
+    if (!cz_jobs_store_ok(r->h->c.jobs, NULL, 0)) return send_error(r, 503, "unavailable", "%s", cz_error_msg(err));
     return send_error(r, 500, "internal", "%s", cz_error_msg(err));
 }
 
 static enum MHD_Result do_healthz(req *r)
 {
     if (r->h->draining) return send_buf(r, 503, "text/plain", "draining\n", 9, 0, "Retry-After", "5");
-    cz_jobs_status js;
-    cz_jobs_status_get(r->h->c.jobs, &js);
-    if (!js.store_healthy) { /* running work goes on; new work is refused until the store answers */
+    char why[256];
+    if (!cz_jobs_store_ok(r->h->c.jobs, why, sizeof why)) { /* running work goes on; new work is refused until the store answers */
         char *m = malloc(400);
         if (!m) return send_error(r, 500, "internal", "out of memory");
-        int n = snprintf(m, 400, "degraded: the store does not answer: %s\n", js.store_error);
+        int n = snprintf(m, 400, "degraded: the store does not answer: %s\n", why);
         return send_buf(r, 503, "text/plain", m, (size_t)(n < 400 ? n : 399), 1, "Retry-After", "5");
     }
     return send_buf(r, 200, "text/plain", "ok\n", 3, 0, NULL, NULL);

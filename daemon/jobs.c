@@ -1035,9 +1035,11 @@ static void *hb_main(void *arg)
     return NULL;
 }
 
-int cz_jobs_store_ok(cz_jobs *j)
+int cz_jobs_store_ok(cz_jobs *j, char *msg, size_t cap)
 {
-    return !store_down(j);
+    cz_store *s = j->c.store;
+    if (msg && cap) msg[0] = '\0';
+    return !s->ops->healthy || s->ops->healthy(s, msg, cap);
 }
 
 cz_status cz_jobs_hosts(cz_jobs *j, cz_store_host **out, size_t *n, cz_error *err)

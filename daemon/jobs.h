@@ -203,8 +203,9 @@ typedef struct cz_jobs_status {
     uint64_t leases_expired;     /* other hosts' partitions this host took back */
 } cz_jobs_status;
 void cz_jobs_status_get(cz_jobs *j, cz_jobs_status *out);
-/* 0 while the store does not answer (its calls fail: the HTTP layer says 503). */
-int cz_jobs_store_ok(cz_jobs *j);
+/* 0 while the store does not answer (its calls fail: the HTTP layer says
+ * 503), with the reason in msg (may be NULL). No store call: cheap. */
+int cz_jobs_store_ok(cz_jobs *j, char *msg, size_t cap);
 /* The hosts of a shared store (malloc'ed; *n 0 and CZ_OK for a store of one host). */
 cz_status cz_jobs_hosts(cz_jobs *j, cz_store_host **out, size_t *n, cz_error *err);
 
