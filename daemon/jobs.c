@@ -748,7 +748,8 @@ static cz_status start_claim(cz_jobs *j, const cz_store_claim *c, cz_error *err)
     dj->attempt[0] = c->attempt;
     for (uint32_t i = 0; i < np; i++) dj->progress[i].stage = -1;
     cz_synth *sy = NULL;
-    cz_status st = cz_synth_from_file(&sy, c->witness, err);
+    /* a .wtns, or a circuit's partition (circuit/native.h), as engine_start reads them */
+    cz_status st = cz_native_synth_file(&sy, c->witness, cz_engine_key_info(k->ek)->curve, NULL, err);
     if (st != CZ_OK) {
         djob_free(dj);
         return st;

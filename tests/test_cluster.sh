@@ -30,7 +30,9 @@
 # Then: every job a client got accepted is done, exactly one job per
 # idempotency key, every proof verifies (`cuzk verify`), every partition
 # has exactly one "done" attempt and its result was written once, nothing
-# failed; GET /v1/status on a host lists the three hosts.
+# failed; GET /v1/status on a host lists the three hosts; a built-in
+# circuit's job submitted to one host, awaited on another, its proofs read
+# from the third, verified.
 # Usage: tests/test_cluster.sh path/to/cuzkd path/to/cuzk   (prints "N passed, N failed")
 # CZ_TEST_SCALE < 1 (sanitizer builds) shortens the stream, not the phases.
 # Without the PostgreSQL server programs: fails saying what to install,
@@ -355,6 +357,31 @@ if [ "$nh" = 3 ]; then ok; else bad "GET /v1/status does not list the three host
 # an empty spool after the jobs ended
 left=$(find "$tmp/spool" -mindepth 1 -maxdepth 1 -name 'j_*' | wc -l)
 if [ "$left" = 0 ]; then ok; else bad "$left job directories left in the shared spool"; fi
+# a built-in circuit's job (circuit/native.h; its partitions spooled as circuit
+# files in the shared spool): submitted to h3, awaited on h2, results from h1
+say "a circuit job: submitted to h3, awaited on h2, its proofs read from h1"
+echo '{"leaf": "1", "path": ["2", "3", "4"], "index": 5}' >"$tmp/pm_in.json"
+"$cuzk" circuit poseidon-merkle --param depth=3 --input "$tmp/pm_in.json" -o "$allow/pm" -q 2>/dev/null &&
+  "$cuzk" setup --insecure-dev --seed 9 -q "$allow/pm.r1cs" "$allow/pm.zkey" 2>/dev/null &&
+  "$cuzk" export-vkey "$allow/pm.zkey" "$tmp/pm_vk.json" 2>/dev/null
+check test -s "$tmp/pm_vk.json"
+code=$(curl -s -o "$tmp/key.json" -w '%{http_code}' -X POST "$(url h1)/v1/keys" -H 'Content-Type: application/json' \
+  --data-binary "{\"path\": \"$allow/pm.zkey\"}")
+kpm=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).id)' "$tmp/key.json" 2>/dev/null)
+ins='{"leaf": "1", "path": ["2", "3", "4"], "index": 5}, {"leaf": "77", "path": ["5", "6", "7"], "index": 2}, {"leaf": "9", "path": ["8", "7", "6"], "index": 7}'
+code=$(curl -s -o "$tmp/cj.json" -w '%{http_code}' -X POST "$(url h3)/v1/proofs" -H 'Content-Type: application/json' \
+  --data-binary "{\"key\": \"$kpm\", \"circuit\": \"poseidon-merkle\", \"params\": {\"depth\": 3}, \"inputs\": [$ins]}")
+if [ "$code" = 202 ]; then ok; else bad "a circuit job on h3: HTTP $code $(head -c 300 "$tmp/cj.json")"; fi
+cj=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).id)' "$tmp/cj.json" 2>/dev/null)
+cstate=$(curl -s "$(url h2)/v1/proofs/$cj?wait=60" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{try{console.log(JSON.parse(s).state)}catch(e){console.log("?")}})')
+if [ "$cstate" = done ]; then ok; else bad "the circuit job, awaited on h2, is '$cstate'"; fi
+for i in 0 1 2; do
+  curl -s -o "$tmp/cp$i.json" "$(url h1)/v1/proofs/$cj/proof.json?partition=$i"
+  curl -s -o "$tmp/cpub$i.json" "$(url h1)/v1/proofs/$cj/public.json?partition=$i"
+  check "$cuzk" verify -q "$tmp/pm_vk.json" "$tmp/cpub$i.json" "$tmp/cp$i.json"
+done
+cby=$(q "SELECT string_agg(DISTINCT owner, ' ') FROM attempts WHERE job_id = '$cj' AND outcome = 'done'")
+say "   done (partitions proved by: $cby), every proof verified"
 # SIGTERM: each exits 0 and gives back what it held
 for h in "${HOSTS[@]}"; do
   kill -TERM "${DPID[$h]}"
