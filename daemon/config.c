@@ -184,8 +184,9 @@ static const conf_key conf_keys[] = {
              "A heartbeat renews this host's leases every lease_s / 4; a host\n"
              "silent for longer loses its partitions to the others."},
     {CONF_FIELD(max_attempts), .type = CONF_UINT, .def = "3", .min = 1, .max = 1000, .arg = "N",
-     .help = "Claims of one partition at most (leases lost, device errors).\n"
-             "Past them its job fails with the partition's last error."},
+     .help = "Claims of one partition at most in a shared store.\n"
+             "Leases that ran out and device errors count; past them its job\n"
+             "fails with the partition's last error."},
 };
 
 #define CONF_NKEYS (sizeof conf_keys / sizeof conf_keys[0])

@@ -606,12 +606,14 @@ static void handle(cz_jobs *j, ev *v)
         }
         return;
     }
-    /* the job's end in the engine (not while a cancel outside the lock uses ej) */
+    /* the job's end in the engine (not while a cancel outside the lock uses ej; ej is taken away
+     * under the lock, so that no cancel can pin it between the wait and the free) */
     pthread_mutex_lock(&j->mu);
     while (dj->pins) pthread_cond_wait(&j->cv, &j->mu);
-    pthread_mutex_unlock(&j->mu);
-    cz_job_free(dj->ej);
+    cz_job *ej = dj->ej;
     dj->ej = NULL;
+    pthread_mutex_unlock(&j->mu);
+    cz_job_free(ej);
     pthread_mutex_lock(&j->mu);
     for (djob **pp = &j->jobs; *pp; pp = &(*pp)->next)
         if (*pp == dj) {
