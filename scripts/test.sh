@@ -43,11 +43,12 @@ run() {
 run default 1 0 -- -DCMAKE_BUILD_TYPE=Release
 # The CUDA code (built when nvcc is found) is compiled and its host-side tests
 # run in the default build only: the other two test the C arithmetic paths.
-# (the daemon's end-to-end test runs in the default and sanitizer builds: the
-# portable build changes only the field arithmetic under it)
+# (the daemon's end-to-end tests, one host and several sharing PostgreSQL, run
+# in the default and sanitizer builds: the portable build changes only the
+# field arithmetic under them)
 # (test_ptx_mul, a Python emulation of the PTX products, does not depend on the
 # build: it runs in the default build only)
-run portable 1 1 -E '^test_daemon$|^test_ptx_mul$' -- -DCMAKE_BUILD_TYPE=Release -DCZ_PORTABLE=ON -DCZ_CUDA=OFF
+run portable 1 1 -E '^test_daemon$|^test_cluster$|^test_ptx_mul$' -- -DCMAKE_BUILD_TYPE=Release -DCZ_PORTABLE=ON -DCZ_CUDA=OFF
 run sanitize "${CZ_SANITIZE_SCALE:-0.02}" 1 -E '^test_ptx_mul$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=address,undefined -DCZ_CUDA=OFF
 run thread 0.2 1 -R '^test_budget$|^test_bufpool$|^test_engine$|^test_store$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=thread -DCZ_CUDA=OFF
 echo "=== all test builds passed"
