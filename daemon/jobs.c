@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "circuit/native.h"
@@ -78,6 +79,7 @@ struct cz_jobs {
     pthread_cond_t hb_cv;   /* stop (the heartbeat sleeps on it) */
     uint64_t pending;       /* claimed partitions not yet in synthesis */
     uint64_t claims, fenced, lost, expired, parts_done;
+    uint64_t ticks;
     double started_at;
 };
 
@@ -443,15 +445,26 @@ static int claim(cz_jobs *j, djob *dj, size_t part)
 }
 
 /* A job this host saw become final (its last partition recorded here, or
- * its end in the engine on one host): spool, counters, watchers. */
-static void job_finished(cz_jobs *j, const char *id)
+ * its end in the engine on one host): spool, counters, watchers. known_done:
+ * the store said just now that the job is done (a read that fails then does
+ * not stop the rest; its duration is then unknown). */
+static void job_finished(cz_jobs *j, const char *id, int known_done)
 {
     cz_store *s = j->c.store;
     cz_store_job sj;
     int found = 0;
     cz_error err;
     cz_error_clear(&err);
-    if (s->ops->job_get(s, id, &sj, &found, &err) != CZ_OK || !found || !cz_job_state_final(sj.state)) return;
+    if (s->ops->job_get(s, id, &sj, &found, &err) != CZ_OK) {
+        if (!known_done) return;
+        /* the store made it done just now but does not answer this read: the rest does not need it */
+        memset(&sj, 0, sizeof sj);
+        snprintf(sj.id, sizeof sj.id, "%s", id);
+        sj.state = CZ_JOB_DONE;
+        found = 1;
+        sj.finished = sj.created = now_s();
+    }
+    if (!found || !cz_job_state_final(sj.state)) return;
     cz_spool_remove_job(j->c.spool, id);
     pthread_mutex_lock(&j->mu);
     if (sj.state == CZ_JOB_DONE)
@@ -527,7 +540,7 @@ static void record_shared(cz_jobs *j, djob *dj, size_t part, const cz_partition_
         pthread_mutex_lock(&j->mu);
         j->parts_done++;
         pthread_mutex_unlock(&j->mu);
-        if (final) job_finished(j, dj->id);
+        if (final) job_finished(j, dj->id, 1);
         return;
     }
     if (requeue) {
@@ -538,7 +551,7 @@ static void record_shared(cz_jobs *j, djob *dj, size_t part, const cz_partition_
     int found = 0;
     if (s->ops->job_get(s, dj->id, &sj, &found, &err) == CZ_OK && found && sj.state == CZ_JOB_FAILED &&
         !strcmp(sj.error, r->error)) /* (this failure failed the job, not an earlier one) */
-        job_finished(j, dj->id);
+        job_finished(j, dj->id, 0);
 }
 
 static void handle(cz_jobs *j, ev *v)
@@ -621,7 +634,7 @@ static void handle(cz_jobs *j, ev *v)
             break;
         }
     pthread_mutex_unlock(&j->mu);
-    if (!j->closing && !dj->cancelled && !j->shared) job_finished(j, dj->id);
+    if (!j->closing && !dj->cancelled && !j->shared) job_finished(j, dj->id, 0);
     djob_free(dj);
 }
 
@@ -911,7 +924,7 @@ static void *feed_main(void *arg)
                        cl[i].job_id, cl[i].idx, cz_error_msg(&serr), requeue ? "requeued" : "the job fails");
                 (void)s->ops->fail(s, cl[i].job_id, cl[i].idx, j->c.owner, cl[i].attempt, requeue, "input",
                                    cz_error_msg(&serr), NULL);
-                if (!requeue) job_finished(j, cl[i].job_id);
+                if (!requeue) job_finished(j, cl[i].job_id, 0);
             }
             pthread_mutex_lock(&j->mu);
             j->claims += got;
@@ -1051,6 +1064,23 @@ cz_status cz_jobs_hosts(cz_jobs *j, cz_store_host **out, size_t *n, cz_error *er
     *n = 0;
     if (!j->shared) return CZ_OK;
     return j->c.store->ops->hosts(j->c.store, out, n, err);
+}
+
+/* The shared spool's sweep: a directory is kept while the store knows its
+ * job unfinished, while the store does not answer, and for an hour after
+ * it was made (another host may be between moving its uploads in and its
+ * commit). */
+static int spool_keep_shared(void *ctx, const char *name)
+{
+    cz_jobs *j = ctx;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", cz_spool_dir(j->c.spool), name);
+    struct stat sb;
+    if (stat(path, &sb) == 0 && (double)sb.st_mtime > now_s() - 3600) return 1;
+    cz_store_job sj;
+    int found = 0;
+    if (j->c.store->ops->job_get(j->c.store, name, &sj, &found, NULL) != CZ_OK) return 1;
+    return found && !cz_job_state_final(sj.state);
 }
 
 static int spool_keep(void *ctx, const char *name)
@@ -1396,7 +1426,14 @@ cz_status cz_jobs_submit(cz_jobs *j, const cz_jobs_submit_req *r, cz_store_job *
             }
         }
         st = s->ops->submit(s, &sj, parts, out, existing, &serr);
-        if (st != CZ_OK || *existing) {
+        /* A shared store that went away during the submit may have committed it (its answer lost):
+         * the job would then exist, found again by its idempotency key, and need its witnesses. They
+         * stay in its directory; if it was not committed, the shared spool's sweep removes it later. */
+        int unsure = st != CZ_OK && j->shared && store_down(j);
+        if (unsure && nup) {
+            for (size_t i = 0; i < r->n; i++)
+                if (r->parts[i].upload) r->parts[i].upload->tmp[0] = '\0'; /* moved (not the caller's to abort) */
+        } else if (st != CZ_OK || *existing) {
             if (nup) { /* not ours after all: the uploads go back for the caller to abort */
                 for (size_t i = 0, q = 0; i < r->n; i++)
                     if (r->parts[i].upload) rename(paths[q++], r->parts[i].upload->tmp);
@@ -1557,6 +1594,8 @@ void cz_jobs_tick(cz_jobs *j)
 {
     cz_store *s = j->c.store;
     if (store_down(j)) return; /* (the heartbeat says so, once; expiry waits for the store) */
+    if (j->shared && ++j->ticks % 600 == 1) /* every 10 min: directories of jobs no store row names */
+        cz_spool_gc(j->c.spool, spool_keep_shared, j);
     (void)s->ops->heartbeat(s, j->c.owner, NULL);
     for (;;) {
         cz_store_job *ex = NULL;

@@ -756,35 +756,37 @@ static cz_status submit_fn(pgx *x, void *a, cz_error *err)
     cz_status r;
     PGresult *res;
     sa->existing = 0;
-    if (in->idem_key[0]) {
-        const char *v[] = {in->idem_key};
-        if ((r = q_rows(x, "SELECT id, idem_hash FROM jobs WHERE idem_key = $1 AND idem_key <> ''", 1, v,
-                        "looking up the idempotency key", &res, err)) != CZ_OK)
-            return r;
-        if (PQntuples(res) == 1) {
-            char had_id[CZ_STORE_ID_MAX], had_hash[sizeof in->idem_hash];
-            copy_text(had_id, sizeof had_id, col_txt(res, 0, 0));
-            copy_text(had_hash, sizeof had_hash, col_txt(res, 0, 1));
-            PQclear(res);
-            if (strcmp(had_hash, in->idem_hash))
-                return cz_error_set(err, CZ_ERR_MISMATCH,
-                                    "store %s: idempotency key '%s' belongs to job %s, which was submitted with "
-                                    "another request (hash %s, this one %s)",
-                                    x->s->where, in->idem_key, had_id, had_hash, in->idem_hash);
-            int found = 0;
-            if ((r = job_read(x, had_id, sa->out, &found, err)) != CZ_OK) return r;
-            if (!found) return cz_error_set(err, CZ_ERR_INTERNAL, "store %s: job %s vanished", x->s->where, had_id);
-            /* our own job, committed by a try whose answer was lost: new after all */
-            sa->existing = !(x->retried && !strcmp(had_id, in->id));
-            return CZ_OK;
-        }
-        PQclear(res);
-    }
-    const char *vid[] = {in->id};
-    if ((r = q_rows(x, "SELECT idem_hash FROM jobs WHERE id = $1", 1, vid, "looking up the job id", &res, err)) != CZ_OK)
+    /* one lookup: the job of the idempotency key, and a job of this id */
+    const char *vl[] = {in->idem_key, in->id};
+    if ((r = q_rows(x,
+                    "SELECT id, idem_hash, idem_key = $1 AND $1 <> '' FROM jobs "
+                    "WHERE (idem_key = $1 AND $1 <> '') OR id = $2",
+                    2, vl, "looking up the idempotency key and the job id", &res, err)) != CZ_OK)
         return r;
-    if (PQntuples(res) == 1) {
-        int ours = x->retried && !strcmp(col_txt(res, 0, 0), in->idem_hash);
+    int by_key = -1, by_id = -1;
+    for (int i = 0; i < PQntuples(res); i++) {
+        if (col_txt(res, i, 2)[0] == 't') by_key = i;
+        if (!strcmp(col_txt(res, i, 0), in->id)) by_id = i;
+    }
+    if (by_key >= 0) {
+        char had_id[CZ_STORE_ID_MAX], had_hash[sizeof in->idem_hash];
+        copy_text(had_id, sizeof had_id, col_txt(res, by_key, 0));
+        copy_text(had_hash, sizeof had_hash, col_txt(res, by_key, 1));
+        PQclear(res);
+        if (strcmp(had_hash, in->idem_hash))
+            return cz_error_set(err, CZ_ERR_MISMATCH,
+                                "store %s: idempotency key '%s' belongs to job %s, which was submitted with another "
+                                "request (hash %s, this one %s)",
+                                x->s->where, in->idem_key, had_id, had_hash, in->idem_hash);
+        int found = 0;
+        if ((r = job_read(x, had_id, sa->out, &found, err)) != CZ_OK) return r;
+        if (!found) return cz_error_set(err, CZ_ERR_INTERNAL, "store %s: job %s vanished", x->s->where, had_id);
+        /* our own job, committed by a try whose answer was lost: new after all */
+        sa->existing = !(x->retried && !strcmp(had_id, in->id));
+        return CZ_OK;
+    }
+    if (by_id >= 0) {
+        int ours = x->retried && !strcmp(col_txt(res, by_id, 1), in->idem_hash);
         PQclear(res);
         if (!ours)
             return cz_error_set(err, CZ_ERR_INVALID_ARG, "store %s: submit: job %s exists already", x->s->where, in->id);
@@ -792,24 +794,7 @@ static cz_status submit_fn(pgx *x, void *a, cz_error *err)
         return job_read(x, in->id, sa->out, &found, err);
     }
     PQclear(res);
-    num pr, np, cr;
-    const char *v[] = {in->id,
-                       in->key_id,
-                       in->priority,
-                       u64s(&pr, (uint64_t)sa->prio),
-                       u64s(&np, in->n_parts),
-                       dbls(&cr, in->created > 0 ? in->created : now_s()),
-                       in->idem_key,
-                       in->idem_hash};
-    if ((r = q_rows(x,
-                    "INSERT INTO jobs (id, key_id, priority, prio, state, n_parts, created, idem_key, idem_hash) "
-                    "VALUES ($1, $2, $3, $4, 0, $5, $6, $7, $8) RETURNING seq",
-                    8, v, "inserting a job", &res, err)) != CZ_OK)
-        return r;
-    char seq[32];
-    copy_text(seq, sizeof seq, col_txt(res, 0, 0));
-    PQclear(res);
-    /* the partitions: one INSERT over arrays (index order as given) */
+    /* the job, its partitions (one INSERT over arrays, in the order given) and the hint: one statement */
     const char **w = calloc(in->n_parts, sizeof *w);
     char *sp = malloc(2 * (size_t)in->n_parts + 3), *ix = malloc(12 * (size_t)in->n_parts + 3);
     if (!w || !sp || !ix) {
@@ -835,21 +820,39 @@ static cz_status submit_fn(pgx *x, void *a, cz_error *err)
         free(ix);
         return cz_error_set(err, CZ_ERR_NO_MEMORY, "store %s: submit: out of memory", x->s->where);
     }
-    const char *pv[] = {in->id, ix, wa, sp, u64s(&pr, (uint64_t)sa->prio), in->key_id, seq};
-    r = q_cmd(x,
-              "INSERT INTO parts (job_id, idx, state, witness, spooled, prio, key_id, seq) "
-              "SELECT $1, t.i, 0, t.w, t.s, $5, $6, $7 "
-              "FROM unnest($2::int[], $3::text[], $4::int[]) AS t(i, w, s)",
-              7, pv, "inserting the partitions", NULL, err);
+    const double created = in->created > 0 ? in->created : now_s();
+    num pr, np, cr;
+    const char *v[] = {in->id,       in->key_id,    in->priority, u64s(&pr, (uint64_t)sa->prio),
+                       u64s(&np, in->n_parts), dbls(&cr, created), in->idem_key, in->idem_hash,
+                       ix,           wa,            sp};
+    r = q_rows(x,
+               "WITH j AS (INSERT INTO jobs (id, key_id, priority, prio, state, n_parts, created, idem_key, idem_hash) "
+               "  VALUES ($1, $2, $3, $4, 0, $5, $6, $7, $8) RETURNING seq), "
+               "p AS (INSERT INTO parts (job_id, idx, state, witness, spooled, prio, key_id, seq) "
+               "  SELECT $1, t.i, 0, t.w, t.s, $4, $2, j.seq FROM j, unnest($9::int[], $10::text[], $11::int[]) "
+               "  AS t(i, w, s) RETURNING 1) "
+               "SELECT (SELECT count(*) FROM p), pg_notify('cuzk_work', '')",
+               11, v, "inserting the job and its partitions", &res, err);
     free(wa);
     free(sp);
     free(ix);
     if (r != CZ_OK) return r;
-    if ((r = notify(x, "cuzk_work", "", err)) != CZ_OK) return r;
-    int found = 0;
-    if ((r = job_read(x, in->id, sa->out, &found, err)) != CZ_OK) return r;
-    if (!found)
-        return cz_error_set(err, CZ_ERR_INTERNAL, "store %s: job %s not there after its insert", x->s->where, in->id);
+    uint64_t inserted = col_u64(res, 0, 0);
+    PQclear(res);
+    if (inserted != in->n_parts)
+        return cz_error_set(err, CZ_ERR_INTERNAL, "store %s: job %s: %llu partitions inserted of %u", x->s->where,
+                            in->id, (unsigned long long)inserted, in->n_parts);
+    /* the stored job, as a read would give it (it was inserted just now, as given) */
+    cz_store_job *o = sa->out;
+    memset(o, 0, sizeof *o);
+    copy_text(o->id, sizeof o->id, in->id);
+    copy_text(o->key_id, sizeof o->key_id, in->key_id);
+    copy_text(o->priority, sizeof o->priority, in->priority);
+    o->state = CZ_JOB_QUEUED;
+    o->n_parts = in->n_parts;
+    o->created = strtod(cr.b, NULL); /* (the value as stored: printed with 6 decimals) */
+    copy_text(o->idem_key, sizeof o->idem_key, in->idem_key);
+    copy_text(o->idem_hash, sizeof o->idem_hash, in->idem_hash);
     return CZ_OK;
 }
 
