@@ -8,6 +8,8 @@
 #     proof snarkjs verifies, and `snarkjs groth16 prove` with the same key
 #     one that cuzk verifies; the public inputs are the expected values
 #     (sha256: the digest from node's crypto, packed);
+#   - the Poseidon hash against circom's (circomlib's Poseidon(2) compiled by the
+#     pinned circom2, its witness computed by snarkjs) on random inputs;
 #   - an input the circuit does not accept: exit 4 naming the constraint,
 #     nothing written; written anyway (--allow-unsatisfied): `cuzk prove
 #     --check` refuses it (exit 4) and snarkjs wtns check rejects it.
@@ -128,6 +130,38 @@ if [ $rc -eq 4 ] && grep -q "(root)" "$g.err" && [ ! -e "$g.nbad.json" ] && [ ! 
 "$cuzk" prove -q -d cpu --circuit poseidon-merkle "$g.zkey" "$g.x.json" "$g.y.json" 2>/dev/null
 check test $? -eq 2
 check sh -c "'$cuzk' bench-engine -q -d cpu -j 2 -p 2 --circuit poseidon-merkle --input '$g.json' '$g.zkey' | grep -q '2 jobs x 2 partitions'"
+
+# the Poseidon hash itself against circom's: circomlib's Poseidon(2)
+# (tests/fixtures/circuits/poseidon.circom) compiled by the pinned circom2,
+# its witness computed by snarkjs from its wasm, on random inputs below r;
+# cuzk's hash is the root of a depth-1 path with the leaf on the left
+# (root = Poseidon(leaf, sibling)). circom2 (WASI) sees only its working
+# directory and below: it runs in tests/ with its output in a directory there.
+cb=$(mktemp -d "$here/.circom-XXXXXX")
+trap 'rm -rf "$tmp" "$cb"' EXIT
+if (cd "$here" && js/node_modules/.bin/circom2 fixtures/circuits/poseidon.circom --wasm -p bn128 \
+      -l js/node_modules -o "$(basename "$cb")" >"$tmp/circom.log" 2>&1); then
+  ok
+  for i in 1 2 3 4 5; do
+    node -e '
+      const c=require("crypto");const r=21888242871839275222246405745257275088548364400416034343698204186575808495617n;
+      const rnd=()=>(BigInt("0x"+c.randomBytes(32).toString("hex"))%r).toString();
+      const a=process.argv[1]==="1"?(r-1n).toString():rnd(),b=process.argv[1]==="2"?"0":rnd();
+      require("fs").writeFileSync(process.argv[2],JSON.stringify({a,b}));
+      require("fs").writeFileSync(process.argv[3],JSON.stringify({leaf:a,path:[b],index:0}));' \
+      "$i" "$tmp/ph$i.circom.json" "$tmp/ph$i.cuzk.json"
+    sjq wtns calculate "$cb/poseidon_js/poseidon.wasm" "$tmp/ph$i.circom.json" "$tmp/ph$i.c.wtns" &&
+      sjq wtns export json "$tmp/ph$i.c.wtns" "$tmp/ph$i.c.json" || { bad "circom's Poseidon witness $i"; continue; }
+    "$cuzk" circuit poseidon-merkle --param depth=1 --input "$tmp/ph$i.cuzk.json" -o "$tmp/ph$i" 2>/dev/null &&
+      sjq wtns export json "$tmp/ph$i.wtns" "$tmp/ph$i.z.json" || { bad "cuzk's depth-1 path $i"; continue; }
+    want=$(node -e 'console.log(require(process.argv[1])[1])' "$tmp/ph$i.c.json")
+    got=$(node -e 'console.log(require(process.argv[1])[1])' "$tmp/ph$i.z.json")
+    if [ -n "$want" ] && [ "$want" = "$got" ]; then ok; else bad "Poseidon($(cat "$tmp/ph$i.circom.json")): circom $want, cuzk $got"; fi
+  done
+else
+  bad "circom2 could not compile poseidon.circom: $(tail -5 "$tmp/circom.log")"
+fi
+rm -rf "$cb"
 
 # ---- porep-like (BLS12-381) ----
 check sh -c "'$cuzk' circuit list | grep -q '^porep-like'"
