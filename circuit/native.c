@@ -244,8 +244,42 @@ typedef struct pce_entry {
 } pce_entry;
 
 static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
-static pce_entry *cache;
+static pce_entry *cache; /* most recently used first */
 static cz_native_pce_stats cache_stats;
+static uint64_t cache_cap = CZ_NATIVE_PCE_CAP_DEFAULT;
+
+/* Frees idle recordings (no synth holds them) beyond the cap, oldest
+ * first; the most recently used idle one always stays (the next partition
+ * of a stream of one shape finds it). Under cache_mu. */
+static void trim_locked(void)
+{
+    uint64_t idle = 0;
+    int kept = 0;
+    for (pce_entry **pp = &cache; *pp;) {
+        pce_entry *e = *pp;
+        if (e->refs == 0) {
+            const uint64_t b = cz_pce_file_bytes(&e->pce);
+            if (kept && idle + b > cache_cap) {
+                *pp = e->next;
+                cz_pce_free(&e->pce);
+                free(e);
+                cache_stats.evictions++;
+                continue;
+            }
+            idle += b;
+            kept = 1;
+        }
+        pp = &e->next;
+    }
+}
+
+void cz_native_pce_set_cap(uint64_t bytes)
+{
+    pthread_mutex_lock(&cache_mu);
+    cache_cap = bytes;
+    trim_locked();
+    pthread_mutex_unlock(&cache_mu);
+}
 
 void cz_native_pce_stats_get(cz_native_pce_stats *out)
 {
@@ -286,13 +320,18 @@ static cz_status pce_get(const cz_native_circuit *c, const uint64_t *params, con
     cz_pce_key(key, c->name, shape, c->structure_version, curve);
     cz_status st = CZ_OK;
     pthread_mutex_lock(&cache_mu);
-    for (pce_entry *e = cache; e; e = e->next)
+    for (pce_entry **pp = &cache; *pp; pp = &(*pp)->next) {
+        pce_entry *e = *pp;
         if (!memcmp(e->pce.key, key, 32) && e->pce.curve == curve) {
+            *pp = e->next; /* to the front: most recently used */
+            e->next = cache;
+            cache = e;
             e->refs++;
             cache_stats.hits++;
             *out = e;
             goto done;
         }
+    }
     pce_entry *e = calloc(1, sizeof *e);
     if (!e) {
         st = cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
@@ -340,7 +379,7 @@ done:
 static void pce_put(pce_entry *e)
 {
     pthread_mutex_lock(&cache_mu);
-    e->refs--;
+    if (--e->refs == 0) trim_locked();
     pthread_mutex_unlock(&cache_mu);
 }
 

@@ -115,8 +115,16 @@ typedef struct cz_native_pce_stats {
     uint64_t file_loads; /* recordings read from files */
     uint64_t rebuilt;    /* files found stale or corrupt and rewritten */
     uint64_t hits;       /* recordings found in memory */
+    uint64_t evictions;  /* idle recordings dropped for the cap */
 } cz_native_pce_stats;
 void cz_native_pce_stats_get(cz_native_pce_stats *out);
+/* The cache keeps recordings that no synth holds while their sizes (as
+ * files) add up to at most the cap, the least recently used dropped first;
+ * the most recently used idle one always stays, so a stream of partitions
+ * of one shape records it once. A dropped shape is loaded again from its
+ * file in pce_dir, or recorded again. Default CZ_NATIVE_PCE_CAP_DEFAULT. */
+#define CZ_NATIVE_PCE_CAP_DEFAULT ((uint64_t)4 << 30)
+void cz_native_pce_set_cap(uint64_t bytes);
 /* Drops the recordings no synth holds (tests). */
 void cz_native_pce_flush(void);
 

@@ -291,6 +291,54 @@ static void run_circuit(fixture *f, const char *name, const char *bad_json, cons
     fixture_free(f);
 }
 
+/* The cache's cap: with a cap of 1 byte an idle recording stays only while
+ * it is the most recently used; a second shape evicts the first, and the
+ * first comes back from its file. Two shapes of poseidon-merkle (depth 1
+ * and 2). */
+static void test_pce_cap(void)
+{
+    const cz_native_circuit *c = cz_native_find("poseidon-merkle");
+    CHECK(c != NULL);
+    if (!c) return;
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/pce-cap", g_dir);
+    CHECK(mkdir(dir, 0700) == 0);
+    fixture f1, f2;
+    memset(&f1, 0, sizeof f1);
+    memset(&f2, 0, sizeof f2);
+    f1.c = f2.c = c;
+    f1.curve = f2.curve = CZ_CURVE_BN254;
+    const char *d1[1] = {"depth=1"}, *d2[1] = {"depth=2"};
+    CHECK(cz_native_params(c, d1, 1, f1.params, NULL) == CZ_OK);
+    CHECK(cz_native_params(c, d2, 1, f2.params, NULL) == CZ_OK);
+    const char *in1 = "{\"leaf\": \"3\", \"path\": [\"4\"], \"index\": 1}";
+    const char *in2 = "{\"leaf\": \"3\", \"path\": [\"4\", \"5\"], \"index\": 2}";
+    cz_native_pce_flush();
+    cz_native_pce_set_cap(1);
+    cz_native_pce_stats s0, s1, s2, s3;
+    cz_native_pce_stats_get(&s0);
+    cz_synth *a = synth_of(&f1, in1, dir);
+    cz_synth_free(a); /* idle, the most recent: kept */
+    a = synth_of(&f1, in1, dir);
+    cz_native_pce_stats_get(&s1);
+    CHECK(s1.hits == s0.hits + 1 && s1.evictions == s0.evictions);
+    cz_synth *b = synth_of(&f2, in2, dir);
+    cz_synth_free(a); /* a idle, the only idle one: kept */
+    cz_synth_free(b); /* b idle and more recent: a is dropped */
+    cz_native_pce_stats_get(&s2);
+    CHECK_MSG(s2.evictions == s1.evictions + 1, "evictions %llu -> %llu", (unsigned long long)s1.evictions,
+              (unsigned long long)s2.evictions);
+    a = synth_of(&f1, in1, dir); /* from its file, not from memory */
+    cz_native_pce_stats_get(&s3);
+    CHECK(s3.hits == s2.hits && s3.file_loads == s2.file_loads + 1);
+    cz_synth_free(a);
+    cz_native_pce_set_cap(CZ_NATIVE_PCE_CAP_DEFAULT);
+    cz_native_pce_flush();
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "/tmp/cz_test_native.XXXXXX");
@@ -367,6 +415,7 @@ int main(void)
                         "challenge 0/parent 0/root");
         }
     }
+    test_pce_cap();
     rmdir(g_dir);
     return cz_test_finish("test_native");
 }
