@@ -136,11 +136,14 @@ check sh -c "'$cuzk' bench-engine -q -d cpu -j 2 -p 2 --circuit poseidon-merkle 
 # its witness computed by snarkjs from its wasm, on random inputs below r;
 # cuzk's hash is the root of a depth-1 path with the leaf on the left
 # (root = Poseidon(leaf, sibling)). circom2 (WASI) sees only its working
-# directory and below: it runs in tests/ with its output in a directory there.
-cb=$(mktemp -d "$here/.circom-XXXXXX")
+# directory and below: it runs in the real directory of tests/js (node_modules
+# may be a link), on a copy of the circuit, its output in a directory there.
+jsdir=$(dirname "$(cd "$here/js/node_modules" && pwd -P)")
+cb=$(mktemp -d "$jsdir/circom-tmp-XXXXXX")
 trap 'rm -rf "$tmp" "$cb"' EXIT
-if (cd "$here" && js/node_modules/.bin/circom2 fixtures/circuits/poseidon.circom --wasm -p bn128 \
-      -l js/node_modules -o "$(basename "$cb")" >"$tmp/circom.log" 2>&1); then
+cp "$here/fixtures/circuits/poseidon.circom" "$cb/"
+if (cd "$jsdir" && node_modules/.bin/circom2 "$(basename "$cb")/poseidon.circom" --wasm -p bn128 \
+      -l node_modules -o "$(basename "$cb")" >"$tmp/circom.log" 2>&1); then
   ok
   for i in 1 2 3 4 5; do
     node -e '
