@@ -17,6 +17,11 @@ typedef struct cz_sha256_ctx {
     size_t nbuf;
 } cz_sha256_ctx;
 
+/* FIPS 180-4's round constants and initial hash value (the circuit gadget
+ * uses the same tables) */
+extern const uint32_t cz_sha256_K[64];
+extern const uint32_t cz_sha256_IV[8];
+
 void cz_sha256_init(cz_sha256_ctx *c);
 void cz_sha256_update(cz_sha256_ctx *c, const void *data, size_t len);
 void cz_sha256_final(cz_sha256_ctx *c, uint8_t out[32]);

@@ -3,23 +3,11 @@
 
 #include <stdlib.h>
 
-static const uint32_t K[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
-
-static const uint32_t IV[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+#include "util/sha256.h" /* the constants */
 
 void cz_sha256_iv(cz_u32 state[8])
 {
-    for (int i = 0; i < 8; i++) state[i] = cz_u32_const(IV[i]);
+    for (int i = 0; i < 8; i++) state[i] = cz_u32_const(cz_sha256_IV[i]);
 }
 
 static cz_u32 xor3(cz_cs *cs, const cz_u32 *a, const cz_u32 *b, const cz_u32 *c)
@@ -70,7 +58,7 @@ void cz_sha256_compress(cz_cs *cs, cz_u32 state[8], const cz_bool *block)
         cz_u32 maj;
         for (int i = 0; i < 32; i++) maj.b[i] = cz_bool_maj(cs, a.b[i], b.b[i], c.b[i]);
         maj.value = (a.value & b.value) ^ (a.value & c.value) ^ (b.value & c.value);
-        cz_u32 k = cz_u32_const(K[t]);
+        cz_u32 k = cz_u32_const(cz_sha256_K[t]);
         const cz_u32 *eops[6] = {&d, &h, &S1, &ch, &k, &w[t]};
         cz_u32 ne = cz_u32_addmany(cs, eops, 6);
         const cz_u32 *aops[7] = {&h, &S1, &ch, &k, &w[t], &S0, &maj};
