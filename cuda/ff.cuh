@@ -15,8 +15,10 @@
  * host, where tests/test_cuda_ff.cu checks it against the CPU fields on
  * random inputs in every CI run. On the device the compiler turns the 64-bit
  * accumulations into IMAD.WIDE chains (measured ~16.8 G mul/s for 381 bits on
- * the H200, bench/RESULTS.md); a PTX carry-chain product can replace mul() under
- * __CUDA_ARCH__ later without changing any caller.
+ * the H200, bench/RESULTS.md); in translation units built with CZ_CUDA_PTX
+ * (cuda/msm.cu and cuda/ntt.cu, CMake option of the same name, ON by default)
+ * the device product is mul_ptx below, the same CIOS as PTX carry chains,
+ * with no change to any caller.
  *
  * Fq2 = Fq[u] / (u^2 + 1) for both curves (cz_dev::fp2<F>), Karatsuba.
  */

@@ -33,12 +33,14 @@
  * CZ_MSM_CHUNK=points per chunk, CZ_MSM_TRACE=1 (plan and phase times on
  * stderr, for tuning).
  *
- * TODO (tune on the H200): PTX carry-chain field products in cuda/ff.cuh
- * (the accumulation is bound by the ~10 products per point and window);
- * precomputed multiples 2^(c j) P of resident bases so that all windows
- * share one bucket set; batch-affine accumulation; skipping the upload of
- * bases whose scalar is 0; block sizes and __launch_bounds__ per group;
- * 16-bit sort keys; overlapping the scalar upload of chunk k+1 with chunk k.
+ * TODO (tune on the H200): the accumulation is bound by the ~10 products
+ * per point and window (PTX carry-chain products since 2026-12-02): a
+ * dedicated squaring; merged reductions in the Fq2 products; precomputed
+ * multiples 2^(c j) P of resident bases so that all windows share one
+ * bucket set; batch-affine accumulation; skipping the upload of bases
+ * whose scalar is 0; 16-bit sort keys; overlapping the scalar upload of
+ * chunk k+1 with chunk k. (Tried and measured, bench/RESULTS.md: inlining
+ * the 381-bit product, and __launch_bounds__(128, 4) at level 0: slower.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,6 +282,15 @@ static bool grid_of(size_t count, int block, unsigned *grid)
     return true;
 }
 
+/* Level 0 with the mixed addition inlined in its loop (level0_inlined) for
+ * coordinate fields of at most 512 bits: measured on the H200 (bench/
+ * RESULTS.md, 2026-12-02), BN254 G2 4.3% and BLS12-381 G1 1.1% faster than
+ * the called addition, BN254 G1 the same; BLS12-381 G2's Fq2 formula inlined
+ * was 57% slower (255 registers and spills), so it keeps the call. (Inlining
+ * the 381-bit products too was 27% slower for BLS12-381 G1: ~10 copies of a
+ * product no longer fit the instruction cache.) */
+template <class F> static constexpr bool L0_INLINE = sizeof(F) <= 64;
+
 /* msm.cuh's executor on ctx->compute. The level-0 accumulation, where the
  * time goes, has a kernel of its own: in the kernel of all the other
  * operations it would share their register count (the reduction's: 255
@@ -301,7 +312,12 @@ struct dev_exec {
     }
     template <class F> cz_status run(const op<F> &fn, size_t count)
     {
-        if (fn.kind == OP_LEVEL0) return launch(fn.l0, count);
+        if (fn.kind == OP_LEVEL0) {
+            if constexpr (L0_INLINE<F>)
+                return launch(level0_inlined(fn.l0), count);
+            else
+                return launch(fn.l0, count);
+        }
         return launch(fn, count);
     }
     cz_status zero(void *p, size_t bytes)

@@ -263,8 +263,9 @@ CZ_HD void acc_run(const Src &src, size_t cnt, size_t lo, size_t hi, xyzz<F> *bk
     }
 }
 
-/* level 0 source: sorted (key, val) entries and the affine bases */
-template <class F> struct src_entries {
+/* level 0 source: sorted (key, val) entries and the affine bases; INL:
+ * the mixed addition inlined in the loop (xyzz::add_affine_inline) */
+template <class F, bool INL = false> struct src_entries {
     const uint32_t *keys, *vals;
     const affine<F> *bases;
     CZ_HD uint32_t key(size_t j) const { return keys[j]; }
@@ -274,7 +275,10 @@ template <class F> struct src_entries {
         if (v == SENT) return;
         affine<F> P = bases[v & ~SIGN];
         if (v & SIGN) P.y = -P.y; /* infinity (0, 0) stays infinity */
-        acc = acc.add_affine(P);
+        if constexpr (INL)
+            acc = acc.add_affine_inline(P);
+        else
+            acc = acc.add_affine(P);
     }
 };
 
@@ -291,7 +295,7 @@ template <class F> struct src_pieces {
  * [u L, min(cnt, (u + 1) L)) of window w (window w's entries at w * cnt, its
  * buckets at w * nb, its 2 T output slots at w * 2T).
  */
-template <class F> struct level0_fn {
+template <class F, bool INL = false> struct level0_fn {
     const uint32_t *keys, *vals; /* W x cnt, sorted per window */
     const affine<F> *bases;
     size_t cnt, L, T, nb;
@@ -303,10 +307,17 @@ template <class F> struct level0_fn {
         const size_t w = t / T, u = t % T;
         const size_t lo = u * L, hi = lo + L < cnt ? lo + L : cnt;
         if (lo >= hi) return;
-        src_entries<F> s = {keys + w * cnt, vals + w * cnt, bases};
+        src_entries<F, INL> s = {keys + w * cnt, vals + w * cnt, bases};
         acc_run<F>(s, cnt, lo, hi, buckets + w * nb, okey + w * 2 * T + 2 * u, oval + w * 2 * T + 2 * u);
     }
 };
+
+/* the same level with the inlined addition */
+template <class F> CZ_HD level0_fn<F, true> level0_inlined(const level0_fn<F> &a)
+{
+    level0_fn<F, true> f = {a.keys, a.vals, a.bases, a.cnt, a.L, a.T, a.nb, a.buckets, a.okey, a.oval};
+    return f;
+}
 
 template <class F> struct levelk_fn {
     const uint32_t *ikey; /* W x cnt */

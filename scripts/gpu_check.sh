@@ -15,9 +15,9 @@
 #                                       (into RESULTS-gpu.md of the archive)
 #   scripts/gpu_check.sh msm            bench_gpu_msm alone
 #   scripts/gpu_check.sh ptx            a second build with -DCZ_CUDA_PTX=OFF (the
-#                                       compiler's products in the MSM; the default
+#                                       compiler's products in the MSM and NTT; the default
 #                                       build has the PTX carry chains): its GPU
-#                                       tests and the MSM benchmark, to compare
+#                                       tests and the MSM and NTT benchmarks, to compare
 #   scripts/gpu_check.sh buildptx       that build alone (build + buildptx at the
 #                                       start run both builds side by side)
 #   scripts/gpu_check.sh testsboth      testbig of the default build and test of

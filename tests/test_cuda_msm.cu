@@ -92,7 +92,14 @@ struct guarded {
 struct host_exec {
     size_t launches = 0, threads = 0;
     std::vector<size_t> order;
-    template <class Fn> cz_status run(const Fn &fn, size_t count)
+    /* level 0 with the inlined addition (as the GPU runs G1 and BN254 G2)
+     * or the called one, at random per launch: both must agree */
+    template <class F> cz_status run(const op<F> &fn, size_t count)
+    {
+        if (fn.kind == OP_LEVEL0 && (cz_rng_u64(&g_rng) & 1)) return run_fn(level0_inlined(fn.l0), count);
+        return run_fn(fn, count);
+    }
+    template <class Fn> cz_status run_fn(const Fn &fn, size_t count)
     {
         order.resize(count);
         for (size_t t = 0; t < count; t++) order[t] = t;
