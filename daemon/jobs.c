@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,7 @@ typedef struct djob {
     uint32_t *attempt;  /* its claim's attempt (0: not claimed) */
     size_t n_store;     /* the job's partitions in the store */
     cz_jobs_progress *progress; /* by store partition */
-    int cancelled;      /* cancelled by a request (its events are not recorded) */
+    atomic_int cancelled; /* cancelled by a request (its events are not recorded); set under mu, read by the event thread without it */
     int pending;        /* shared store: claimed, not yet in synthesis (counted in cz_jobs.pending) */
     int lost;           /* shared store: the heartbeat found its lease lost; cancelled in the engine */
     int ended;          /* shared store: its partition's end was handled */
@@ -69,7 +70,8 @@ struct cz_jobs {
     int q_busy;             /* the event thread is handling one */
     watch *watches;
     pthread_t th;
-    int started, stop, draining, closing;
+    int started, stop, draining;
+    atomic_int closing; /* set under mu; read without it by the event thread and the store retries */
     uint64_t accepted, done, failed, cancelled;
     /* shared stores: the feeder and heartbeat threads */
     int shared;
