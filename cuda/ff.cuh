@@ -20,7 +20,9 @@
  * the device product is mul_ptx below, the same CIOS as PTX carry chains,
  * with no change to any caller.
  *
- * Fq2 = Fq[u] / (u^2 + 1) for both curves (cz_dev::fp2<F>), Karatsuba.
+ * Fq2 = Fq[u] / (u^2 + 1) for both curves (cz_dev::fp2<F>), Karatsuba; on
+ * the device with CZ_CUDA_PTX, BN254's with one reduction per coefficient
+ * (fp2::mul_merged).
  */
 #ifndef CZ_CUDA_FF_CUH
 #define CZ_CUDA_FF_CUH
@@ -49,7 +51,12 @@
     __device__ __forceinline__ static void ptx_row(uint32_t *w, const uint32_t(&a)[N], uint32_t b)                     \
     {                                                                                                                  \
         cz_ptx_row_##NAME(w, a, b);                                                                                    \
-    }
+    }                                                                                                                  \
+    __device__ __forceinline__ static void ptx_mulrow(uint32_t *w, const uint32_t(&a)[N], uint32_t b)                  \
+    {                                                                                                                  \
+        cz_ptx_mulrow_##NAME(w, a, b);                                                                                 \
+    }                                                                                                                  \
+    __device__ __forceinline__ static void ptx_redrow(uint32_t *w, uint32_t &c) { cz_ptx_redrow_##NAME(w, c); }
 #else
 #define CZ_DEV_PTX_ROW_(NAME)
 #endif
@@ -89,6 +96,7 @@ CZ_CURVE_LIST(CZ_DEV_FIELDS_P_)
 
 /* ---- the prime field ------------------------------------------------------ */
 template <class P> struct fp {
+    typedef P P_;
     static constexpr int N = P::N;
     uint32_t l[N];
 
@@ -262,6 +270,28 @@ template <class P> struct fp {
         reduce_once(r.l); /* t < 2p */
         return r;
     }
+
+    /* The same work split in two, for products whose reductions are merged
+     * (fp2's): t = a b, 2N words, exact for any a, b < 2^(32N); and
+     * t / R mod p (< p) for t < p R, t clobbered. */
+    __device__ __forceinline__ static void mul_wide_ptx(const uint32_t (&a)[N], const uint32_t (&b)[N], uint32_t *t)
+    {
+#pragma unroll
+        for (int i = 0; i < 2 * N; i++) t[i] = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) P::ptx_mulrow(t + i, a, b[i]);
+    }
+    __device__ __forceinline__ static fp redc_ptx(uint32_t *t)
+    {
+        uint32_t c = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) P::ptx_redrow(t + i, c);
+        fp r;
+#pragma unroll
+        for (int i = 0; i < N; i++) r.l[i] = t[N + i];
+        reduce_once(r.l); /* < 2p */
+        return r;
+    }
 #endif
 
     /* canonical <-> Montgomery */
@@ -310,6 +340,16 @@ CZ_CURVE_LIST(CZ_DEV_FIELDS_)
 #undef CZ_DEV_FIELDS_
 
 /* ---- Fq2 = Fq[u] / (u^2 + 1) ----------------------------------------------- */
+
+/* The device Fq2 product with merged reductions (mul_merged) for fields of
+ * at most this many 32-bit limbs: measured on the H200 (bench/RESULTS.md,
+ * 2026-12-02), the BN254 G2 MSM 4.1% faster with it (9.5% witness-like);
+ * the BLS12-381 G2 MSM 13.6% slower (the 381-bit version's 2N-word
+ * temporaries, 255 registers in the caller, cost more than the reduction it
+ * saves), so 8. -DCZ_CUDA_FQ2_MERGED_MAX_N=12 gives it to both, to compare. */
+#ifndef CZ_CUDA_FQ2_MERGED_MAX_N
+#define CZ_CUDA_FQ2_MERGED_MAX_N 8
+#endif
 template <class F> struct fp2 {
     F c0, c1;
 
@@ -325,10 +365,78 @@ template <class F> struct fp2 {
     /* (a0 + a1 u)(b0 + b1 u) = a0 b0 - a1 b1 + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u */
     CZ_HD_CALL friend fp2 operator*(fp2 a, fp2 b)
     {
-        F t0 = a.c0 * b.c0, t1 = a.c1 * b.c1;
-        F s = (a.c0 + a.c1) * (b.c0 + b.c1);
-        return fp2{t0 - t1, s - t0 - t1};
+#if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX)
+        if constexpr (F::N <= CZ_CUDA_FQ2_MERGED_MAX_N)
+            return mul_merged(a, b);
+        else
+#endif
+        {
+            F t0 = a.c0 * b.c0, t1 = a.c1 * b.c1;
+            F s = (a.c0 + a.c1) * (b.c0 + b.c1);
+            return fp2{t0 - t1, s - t0 - t1};
+        }
     }
+#if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX)
+    /*
+     * The same with two reductions instead of three: the three products
+     * are formed in full (2N words), combined, and each coefficient reduced
+     * once. c1 = (a0 + a1)(b0 + b1) - a0 b0 - a1 b1 = a0 b1 + a1 b0 exactly,
+     * with the sums left unreduced (< 2p < 2^(32N): p < 2^(32N - 1) for
+     * every field here), so c1 < 2p^2 < p R. c0 = a0 b0 - a1 b1 in
+     * (-p^2, p^2), plus p R when negative (p added to the top N words: the
+     * carry out cancels the borrow), so 0 <= c0 < p R. Both are what
+     * redc_ptx takes. 3 N^2 + 2 N^2 word products instead of 3 (2 N^2).
+     */
+    __device__ __forceinline__ static fp2 mul_merged(const fp2 &a, const fp2 &b)
+    {
+        constexpr int N = F::N;
+        /* in an order that keeps few words live: t1 = a0 b0 + a1 b1 (no carry
+         * out: < 2p^2), t0 = a0 b0 - a1 b1, c0 reduced; then the sum product */
+        uint32_t t0[2 * N], t1[2 * N];
+        F::mul_wide_ptx(a.c0.l, b.c0.l, t0);
+        F::mul_wide_ptx(a.c1.l, b.c1.l, t1);
+        uint64_t cu = 0, bd = 0;
+#pragma unroll
+        for (int i = 0; i < 2 * N; i++) {
+            uint64_t u = (uint64_t)t0[i] + t1[i] + cu, d = (uint64_t)t0[i] - t1[i] - bd;
+            t1[i] = (uint32_t)u;
+            cu = u >> 32;
+            t0[i] = (uint32_t)d;
+            bd = (d >> 32) & 1;
+        }
+        /* c0 < 0: + p R */
+        const uint32_t mask = (uint32_t)0 - (uint32_t)bd;
+        uint64_t cp = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            cp += (uint64_t)t0[N + i] + (F::P_::p(i) & mask);
+            t0[N + i] = (uint32_t)cp;
+            cp >>= 32;
+        }
+        const F c0 = F::redc_ptx(t0);
+        uint32_t sa[N], sb[N], s[2 * N];
+        uint64_t ca = 0, cb = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            ca += (uint64_t)a.c0.l[i] + a.c1.l[i];
+            cb += (uint64_t)b.c0.l[i] + b.c1.l[i];
+            sa[i] = (uint32_t)ca;
+            sb[i] = (uint32_t)cb;
+            ca >>= 32;
+            cb >>= 32;
+        }
+        F::mul_wide_ptx(sa, sb, s);
+        /* c1 = s - (a0 b0 + a1 b1) = a0 b1 + a1 b0 >= 0 */
+        uint64_t bs = 0;
+#pragma unroll
+        for (int i = 0; i < 2 * N; i++) {
+            uint64_t d = (uint64_t)s[i] - t1[i] - bs;
+            s[i] = (uint32_t)d;
+            bs = (d >> 32) & 1;
+        }
+        return fp2{c0, F::redc_ptx(s)};
+    }
+#endif
     /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u */
     CZ_HD fp2 sqr() const { return sqr_(*this); }
     CZ_HD_CALL static fp2 sqr_(fp2 a) /* by value: a call passes registers, not addresses */

@@ -9,6 +9,10 @@ window t + i, result t[N..2N-1], one conditional subtraction). Any carry an
 instruction without .cc would drop is an error. Operands: edge values and
 random ones below p, compared with a * b / 2^(32N) mod p.
 
+The split blocks (mulrow, redrow) are run the same way: N mulrow rows must
+give the exact 2N-word product of operands below 2p, N redrow rows must
+reduce any T < p 2^(32N) to T / 2^(32N) mod p below 2p with no carry left.
+
 Run: python3 tools/check_ptx_mul.py [cuda/ff_ptx.inc] [cases]  (exit 1 on a failure)
 """
 import os
@@ -34,24 +38,34 @@ if fresh != inc:
     sys.exit(1)
 
 
-def parse(name):
-    start = inc.index("cz_ptx_row_%s(" % name)
+def parse(name, kind="row"):
+    start = inc.index("cz_ptx_%s_%s(" % (kind, name))
     body = inc[start:inc.index("\n}\n", start)]
     return [l for l in re.findall(r'"([a-z.][^"]*?);\\n\\t"', body) if not l.startswith(".reg")]
 
 
-def run_row(lines, n, w, a, b):
+def run_row(lines, n, w, a, b, c=None):
+    """Runs a block on the window w[0..n] (operands %0..%n); a row or mulrow
+    block reads a (%n+1..%2n) and b (%2n+1); a redrow block reads and writes
+    the carry c[0] (%n+1) instead."""
     regs = {}
 
     def get(x):
         if x.startswith("%"):
             k = int(x[1:])
+            if c is not None:
+                if k > n + 1:
+                    raise ValueError("operand %s of a reduction row" % x)
+                return w[k] if k <= n else c[0]
             return w[k] if k <= n else a[k - n - 1] if k <= 2 * n else b
         return regs[x] if x in regs else int(x, 0)
 
     def put(x, v):
         if x.startswith("%"):
             k = int(x[1:])
+            if c is not None and k == n + 1:
+                c[0] = v & M32
+                return
             if k > n:
                 raise ValueError("writes input operand %s" % x)
             w[k] = v & M32
@@ -72,6 +86,9 @@ def run_row(lines, n, w, a, b):
             v = get(args[1]) + get(args[2]) + (cc if base == "addc" else 0)
         elif base == "mul" and parts[1] == "lo":
             put(args[0], get(args[1]) * get(args[2]))
+            continue
+        elif base == "mov":
+            put(args[0], get(args[1]))
             continue
         else:
             raise ValueError("instruction not emulated: %s" % line)
@@ -120,4 +137,61 @@ for name, (p, n64) in FIELDS.items():
                 print("%s: wrong product for a = %#x, b = %#x" % (name, x, y))
     print("%s: %d products, %d wrong" % (name, len(cases), bad))
     fails += bad
+
+    # the split product of the Fq2 products (cuda/ff.cuh fp2 mul_lazy):
+    # mulrow rows give a * b exactly for a, b < 2p (unreduced sums);
+    # redrow rows reduce any T < p 2^(32N) to T / 2^(32N) mod p, below 2p
+    mlines, rlines = parse(name, "mulrow"), parse(name, "redrow")
+
+    def wide(a, b):
+        t = [0] * (2 * n)
+        al = [(a >> (32 * j)) & M32 for j in range(n)]
+        bl = [(b >> (32 * j)) & M32 for j in range(n)]
+        for i in range(n):
+            w = t[i:i + n + 1]
+            run_row(mlines, n, w, al, bl[i])
+            t[i:i + n + 1] = w
+        return sum(t[j] << (32 * j) for j in range(2 * n))
+
+    def redc(T):
+        t = [(T >> (32 * j)) & M32 for j in range(2 * n)]
+        c = [0]
+        for i in range(n):
+            w = t[i:i + n + 1]
+            run_row(rlines, n, w, None, None, c)
+            t[i:i + n + 1] = w
+        if c[0] != 0:
+            raise ValueError("the reduction leaves a carry out of word 2N")
+        r = sum(t[n + j] << (32 * j) for j in range(n))
+        if r >= 2 * p:
+            raise ValueError("the reduction leaves %#x >= 2p" % r)
+        return r
+
+    R = 1 << (32 * n)
+    edge2 = edge + [2 * p - 1, 2 * p - 2, p, p + 1]
+    wcases = [(x, y) for x in edge2 for y in edge2] + [(rng.randrange(2 * p), rng.randrange(2 * p)) for _ in range(ncases)]
+    tcases = [0, 1, p, p * p, p * R - 1, p * R - p, (p - 1) * (p - 1), 2 * p * p - 1, R - 1, R] + \
+        [rng.randrange(p * R) for _ in range(ncases)] + [rng.randrange(2 * p * p) for _ in range(ncases)]
+    wbad = rbad = 0
+    for x, y in wcases:
+        try:
+            if wide(x, y) != x * y:
+                wbad += 1
+                if wbad <= 3:
+                    print("%s: wrong wide product for a = %#x, b = %#x" % (name, x, y))
+        except ValueError as e:
+            print("%s: %s (a = %#x, b = %#x)" % (name, e, x, y))
+            wbad += 1
+    for T in tcases:
+        try:
+            got = redc(T)
+            if got % p != T * ri % p:
+                rbad += 1
+                if rbad <= 3:
+                    print("%s: wrong reduction of T = %#x" % (name, T))
+        except ValueError as e:
+            print("%s: %s (T = %#x)" % (name, e, T))
+            rbad += 1
+    print("%s: %d wide products, %d wrong; %d reductions, %d wrong" % (name, len(wcases), wbad, len(tcases), rbad))
+    fails += wbad + rbad
 sys.exit(1 if fails else 0)

@@ -18,6 +18,18 @@ No word is shifted: row i + 1 takes the window one word up, and the result
 is t[N..2N-1]. The sums fit N + 1 words (w < 2p + 2^33 p < 2^(32(N+1))
 for every field here), so no chain carries out of word N. Constants are
 immediates.
+
+Two more blocks per field split the same work in two, for the Fq2 products
+with one reduction per coefficient (cuda/ff.cuh fp2, merged reductions):
+  cz_ptx_mulrow_NAME(w, a, b)  w += a * b_i only (w[N] = 0 on entry): N rows
+                               give the 2N-word product a * b, for any
+                               a, b < 2^(32N)
+  cz_ptx_redrow_NAME(w, c)     m = w_0 (-1/p); w += m * p, plus the carry c
+                               of the row before into w[N]; c = the carry out
+                               of w[N] (0..2), for the next row: N rows on
+                               the windows t + i of a 2N-word T < p 2^(32N)
+                               leave T / 2^(32N) mod p, below 2p, in
+                               t[N..2N-1] (and c = 0)
 """
 import os
 import sys
@@ -40,35 +52,76 @@ def row(name, p, n64):
     B = "%%%d" % (2 * n + 1)
     ins = ["{", ".reg .u32 m;"]
 
-    def chains(mul, coef):
-        # even j: lo at word j, hi at j+1 (words 0..n-1, carry into n);
-        # odd j: lo at j, hi at j+1 (words 1..n). Each one carry chain of
-        # lo/hi pairs of the same product.
-        first = True
-        for j in range(0, n, 2):
-            ins.append("%s.lo.cc.u32 %s, %s, %s, %s;" % ("mad" if first else "madc", W(j), mul, coef(j), W(j)))
-            first = False
-            ins.append("madc.hi.cc.u32 %s, %s, %s, %s;" % (W(j + 1), mul, coef(j), W(j + 1)))
-        ins.append("addc.u32 %s, %s, 0;" % (W(n), W(n)))
-        first = True
-        for j in range(1, n, 2):
-            ins.append("%s.lo.cc.u32 %s, %s, %s, %s;" % ("mad" if first else "madc", W(j), mul, coef(j), W(j)))
-            first = False
-            ins.append("madc.hi%s.u32 %s, %s, %s, %s;" % ("" if j == n - 1 else ".cc", W(j + 1), mul, coef(j), W(j + 1)))
-
-    chains(B, A)
+    chain_pair(ins, n, W, B, A)
     ins.append("mul.lo.u32 m, %s, 0x%08x;" % (W(0), pinv))
-    chains("m", lambda j: "0x%08x" % pl[j])
+    chain_pair(ins, n, W, "m", lambda j: "0x%08x" % pl[j])
     ins.append("}")
+    return block("row", name, n, "one CIOS row on the window w[0..%d], %d-word operands (p in immediates)" % (n, n),
+                 ins, "const uint32_t (&a)[%d], uint32_t b" % n, ", ".join('"r"(a[%d])' % j for j in range(n)) + ', "r"(b)')
+
+
+def chain_pair(ins, n, W, mul, coef, carry_in=None):
+    """w += mul * coef over two carry chains: even j, lo at word j and hi at
+    j + 1 (words 0..n-1, carry into n); odd j, lo at j and hi at j + 1
+    (words 1..n). Each chain is a run of lo/hi pairs of the same product. With
+    carry_in (a register), w[n] also takes carry_in and the carries out of
+    w[n] go to carry_in (reused as the carry out)."""
+    first = True
+    for j in range(0, n, 2):
+        ins.append("%s.lo.cc.u32 %s, %s, %s, %s;" % ("mad" if first else "madc", W(j), mul, coef(j), W(j)))
+        first = False
+        ins.append("madc.hi.cc.u32 %s, %s, %s, %s;" % (W(j + 1), mul, coef(j), W(j + 1)))
+    if carry_in is None:
+        ins.append("addc.u32 %s, %s, 0;" % (W(n), W(n)))
+    else:
+        ins.append("addc.cc.u32 %s, %s, %s;" % (W(n), W(n), carry_in))
+        ins.append("addc.u32 %s, z, 0;" % carry_in)
+    first = True
+    for j in range(1, n, 2):
+        last = j == n - 1
+        cc = ".cc" if (not last or carry_in is not None) else ""
+        ins.append("%s.lo.cc.u32 %s, %s, %s, %s;" % ("mad" if first else "madc", W(j), mul, coef(j), W(j)))
+        first = False
+        ins.append("madc.hi%s.u32 %s, %s, %s, %s;" % (cc, W(j + 1), mul, coef(j), W(j + 1)))
+    if carry_in is not None:
+        ins.append("addc.u32 %s, %s, 0;" % (carry_in, carry_in))
+
+
+def mulrow(name, p, n64):
+    n = 2 * n64
+    W = lambda j: "%%%d" % j
+    A = lambda j: "%%%d" % (n + 1 + j)
+    ins = ["{"]
+    chain_pair(ins, n, W, "%%%d" % (2 * n + 1), A)
+    ins.append("}")
+    return block("mulrow", name, n, "w[0..%d] += a b (w[%d] = 0 on entry), no reduction" % (n, n), ins,
+                 "const uint32_t (&a)[%d], uint32_t b" % n, ", ".join('"r"(a[%d])' % j for j in range(n)) + ', "r"(b)')
+
+
+def redrow(name, p, n64):
+    n = 2 * n64
+    pl = [(p >> (32 * i)) & 0xffffffff for i in range(n)]
+    pinv = (-pow(p, -1, 2**32)) % 2**32
+    W = lambda j: "%%%d" % j
+    C = "%%%d" % (n + 1)
+    ins = ["{", ".reg .u32 m;", ".reg .u32 z;", "mov.u32 z, 0;", "mul.lo.u32 m, %s, 0x%08x;" % (W(0), pinv)]
+    chain_pair(ins, n, W, "m", lambda j: "0x%08x" % pl[j], carry_in=C)
+    ins.append("}")
+    return block("redrow", name, n, "one Montgomery reduction row on the window w[0..%d] with the carry c in and out" % n,
+                 ins, "uint32_t &c", None, extra_out=C)
+
+
+def block(kind, name, n, what, ins, params, ins_, extra_out=None):
     outs = ", ".join('"+r"(w[%d])' % j for j in range(n + 1))
-    ins_ = ", ".join('"r"(a[%d])' % j for j in range(n)) + ', "r"(b)'
+    if extra_out is not None:
+        outs += ', "+r"(c)'
     body = "\n".join('        "%s\\n\\t"' % s for s in ins)
     return (
-        "/* %s: one CIOS row on the window w[0..%d], %d-word operands (p in immediates) */\n"
-        "__device__ __forceinline__ void cz_ptx_row_%s(uint32_t *w, const uint32_t (&a)[%d], uint32_t b)\n"
+        "/* %s: %s */\n"
+        "__device__ __forceinline__ void cz_ptx_%s_%s(uint32_t *w, %s)\n"
         "{\n"
-        "    asm(\n%s\n        : %s\n        : %s);\n"
-        "}\n" % (name, n, n, name, n, body, outs, ins_)
+        "    asm(\n%s\n        : %s%s);\n"
+        "}\n" % (name, what, kind, name, params, body, outs, "\n        : " + ins_ if ins_ else "")
     )
 
 
@@ -76,3 +129,5 @@ print("/* Generated by tools/gen_ptx_mul.py from the primes of tools/gen_field_c
 print("/* (included by cuda/ff.cuh in device code built with CZ_CUDA_PTX) */")
 for name, (p, n64) in FIELDS.items():
     print(row(name, p, n64))
+    print(mulrow(name, p, n64))
+    print(redrow(name, p, n64))

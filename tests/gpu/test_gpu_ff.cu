@@ -4,7 +4,8 @@
  * of ff/ and ec/. Exits 77 (skipped) when there is no GPU.
  *
  * Per field: add, sub, mul, sqr, from_mont on 2^16 random pairs plus edge
- * values. Per group (G1, G2 of both curves): mixed add, full add, doubling
+ * values; per Fq2: mul (with merged reductions in a CZ_CUDA_PTX build), sqr
+ * on 2^16 random pairs plus the pairs of 8 edge values. Per group (G1, G2 of both curves): mixed add, full add, doubling
  * on 2^12 random points, including P + P and P + (-P) lanes.
  */
 #include <cuda_runtime.h>
@@ -39,6 +40,66 @@ template <class F> __global__ void k_field(F *out, const F *a, const F *b, size_
     out[5 * i + 3] = x.sqr();
     out[5 * i + 4] = x.from_mont();
 }
+
+/* out[3i..3i+2] = a*b, a^2, a*a in Fq2 (the product with merged reductions
+ * in a build with CZ_CUDA_PTX) */
+template <class F> __global__ void k_fq2(F *out, const F *a, const F *b, size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    F x = a[i], y = b[i];
+    out[3 * i + 0] = x * y;
+    out[3 * i + 1] = x.sqr();
+    out[3 * i + 2] = x * x;
+}
+
+#define FQ2_TEST(NAME, F, C, B)                                                                          \
+    static void fq2_##NAME(cz_rng *rng, size_t n)                                                        \
+    {                                                                                                    \
+        static_assert(sizeof(F) == sizeof(C), "layout");                                                 \
+        F *ha = (F *)calloc(n, sizeof(F)), *hb = (F *)calloc(n, sizeof(F)), *ho = (F *)calloc(3 * n, sizeof(F)); \
+        for (size_t i = 0; i < n; i++) {                                                                 \
+            B##_random(&((C *)&ha[i])->c0, rng);                                                         \
+            B##_random(&((C *)&ha[i])->c1, rng);                                                         \
+            B##_random(&((C *)&hb[i])->c0, rng);                                                         \
+            B##_random(&((C *)&hb[i])->c1, rng);                                                         \
+        }                                                                                                \
+        /* edges: 0, 1, u, -1, -1 - u, p - 1 in one coefficient; a0 b0 < a1 b1 and > */                 \
+        typedef decltype(F::zero().c0) E;                                                                \
+        const E z = E::zero(), o = E::one(), m = -E::one();                                             \
+        const F edge[] = {{z, z}, {o, z}, {z, o}, {m, z}, {m, m}, {z, m}, {o, m}, {m, o}};                 \
+        const size_t ne = sizeof edge / sizeof edge[0];                                                  \
+        for (size_t i = 0; i < ne * ne && i < n; i++) {                                                  \
+            ha[i] = edge[i / ne];                                                                        \
+            hb[i] = edge[i % ne];                                                                        \
+        }                                                                                                \
+        F *da, *db, *dout;                                                                               \
+        CUDA_OK(cudaMalloc(&da, n * sizeof(F)));                                                         \
+        CUDA_OK(cudaMalloc(&db, n * sizeof(F)));                                                         \
+        CUDA_OK(cudaMalloc(&dout, 3 * n * sizeof(F)));                                                   \
+        CUDA_OK(cudaMemcpy(da, ha, n * sizeof(F), cudaMemcpyHostToDevice));                              \
+        CUDA_OK(cudaMemcpy(db, hb, n * sizeof(F), cudaMemcpyHostToDevice));                              \
+        k_fq2<F><<<(unsigned)((n + 127) / 128), 128>>>(dout, da, db, n);                                 \
+        CUDA_OK(cudaGetLastError());                                                                     \
+        CUDA_OK(cudaMemcpy(ho, dout, 3 * n * sizeof(F), cudaMemcpyDeviceToHost));                        \
+        long bad = 0;                                                                                    \
+        for (size_t i = 0; i < n; i++) {                                                                 \
+            C w[3];                                                                                      \
+            C##_mul(&w[0], (const C *)&ha[i], (const C *)&hb[i]);                                        \
+            C##_sqr(&w[1], (const C *)&ha[i]);                                                           \
+            w[2] = w[1];                                                                                 \
+            for (int k = 0; k < 3; k++) bad += memcmp(&ho[3 * i + k], &w[k], sizeof(C)) != 0;            \
+        }                                                                                                \
+        CHECK_MSG(bad == 0, #NAME ": %ld of %zu device Fq2 results differ from the CPU", bad, 3 * n);    \
+        cudaFree(da);                                                                                    \
+        cudaFree(db);                                                                                    \
+        cudaFree(dout);                                                                                  \
+        free(ha);                                                                                        \
+        free(hb);                                                                                        \
+        free(ho);                                                                                        \
+    }
+FQ2_TEST(bls12_381, bls12_381_fq2, cz_bls12_381_fq2, cz_bls12_381_fq)
+FQ2_TEST(bn254, bn254_fq2, cz_bn254_fq2, cz_bn254_fq)
 
 /* out[4i..4i+3] = P + Q (mixed, P made XYZZ by a doubling), P + P, full add, P - P */
 template <class F> __global__ void k_curve(xyzz<F> *out, const affine<F> *p, const affine<F> *q, size_t n)
@@ -180,6 +241,8 @@ int main(void)
     field_test<bls12_381_fr, cz_bls12_381_fr>("bls12_381_fr", &rng, n, CPU_OPS(cz_bls12_381_fr));
     field_test<bn254_fq, cz_bn254_fq>("bn254_fq", &rng, n, CPU_OPS(cz_bn254_fq));
     field_test<bn254_fr, cz_bn254_fr>("bn254_fr", &rng, n, CPU_OPS(cz_bn254_fr));
+    fq2_bls12_381(&rng, n);
+    fq2_bn254(&rng, n);
     size_t m = (size_t)cz_test_iters(1 << 12);
     if (m < 8) m = 8;
     curve_bls12_381_g1(&rng, m);
