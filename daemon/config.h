@@ -41,7 +41,7 @@ typedef struct cz_conf {
     char tls_cert[4096], tls_key[4096];
     int insecure_plaintext;    /* 1: allow a non-loopback listener without TLS */
     char token_file[4096];     /* bearer token (else the environment variable CUZKD_TOKEN) */
-    char data_dir[4096];       /* store (cuzkd.db) and spool/ */
+    char data_dir[4096];       /* store (cuzkd.db), spool/ and pce/ */
     char allow_dir[CZ_CONF_LIST_MAX][4096];
     int n_allow_dir;
     char preload[CZ_CONF_LIST_MAX][4096];

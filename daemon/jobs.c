@@ -690,7 +690,7 @@ static cz_status engine_start(cz_jobs *j, const cz_store_job *sj, cz_store_part 
     for (size_t i = 0; i < n && st == CZ_OK; i++) {
         if (parts[i].state != CZ_PART_QUEUED) continue;
         /* a .wtns, or a circuit's partition (circuit/native.h) */
-        st = cz_native_synth_file(&synths[m], parts[i].witness, cz_engine_key_info(ek)->curve, NULL, err);
+        st = cz_native_synth_file(&synths[m], parts[i].witness, cz_engine_key_info(ek)->curve, j->c.pce_dir, err);
         if (st == CZ_OK) dj->idx[m++] = parts[i].idx;
     }
     if (st == CZ_OK && m == 0) st = cz_error_set(err, CZ_ERR_INTERNAL, "job %s has no queued partition", sj->id);
@@ -766,7 +766,7 @@ static cz_status start_claim(cz_jobs *j, const cz_store_claim *c, cz_error *err)
     for (uint32_t i = 0; i < np; i++) dj->progress[i].stage = -1;
     cz_synth *sy = NULL;
     /* a .wtns, or a circuit's partition (circuit/native.h), as engine_start reads them */
-    cz_status st = cz_native_synth_file(&sy, c->witness, cz_engine_key_info(k->ek)->curve, NULL, err);
+    cz_status st = cz_native_synth_file(&sy, c->witness, cz_engine_key_info(k->ek)->curve, j->c.pce_dir, err);
     if (st != CZ_OK) {
         djob_free(dj);
         return st;
@@ -1337,7 +1337,7 @@ cz_status cz_jobs_submit(cz_jobs *j, const cz_jobs_submit_req *r, cz_store_job *
         cz_synth *sy = NULL;
         cz_error perr;
         cz_error_clear(&perr);
-        cz_status st = cz_native_synth_file(&sy, path, zi->curve, NULL, &perr);
+        cz_status st = cz_native_synth_file(&sy, path, zi->curve, j->c.pce_dir, &perr);
         if (st == CZ_OK) st = cz_synth_check(sy, zi, sk.path, &perr);
         cz_synth_info si;
         if (st == CZ_OK) st = cz_synth_info_get(sy, &si, &perr);

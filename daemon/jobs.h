@@ -86,6 +86,7 @@ typedef struct cz_jobs_config {
     double lease_s;        /* the store's lease (0: 30); heartbeat every lease_s / 4 */
     const char *devices;   /* this host's devices, for the hosts list */
     const char *version;
+    const char *pce_dir;   /* circuits written in C: their recorded R1CS files (NULL: in memory only) */
 } cz_jobs_config;
 
 /* Recovers what the store holds (keys registered with the engine, jobs not

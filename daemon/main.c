@@ -341,6 +341,16 @@ int main(int argc, char **argv)
     jc.lease_s = (double)conf.lease_s;
     jc.devices = cz_engine_device_name(engine);
     jc.version = CUZK_VERSION;
+    /* the recorded R1CS of circuits written in C, kept across restarts (each
+     * file keyed by the circuit's structure; a stale or corrupt one is
+     * recorded again); without the directory they stay in memory only */
+    char pce_dir[4200];
+    snprintf(pce_dir, sizeof pce_dir, "%s/pce", conf.data_dir);
+    if (mkdir(pce_dir, 0700) != 0 && errno != EEXIST)
+        CZ_LOG(&log, CZ_LOG_WARN, "cuzkd", "%s: %s: circuit recordings are kept in memory only", pce_dir,
+               strerror(errno));
+    else
+        jc.pce_dir = pce_dir;
     if (cz_jobs_create(&jobs, &jc, &err) != CZ_OK) goto fail;
     for (int i = 0; i < conf.n_preload; i++) {
         char *canon = realpath(conf.preload[i], NULL);

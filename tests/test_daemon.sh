@@ -891,7 +891,8 @@ if want circuit; then
 # verified and its public inputs those `cuzk prove --circuit` gives; bad
 # circuit fields (400), inputs the circuit refuses or of another shape
 # (422), an unsatisfied input (the job fails, "unsatisfied"); a restart
-# proves a queued circuit job from its spooled inputs
+# proves a queued circuit job from its spooled inputs, the shape's recorded
+# R1CS read back from <data_dir>/pce
 # =====================================================================
 J=(-H 'Content-Type: application/json' --data-binary)
 echo '{"leaf": "1", "path": ["2", "3", "4"], "index": 5}' >"$tmp/pm_in.json"
@@ -917,6 +918,10 @@ else
   cj=$(job_of "$tmp/body")
   wait_job N "$cj" 60
   check test "$state" = done
+  # the shape's recorded R1CS is kept in <data_dir>/pce, one file
+  pce=$(ls "$tmp/dN/pce/"poseidon-merkle-*.pce 2>/dev/null)
+  check test "$(echo "$pce" | wc -w)" = 1
+  pce_mtime=$(stat -c %y "$pce" 2>/dev/null)
   i=0
   for in in "$in1" "$in2"; do
     echo "$in" >"$tmp/pm_in$i.json"
@@ -957,6 +962,8 @@ else
     check test "$state" = done
     http GET "$N/v1/proofs/$rj/public.json?partition=1"
     check json_equal "$tmp/body" "$tmp/pm_pub0.json"
+    # after the restart the recording came from its file (not written again)
+    check test "$(stat -c %y "$pce" 2>/dev/null)" = "$pce_mtime"
     stop_daemon N TERM
     check test "$stop_rc" = 0
   else
