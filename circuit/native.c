@@ -240,10 +240,15 @@ cz_status cz_native_public(const cz_native_circuit *c, const uint64_t *params, c
 typedef struct pce_entry {
     struct pce_entry *next;
     cz_pce pce;
+    uint8_t key[32]; /* the shape's structure key */
+    cz_curve curve;
     int refs;
+    int busy;   /* being read or recorded by one thread, outside cache_mu: pce not valid yet */
+    int failed; /* that failed: off the list, freed by its last holder */
 } pce_entry;
 
 static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cache_cv = PTHREAD_COND_INITIALIZER; /* an entry stopped being busy */
 static pce_entry *cache; /* most recently used first */
 static cz_native_pce_stats cache_stats;
 static uint64_t cache_cap = CZ_NATIVE_PCE_CAP_DEFAULT;
@@ -309,8 +314,10 @@ static void hexkey(char *out, const uint8_t key[32])
     for (int i = 0; i < 32; i++) sprintf(out + 2 * i, "%02x", key[i]);
 }
 
-/* The recording of c's shape, held (refs + 1) until pce_put. Recording runs
- * under the lock: two partitions of one new shape record it once. */
+/* The recording of c's shape, held (refs + 1) until pce_put. It is read
+ * or recorded outside cache_mu: a partition of another shape (or a hit)
+ * does not wait for a recording; two partitions of one new shape record it
+ * once (the second waits for the first). */
 static cz_status pce_get(const cz_native_circuit *c, const uint64_t *params, const void *input, cz_curve curve,
                          const char *dir, pce_entry **out, cz_error *err)
 {
@@ -318,25 +325,47 @@ static cz_status pce_get(const cz_native_circuit *c, const uint64_t *params, con
     c->shape(params, input, shape, sizeof shape);
     uint8_t key[32];
     cz_pce_key(key, c->name, shape, c->structure_version, curve);
-    cz_status st = CZ_OK;
     pthread_mutex_lock(&cache_mu);
-    for (pce_entry **pp = &cache; *pp; pp = &(*pp)->next) {
-        pce_entry *e = *pp;
-        if (!memcmp(e->pce.key, key, 32) && e->pce.curve == curve) {
-            *pp = e->next; /* to the front: most recently used */
-            e->next = cache;
-            cache = e;
-            e->refs++;
+    for (;;) {
+        pce_entry *e = NULL;
+        for (pce_entry **pp = &cache; *pp; pp = &(*pp)->next)
+            if (!memcmp((*pp)->key, key, 32) && (*pp)->curve == curve) {
+                e = *pp;
+                *pp = e->next; /* to the front: most recently used */
+                e->next = cache;
+                cache = e;
+                break;
+            }
+        if (!e) break;
+        e->refs++;
+        while (e->busy) pthread_cond_wait(&cache_cv, &cache_mu); /* another thread reads or records it */
+        if (!e->failed) {
             cache_stats.hits++;
             *out = e;
-            goto done;
+            pthread_mutex_unlock(&cache_mu);
+            return CZ_OK;
         }
+        if (--e->refs == 0) free(e); /* (off the list already) */
+        /* that attempt failed: this one tries again, and reports its own error */
     }
+    /* Not there: a busy entry holds the place while this thread reads or
+     * records the shape without the lock (other shapes, and cache hits, go
+     * on meanwhile; the same shape waits for this one). */
     pce_entry *e = calloc(1, sizeof *e);
     if (!e) {
-        st = cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
-        goto done;
+        pthread_mutex_unlock(&cache_mu);
+        return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
     }
+    memcpy(e->key, key, 32);
+    e->curve = curve;
+    e->refs = 1;
+    e->busy = 1;
+    e->next = cache;
+    cache = e;
+    pthread_mutex_unlock(&cache_mu);
+
+    cz_status st = CZ_OK;
+    int loaded = 0, rebuilt = 0, recorded = 0;
     char path[4096] = "";
     if (dir) {
         char hx[65];
@@ -344,34 +373,42 @@ static cz_status pce_get(const cz_native_circuit *c, const uint64_t *params, con
         snprintf(path, sizeof path, "%s/%s-%s.pce", dir, c->name, hx);
         cz_error le = {0};
         cz_status ls = cz_pce_load(&e->pce, path, key, &le);
-        if (ls == CZ_OK) {
-            cache_stats.file_loads++;
-            goto have;
+        if (ls == CZ_OK) loaded = 1;
+        else if (ls == CZ_ERR_FORMAT || ls == CZ_ERR_MISMATCH) rebuilt = 1;
+    }
+    if (!loaded) {
+        cz_cs *cs;
+        st = cz_native_run(c, params, input, curve, CZ_CS_RECORD, 0, NULL, NULL, &cs, err);
+        if (st == CZ_OK) {
+            st = cz_pce_from_cs(&e->pce, cs, key, err);
+            cz_cs_free(cs);
         }
-        if (ls == CZ_ERR_FORMAT || ls == CZ_ERR_MISMATCH) cache_stats.rebuilt++;
+        if (st == CZ_OK) {
+            recorded = 1;
+            if (dir) {
+                cz_error se = {0};
+                (void)cz_pce_save(&e->pce, path, &se); /* a cache: a failed write costs a later record */
+            }
+        }
     }
-    cz_cs *cs;
-    if ((st = cz_native_run(c, params, input, curve, CZ_CS_RECORD, 0, NULL, NULL, &cs, err)) != CZ_OK) {
-        free(e);
-        goto done;
+
+    pthread_mutex_lock(&cache_mu);
+    e->busy = 0;
+    cache_stats.file_loads += (uint64_t)loaded;
+    cache_stats.rebuilt += (uint64_t)rebuilt;
+    cache_stats.records += (uint64_t)recorded;
+    if (st == CZ_OK) {
+        *out = e;
+    } else {
+        for (pce_entry **pp = &cache; *pp; pp = &(*pp)->next)
+            if (*pp == e) {
+                *pp = e->next;
+                break;
+            }
+        e->failed = 1;
+        if (--e->refs == 0) free(e);
     }
-    st = cz_pce_from_cs(&e->pce, cs, key, err);
-    cz_cs_free(cs);
-    if (st != CZ_OK) {
-        free(e);
-        goto done;
-    }
-    cache_stats.records++;
-    if (dir) {
-        cz_error se = {0};
-        (void)cz_pce_save(&e->pce, path, &se); /* a cache: a failed write costs a later record */
-    }
-have:
-    e->refs = 1;
-    e->next = cache;
-    cache = e;
-    *out = e;
-done:
+    pthread_cond_broadcast(&cache_cv);
     pthread_mutex_unlock(&cache_mu);
     return st;
 }

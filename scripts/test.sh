@@ -5,8 +5,8 @@
 #   2. the portable C build (-DCZ_PORTABLE=ON),
 #   3. an ASan+UBSan build with scaled-down iteration counts,
 #   4. a ThreadSanitizer build of the threaded layers (memory budget, pool,
-#      engine, the daemon's job store): test_budget, test_bufpool, test_engine,
-#      test_store.
+#      engine, the daemon's job store, the circuits' recording cache):
+#      test_budget, test_bufpool, test_engine, test_store, test_native.
 # Exits non-zero if any test fails. GPU tests (label "gpu") run on a GPU
 # machine with: ctest -L gpu (see README).
 set -euo pipefail
@@ -50,5 +50,5 @@ run default 1 0 -- -DCMAKE_BUILD_TYPE=Release
 # build: it runs in the default build only)
 run portable 1 1 -E '^test_daemon$|^test_cluster$|^test_ptx_mul$' -- -DCMAKE_BUILD_TYPE=Release -DCZ_PORTABLE=ON -DCZ_CUDA=OFF
 run sanitize "${CZ_SANITIZE_SCALE:-0.02}" 1 -E '^test_ptx_mul$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=address,undefined -DCZ_CUDA=OFF
-run thread 0.2 1 -R '^test_budget$|^test_bufpool$|^test_engine$|^test_store$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=thread -DCZ_CUDA=OFF
+run thread 0.2 1 -R '^test_budget$|^test_bufpool$|^test_engine$|^test_store$|^test_native$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=thread -DCZ_CUDA=OFF
 echo "=== all test builds passed"

@@ -19,6 +19,7 @@
  * accept fails its partition with CZ_ERR_UNSATISFIED naming the
  * constraint, and the job's other partitions still prove.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -339,6 +340,74 @@ static void test_pce_cap(void)
     CHECK(system(cmd) == 0);
 }
 
+/* Threads asking for shapes at once: 4 for one new shape (recorded once,
+ * the other three wait and hit), 1 for another (recorded beside it, not
+ * after it: the recording runs outside the cache's lock). */
+typedef struct {
+    const fixture *f;
+    const char *json;
+    pthread_barrier_t *go;
+    cz_synth *s;
+    cz_status st;
+} conc_arg;
+
+static void *conc_thread(void *p)
+{
+    conc_arg *a = p;
+    void *in = input_of(a->f->c, a->f->params, a->json);
+    pthread_barrier_wait(a->go);
+    cz_error err;
+    cz_error_clear(&err);
+    a->st = in ? cz_native_synth(&a->s, a->f->c, a->f->params, in, a->f->curve, NULL, a->f->c->name, &err)
+               : CZ_ERR_FORMAT;
+    return NULL;
+}
+
+static void test_pce_concurrent(void)
+{
+    const cz_native_circuit *c = cz_native_find("poseidon-merkle");
+    CHECK(c != NULL);
+    if (!c) return;
+    fixture f1, f2;
+    memset(&f1, 0, sizeof f1);
+    memset(&f2, 0, sizeof f2);
+    f1.c = f2.c = c;
+    f1.curve = f2.curve = CZ_CURVE_BN254;
+    const char *d1[1] = {"depth=4"}, *d2[1] = {"depth=5"};
+    CHECK(cz_native_params(c, d1, 1, f1.params, NULL) == CZ_OK);
+    CHECK(cz_native_params(c, d2, 1, f2.params, NULL) == CZ_OK);
+    cz_native_pce_flush();
+    cz_native_pce_stats s0, s1;
+    cz_native_pce_stats_get(&s0);
+    enum { NT = 5 };
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, NT);
+    conc_arg a[NT];
+    pthread_t th[NT];
+    for (int i = 0; i < NT; i++) {
+        a[i].f = i < 4 ? &f1 : &f2;
+        a[i].json = i < 4 ? "{\"leaf\": \"3\", \"path\": [\"4\", \"5\", \"6\", \"7\"], \"index\": 2}"
+                          : "{\"leaf\": \"3\", \"path\": [\"4\", \"5\", \"6\", \"7\", \"8\"], \"index\": 9}";
+        a[i].go = &go;
+        a[i].s = NULL;
+        a[i].st = CZ_ERR_INTERNAL;
+        CHECK(pthread_create(&th[i], NULL, conc_thread, &a[i]) == 0);
+    }
+    for (int i = 0; i < NT; i++) pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&go);
+    cz_native_pce_stats_get(&s1);
+    for (int i = 0; i < NT; i++) {
+        CHECK_MSG(a[i].st == CZ_OK, "thread %d: status %d", i, (int)a[i].st);
+        cz_synth_info si;
+        CHECK(a[i].s && cz_synth_info_get(a[i].s, &si, NULL) == CZ_OK);
+        cz_synth_free(a[i].s);
+    }
+    CHECK_MSG(s1.records == s0.records + 2 && s1.hits == s0.hits + 3,
+              "records %llu -> %llu, hits %llu -> %llu (expected +2, +3)", (unsigned long long)s0.records,
+              (unsigned long long)s1.records, (unsigned long long)s0.hits, (unsigned long long)s1.hits);
+    cz_native_pce_flush();
+}
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "/tmp/cz_test_native.XXXXXX");
@@ -416,6 +485,7 @@ int main(void)
         }
     }
     test_pce_cap();
+    test_pce_concurrent();
     rmdir(g_dir);
     return cz_test_finish("test_native");
 }
