@@ -345,7 +345,7 @@ static void test_pce_cap(void)
  * after it: the recording runs outside the cache's lock). */
 typedef struct {
     const fixture *f;
-    const char *json;
+    void *in; /* parsed here (CHECK is not for threads), owned by the synth */
     pthread_barrier_t *go;
     cz_synth *s;
     cz_status st;
@@ -354,12 +354,11 @@ typedef struct {
 static void *conc_thread(void *p)
 {
     conc_arg *a = p;
-    void *in = input_of(a->f->c, a->f->params, a->json);
     pthread_barrier_wait(a->go);
     cz_error err;
     cz_error_clear(&err);
-    a->st = in ? cz_native_synth(&a->s, a->f->c, a->f->params, in, a->f->curve, NULL, a->f->c->name, &err)
-               : CZ_ERR_FORMAT;
+    a->st = a->in ? cz_native_synth(&a->s, a->f->c, a->f->params, a->in, a->f->curve, NULL, a->f->c->name, &err)
+                  : CZ_ERR_FORMAT;
     return NULL;
 }
 
@@ -386,8 +385,9 @@ static void test_pce_concurrent(void)
     pthread_t th[NT];
     for (int i = 0; i < NT; i++) {
         a[i].f = i < 4 ? &f1 : &f2;
-        a[i].json = i < 4 ? "{\"leaf\": \"3\", \"path\": [\"4\", \"5\", \"6\", \"7\"], \"index\": 2}"
-                          : "{\"leaf\": \"3\", \"path\": [\"4\", \"5\", \"6\", \"7\", \"8\"], \"index\": 9}";
+        a[i].in = input_of(a[i].f->c, a[i].f->params,
+                           i < 4 ? "{\"leaf\": \"3\", \"path\": [\"4\", \"5\", \"6\", \"7\"], \"index\": 2}"
+                                 : "{\"leaf\": \"3\", \"path\": [\"4\", \"5\", \"6\", \"7\", \"8\"], \"index\": 9}");
         a[i].go = &go;
         a[i].s = NULL;
         a[i].st = CZ_ERR_INTERNAL;
