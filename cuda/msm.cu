@@ -35,7 +35,8 @@
  *
  * TODO (tune on the H200): the accumulation is bound by the ~10 products
  * per point and window (PTX carry-chain products since 2026-12-02): a
- * dedicated squaring; merged reductions in the Fq2 products; precomputed
+ * dedicated squaring; BLS12-381's Fq2 product with merged reductions in
+ * fewer registers (BN254's has them, cuda/ff.cuh); precomputed
  * multiples 2^(c j) P of resident bases so that all windows share one
  * bucket set; batch-affine accumulation; skipping the upload of bases
  * whose scalar is 0; 16-bit sort keys; overlapping the scalar upload of
