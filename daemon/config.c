@@ -105,8 +105,9 @@ static const conf_key conf_keys[] = {
 
     {CONF_FIELD(data_dir), .type = CONF_STRING, .def = "", .arg = "DIR", .group = "files",
      .help = "Directory of the daemon's state (required).\n"
-             "It holds the job store (cuzkd.db) and the spool of uploaded\n"
-             "witnesses (spool/)."},
+             "It holds the job store (cuzkd.db), the spool of uploaded\n"
+             "witnesses (spool/) and the recorded R1CS of the circuits written in C\n"
+             "that jobs name (pce/, one file per circuit shape, kept across restarts)."},
     {CONF_LIST_FIELD(allow_dir), .def = "", .arg = "DIR",
      .help = "Directory whose files requests may name by path (required).\n"
              "Files named in requests (proving keys, witnesses) must lie inside\n"
