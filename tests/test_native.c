@@ -292,26 +292,32 @@ static void run_circuit(fixture *f, const char *name, const char *bad_json, cons
     fixture_free(f);
 }
 
+/* A poseidon-merkle (BN254) fixture of the given depth, for the cache
+ * tests (no key); 0 when the circuit or the parameter is refused. */
+static int pm_fixture(fixture *f, const char *depth_kv)
+{
+    memset(f, 0, sizeof *f);
+    f->c = cz_native_find("poseidon-merkle");
+    CHECK(f->c != NULL);
+    if (!f->c) return 0;
+    f->curve = CZ_CURVE_BN254;
+    const char *kv[1] = {depth_kv};
+    cz_status st = cz_native_params(f->c, kv, 1, f->params, NULL);
+    CHECK(st == CZ_OK);
+    return st == CZ_OK;
+}
+
 /* The cache's cap: with a cap of 1 byte an idle recording stays only while
  * it is the most recently used; a second shape evicts the first, and the
  * first comes back from its file. Two shapes of poseidon-merkle (depth 1
  * and 2). */
 static void test_pce_cap(void)
 {
-    const cz_native_circuit *c = cz_native_find("poseidon-merkle");
-    CHECK(c != NULL);
-    if (!c) return;
+    fixture f1, f2;
+    if (!pm_fixture(&f1, "depth=1") || !pm_fixture(&f2, "depth=2")) return;
     char dir[300];
     snprintf(dir, sizeof dir, "%s/pce-cap", g_dir);
     CHECK(mkdir(dir, 0700) == 0);
-    fixture f1, f2;
-    memset(&f1, 0, sizeof f1);
-    memset(&f2, 0, sizeof f2);
-    f1.c = f2.c = c;
-    f1.curve = f2.curve = CZ_CURVE_BN254;
-    const char *d1[1] = {"depth=1"}, *d2[1] = {"depth=2"};
-    CHECK(cz_native_params(c, d1, 1, f1.params, NULL) == CZ_OK);
-    CHECK(cz_native_params(c, d2, 1, f2.params, NULL) == CZ_OK);
     const char *in1 = "{\"leaf\": \"3\", \"path\": [\"4\"], \"index\": 1}";
     const char *in2 = "{\"leaf\": \"3\", \"path\": [\"4\", \"5\"], \"index\": 2}";
     cz_native_pce_flush();
@@ -364,17 +370,8 @@ static void *conc_thread(void *p)
 
 static void test_pce_concurrent(void)
 {
-    const cz_native_circuit *c = cz_native_find("poseidon-merkle");
-    CHECK(c != NULL);
-    if (!c) return;
     fixture f1, f2;
-    memset(&f1, 0, sizeof f1);
-    memset(&f2, 0, sizeof f2);
-    f1.c = f2.c = c;
-    f1.curve = f2.curve = CZ_CURVE_BN254;
-    const char *d1[1] = {"depth=4"}, *d2[1] = {"depth=5"};
-    CHECK(cz_native_params(c, d1, 1, f1.params, NULL) == CZ_OK);
-    CHECK(cz_native_params(c, d2, 1, f2.params, NULL) == CZ_OK);
+    if (!pm_fixture(&f1, "depth=4") || !pm_fixture(&f2, "depth=5")) return;
     cz_native_pce_flush();
     cz_native_pce_stats s0, s1;
     cz_native_pce_stats_get(&s0);
