@@ -8,11 +8,12 @@
  * the bases resident (cz_cuda_bases_pin) and streamed from pinned host
  * memory (BLS12-381 G1 2^24 also from pageable memory, and with a
  * witness-like scalar mix: 50% 0, 44% 1, 3% small, 3% random); G2 of both
- * curves at 2^22. The bases are 2^16 distinct random points repeated (the
- * GPU does the same work for any bases; generating 2^26 distinct points on
- * the CPU would take minutes). Each configuration's resident and streamed
- * results are compared (a mismatch is reported); correctness against the
- * CPU is tests/gpu/test_gpu_msm.cu's job.
+ * curves at 2^22. The bases are 2^n distinct random points (a random walk
+ * per thread, make_bases below); a row with 2^16 distinct points repeated
+ * (they fit in the L2) is kept only as a labelled extra. Each
+ * configuration's resident and streamed results are compared (a mismatch
+ * is reported); correctness against the CPU is tests/gpu/test_gpu_msm.cu's
+ * job.
  *
  * Flags: --max-log=K (largest BLS12-381 G1 size 2^K, default 26), --g2-log=K
  * (G2 size, default 22), --quick (2^20 and 2^22 only, G2 at 2^18), plus

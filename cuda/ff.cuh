@@ -18,7 +18,9 @@
  * the H200, bench/RESULTS.md); in translation units built with CZ_CUDA_PTX
  * (cuda/msm.cu and cuda/ntt.cu, CMake option of the same name, ON by default)
  * the device product is mul_ptx below, the same CIOS as PTX carry chains,
- * with no change to any caller.
+ * with no change to any caller; there sqr() is a dedicated squaring
+ * (sqr_ptx) and mul_sub(a, b, c, d) = a b - c d takes one reduction for the
+ * two products (mul_sub_ptx), elsewhere both are the plain products.
  *
  * Fq2 = Fq[u] / (u^2 + 1) for both curves (cz_dev::fp2<F>), Karatsuba; on
  * the device with CZ_CUDA_PTX, BN254's with one reduction per coefficient
@@ -56,12 +58,28 @@
     {                                                                                                                  \
         cz_ptx_mulrow_##NAME(w, a, b);                                                                                 \
     }                                                                                                                  \
-    __device__ __forceinline__ static void ptx_redrow(uint32_t *w, uint32_t &c) { cz_ptx_redrow_##NAME(w, c); }
+    __device__ __forceinline__ static void ptx_redrow(uint32_t *w, uint32_t &c) { cz_ptx_redrow_##NAME(w, c); }   \
+    __device__ __forceinline__ static void ptx_sqrwide(uint32_t *t, const uint32_t(&a)[N]) { cz_ptx_sqrwide_##NAME(t, a); }
 #else
 #define CZ_DEV_PTX_ROW_(NAME)
 #endif
 
 namespace cz_dev {
+
+/* CZ_CUDA_PTX device code: the dedicated squaring (fp::sqr_ptx), on unless
+ * CZ_CUDA_PTX_SQR is 0; the merged a b - c d (fp::mul_sub_ptx) for fields
+ * of at most CZ_CUDA_MUL_SUB_MAX_N 32-bit limbs. Measured on the H200
+ * (bench/RESULTS.md, 2026-12-02): the squaring 2.2% faster for the
+ * BLS12-381 G1 MSM and 4.2% for BN254 G1; the merged Y3 another 2.6% for
+ * BN254 G1 but 15% slower for BLS12-381 G1 (its called 381-bit version adds
+ * registers, 166 -> 182, and code to a kernel whose warps already wait on
+ * instruction fetch), so 8 (BN254 only). */
+#ifndef CZ_CUDA_PTX_SQR
+#define CZ_CUDA_PTX_SQR 1
+#endif
+#ifndef CZ_CUDA_MUL_SUB_MAX_N
+#define CZ_CUDA_MUL_SUB_MAX_N 8
+#endif
 
 /* ---- parameters: N 32-bit limbs, p, -p^-1 mod 2^32, R mod p, R^2 mod p ----
  * Two per curve of CZ_CURVE_LIST (SHORT_fq_p, SHORT_fr_p), from
@@ -98,6 +116,7 @@ CZ_CURVE_LIST(CZ_DEV_FIELDS_P_)
 template <class P> struct fp {
     typedef P P_;
     static constexpr int N = P::N;
+    static constexpr int DEGREE = 1; /* over the prime field */
     uint32_t l[N];
 
     CZ_HD static fp zero()
@@ -238,7 +257,53 @@ template <class P> struct fp {
         return r;
 #endif
     }
-    CZ_HD fp sqr() const { return *this * *this; }
+    /* a^2: on the device with CZ_CUDA_PTX a dedicated squaring (sqr_ptx),
+     * called for the 381-bit field as the product is; elsewhere a a. */
+    CZ_HD fp sqr() const
+    {
+#if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX) && CZ_CUDA_PTX_SQR
+        if constexpr (N > 8)
+            return sqr_call(*this);
+        else
+            return sqr_ptx(*this);
+#else
+        return *this * *this;
+#endif
+    }
+    CZ_HD_CALL static fp sqr_call(fp a)
+    {
+#if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX)
+        return sqr_ptx(a);
+#else
+        return a * a;
+#endif
+    }
+
+    /* a b - c d: on the device with CZ_CUDA_PTX, for fields of at most
+     * CZ_CUDA_MUL_SUB_MAX_N limbs, with one reduction (mul_sub_ptx; called
+     * for the 381-bit field as the product is); elsewhere two products and a
+     * subtraction. The point formulas' Y3. */
+    CZ_HD static fp mul_sub(const fp &a, const fp &b, const fp &c, const fp &d)
+    {
+#if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX)
+        if constexpr (N > CZ_CUDA_MUL_SUB_MAX_N)
+            return a * b - c * d;
+        else if constexpr (N > 8)
+            return mul_sub_call(a, b, c, d);
+        else
+            return mul_sub_ptx(a, b, c, d);
+#else
+        return a * b - c * d;
+#endif
+    }
+    CZ_HD_CALL static fp mul_sub_call(fp a, fp b, fp c, fp d)
+    {
+#if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX)
+        return mul_sub_ptx(a, b, c, d);
+#else
+        return a * b - c * d;
+#endif
+    }
 
 #if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX)
     /* The same CIOS with PTX carry chains (-DCZ_CUDA_PTX, device only): each
@@ -291,6 +356,46 @@ template <class P> struct fp {
         for (int i = 0; i < N; i++) r.l[i] = t[N + i];
         reduce_once(r.l); /* < 2p */
         return r;
+    }
+
+    /* a^2 / R mod p: the 2N-word square (P::ptx_sqrwide: the products a_i
+     * a_j, i < j, once, doubled, plus the squares a_i^2; N(N + 1)/2 word
+     * products instead of N^2), then the N reduction rows. a < p, so
+     * a^2 < p^2 < p R as redc_ptx needs. */
+    __device__ __forceinline__ static fp sqr_ptx(const fp &a)
+    {
+        uint32_t t[2 * N];
+#pragma unroll
+        for (int i = 0; i < 2 * N; i++) t[i] = 0;
+        P::ptx_sqrwide(t, a.l);
+        return redc_ptx(t);
+    }
+
+    /* (a b - c d) / R mod p with one reduction: a b and c d in full (2N
+     * words each, < p^2), their difference in (-p^2, p^2), plus p R when
+     * negative (p added to the top N words: the carry out cancels the
+     * borrow), so 0 <= T < p R as redc_ptx needs. */
+    __device__ __forceinline__ static fp mul_sub_ptx(const fp &a, const fp &b, const fp &c, const fp &d)
+    {
+        uint32_t t0[2 * N], t1[2 * N];
+        mul_wide_ptx(a.l, b.l, t0);
+        mul_wide_ptx(c.l, d.l, t1);
+        uint64_t bd = 0;
+#pragma unroll
+        for (int i = 0; i < 2 * N; i++) {
+            uint64_t x = (uint64_t)t0[i] - t1[i] - bd;
+            t0[i] = (uint32_t)x;
+            bd = (x >> 32) & 1;
+        }
+        const uint32_t mask = (uint32_t)0 - (uint32_t)bd;
+        uint64_t cp = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            cp += (uint64_t)t0[N + i] + (P::p(i) & mask);
+            t0[N + i] = (uint32_t)cp;
+            cp >>= 32;
+        }
+        return redc_ptx(t0);
     }
 #endif
 
@@ -351,6 +456,7 @@ CZ_CURVE_LIST(CZ_DEV_FIELDS_)
 #define CZ_CUDA_FQ2_MERGED_MAX_N 8
 #endif
 template <class F> struct fp2 {
+    static constexpr int DEGREE = 2;
     F c0, c1;
 
     CZ_HD static fp2 zero() { return fp2{F::zero(), F::zero()}; }
@@ -437,6 +543,8 @@ template <class F> struct fp2 {
         return fp2{c0, F::redc_ptx(s)};
     }
 #endif
+    /* a b - c d (the point formulas' Y3; fp's merges the reductions) */
+    CZ_HD static fp2 mul_sub(const fp2 &a, const fp2 &b, const fp2 &c, const fp2 &d) { return a * b - c * d; }
     /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u */
     CZ_HD fp2 sqr() const { return sqr_(*this); }
     CZ_HD_CALL static fp2 sqr_(fp2 a) /* by value: a call passes registers, not addresses */

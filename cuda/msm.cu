@@ -34,14 +34,17 @@
  * stderr, for tuning).
  *
  * TODO (tune on the H200): the accumulation is bound by the ~10 products
- * per point and window (PTX carry-chain products since 2026-12-02): a
- * dedicated squaring; BLS12-381's Fq2 product with merged reductions in
- * fewer registers (BN254's has them, cuda/ff.cuh); precomputed
- * multiples 2^(c j) P of resident bases so that all windows share one
- * bucket set; batch-affine accumulation; skipping the upload of bases
- * whose scalar is 0; 16-bit sort keys; overlapping the scalar upload of
- * chunk k+1 with chunk k. (Tried and measured, bench/RESULTS.md: inlining
- * the 381-bit product, and __launch_bounds__(128, 4) at level 0: slower.)
+ * per point and window (PTX carry-chain products, a dedicated squaring and,
+ * for BN254, a merged Y3 since 2026-12-02); on BLS12-381 G1 by latency too
+ * (ncu: 12 warps per SM at 166 registers, issue active 43%, most stalls
+ * fixed-latency waits and the multiply pipe): BLS12-381's Fq2 product
+ * with merged reductions in fewer registers (BN254's has them,
+ * cuda/ff.cuh); precomputed multiples 2^(c j) P of resident bases so that
+ * all windows share one bucket set; batch-affine accumulation; skipping the
+ * upload of bases whose scalar is 0; 16-bit sort keys; overlapping the
+ * scalar upload of chunk k+1 with chunk k. (Tried and measured,
+ * bench/RESULTS.md: inlining the 381-bit product; __launch_bounds__(128, 4)
+ * at level 0, slower except for BN254 G2; the merged Y3 for BLS12-381.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,6 +277,13 @@ template <class Fn> __global__ void __launch_bounds__(FN_BLOCK) k_for_each(Fn fn
     if (t < count) fn(t);
 }
 
+/* the level-0 kernel, its registers capped so that MINB blocks fit an SM */
+template <class Fn, int MINB> __global__ void __launch_bounds__(FN_BLOCK, MINB) k_level0(Fn fn, size_t count)
+{
+    const size_t t = (size_t)blockIdx.x * FN_BLOCK + threadIdx.x;
+    if (t < count) fn(t);
+}
+
 /* grid for count threads of `block` */
 static bool grid_of(size_t count, int block, unsigned *grid)
 {
@@ -292,6 +302,15 @@ static bool grid_of(size_t count, int block, unsigned *grid)
  * product no longer fit the instruction cache.) */
 template <class F> static constexpr bool L0_INLINE = sizeof(F) <= 64;
 
+/* Blocks per SM the level-0 kernel is compiled for: 4 (at most 128
+ * registers) for BN254 G2, measured 3.0% faster than its 236 registers
+ * (bench/RESULTS.md, 2026-12-02: 79.7 against 82.2 ms at 2^22, with 544
+ * bytes of spills); the same cap made BLS12-381 G1 2.1% and G2 4.7% slower,
+ * and BN254 G1 needs no more than 128 anyway; the others keep k_for_each
+ * (0: no minimum, where ptxas gave BLS12-381 G1 158 registers against 188
+ * with a minimum of 1). */
+template <class F> static constexpr int L0_MIN_BLOCKS = F::DEGREE == 2 && sizeof(F) == 64 ? 4 : 0;
+
 /* msm.cuh's executor on ctx->compute. The level-0 accumulation, where the
  * time goes, has a kernel of its own: in the kernel of all the other
  * operations it would share their register count (the reduction's: 255
@@ -301,13 +320,17 @@ struct dev_exec {
     cz_error *err;
     msm_state *st;
     bool trace;
-    template <class Fn> cz_status launch(const Fn &fn, size_t count)
+    /* MINB > 0: the level-0 kernel (k_level0), compiled for MINB blocks per SM */
+    template <int MINB = 0, class Fn> cz_status launch(const Fn &fn, size_t count)
     {
         if (count == 0) return CZ_OK;
         unsigned grid;
         if (!grid_of(count, FN_BLOCK, &grid))
             return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: launch of %zu threads", count);
-        k_for_each<Fn><<<grid, FN_BLOCK, 0, ctx->compute>>>(fn, count);
+        if constexpr (MINB > 0)
+            k_level0<Fn, MINB><<<grid, FN_BLOCK, 0, ctx->compute>>>(fn, count);
+        else
+            k_for_each<Fn><<<grid, FN_BLOCK, 0, ctx->compute>>>(fn, count);
         CZ_CUDA_TRY(ctx, err, cudaGetLastError());
         return CZ_OK;
     }
@@ -315,9 +338,9 @@ struct dev_exec {
     {
         if (fn.kind == OP_LEVEL0) {
             if constexpr (L0_INLINE<F>)
-                return launch(level0_inlined(fn.l0), count);
+                return launch<L0_MIN_BLOCKS<F>>(level0_inlined(fn.l0), count);
             else
-                return launch(fn.l0, count);
+                return launch<L0_MIN_BLOCKS<F>>(fn.l0, count);
         }
         return launch(fn, count);
     }

@@ -12,6 +12,8 @@ random ones below p, compared with a * b / 2^(32N) mod p.
 The split blocks (mulrow, redrow) are run the same way: N mulrow rows must
 give the exact 2N-word product of operands below 2p, N redrow rows must
 reduce any T < p 2^(32N) to T / 2^(32N) mod p below 2p with no carry left.
+The sqrwide block must give the exact 2N-word square of any a below
+2^(32N - 1), and with the redrow rows the Montgomery square of a < p.
 
 Run: python3 tools/check_ptx_mul.py [cuda/ff_ptx.inc] [cases]  (exit 1 on a failure)
 """
@@ -44,6 +46,36 @@ def parse(name, kind="row"):
     return [l for l in re.findall(r'"([a-z.][^"]*?);\\n\\t"', body) if not l.startswith(".reg")]
 
 
+def execute(lines, get, put, regs):
+    """Runs the instructions (one carry flag); get/put read and write the
+    block's operands %k and its .reg registers (regs)."""
+    cc = 0
+    for line in lines:
+        op, rest = line.split(" ", 1)
+        args = [s.strip() for s in rest.split(",")]
+        parts = op.split(".")
+        base, setcc = parts[0], "cc" in parts
+        if base in ("mad", "madc"):
+            prod = get(args[1]) * get(args[2])
+            half = prod >> 32 if parts[1] == "hi" else prod & M32
+            v = half + get(args[3]) + (cc if base == "madc" else 0)
+        elif base in ("add", "addc"):
+            v = get(args[1]) + get(args[2]) + (cc if base == "addc" else 0)
+        elif base == "mul" and parts[1] == "lo":
+            put(args[0], get(args[1]) * get(args[2]))
+            continue
+        elif base == "mov":
+            put(args[0], get(args[1]))
+            continue
+        else:
+            raise ValueError("instruction not emulated: %s" % line)
+        if setcc:
+            cc = v >> 32
+        elif v >> 32:
+            raise ValueError("a carry is lost: %s" % line)
+        put(args[0], v)
+
+
 def run_row(lines, n, w, a, b, c=None):
     """Runs a block on the window w[0..n] (operands %0..%n); a row or mulrow
     block reads a (%n+1..%2n) and b (%2n+1); a redrow block reads and writes
@@ -72,31 +104,29 @@ def run_row(lines, n, w, a, b, c=None):
         else:
             regs[x] = v & M32
 
-    cc = 0
-    for line in lines:
-        op, rest = line.split(" ", 1)
-        args = [s.strip() for s in rest.split(",")]
-        parts = op.split(".")
-        base, setcc = parts[0], "cc" in parts
-        if base in ("mad", "madc"):
-            prod = get(args[1]) * get(args[2])
-            half = prod >> 32 if parts[1] == "hi" else prod & M32
-            v = half + get(args[3]) + (cc if base == "madc" else 0)
-        elif base in ("add", "addc"):
-            v = get(args[1]) + get(args[2]) + (cc if base == "addc" else 0)
-        elif base == "mul" and parts[1] == "lo":
-            put(args[0], get(args[1]) * get(args[2]))
-            continue
-        elif base == "mov":
-            put(args[0], get(args[1]))
-            continue
+    execute(lines, get, put, regs)
+
+
+def run_sqr(lines, n, t, a):
+    """Runs a sqrwide block: t = %0..%(2n-1) (written), a = %2n..%(3n-1)."""
+    regs = {}
+
+    def get(x):
+        if x.startswith("%"):
+            k = int(x[1:])
+            return t[k] if k < 2 * n else a[k - 2 * n]
+        return regs[x] if x in regs else int(x, 0)
+
+    def put(x, v):
+        if x.startswith("%"):
+            k = int(x[1:])
+            if k >= 2 * n:
+                raise ValueError("writes input operand %s" % x)
+            t[k] = v & M32
         else:
-            raise ValueError("instruction not emulated: %s" % line)
-        if setcc:
-            cc = v >> 32
-        elif v >> 32:
-            raise ValueError("a carry is lost: %s" % line)
-        put(args[0], v)
+            regs[x] = v & M32
+
+    execute(lines, get, put, regs)
 
 
 fails = 0
@@ -194,4 +224,31 @@ for name, (p, n64) in FIELDS.items():
             rbad += 1
     print("%s: %d wide products, %d wrong; %d reductions, %d wrong" % (name, len(wcases), wbad, len(tcases), rbad))
     fails += wbad + rbad
+
+    # the squaring (cuda/ff.cuh sqr_ptx): sqrwide gives a^2 exactly for
+    # a < 2^(32N - 1) (every field element, and 2p - 1), then the redrow rows
+    slines = parse(name, "sqrwide")
+    sbad = 0
+    scases = edge2 + [(1 << (32 * n - 1)) - 1, (1 << (32 * n - 1)) - 2] + [rng.randrange(p) for _ in range(ncases)]
+    for x in scases:
+        t = [0] * (2 * n)
+        try:
+            run_sqr(slines, n, t, [(x >> (32 * j)) & M32 for j in range(n)])
+            sq = sum(t[j] << (32 * j) for j in range(2 * n))
+            if sq != x * x:
+                sbad += 1
+                if sbad <= 3:
+                    print("%s: wrong square of a = %#x" % (name, x))
+            elif x < p:
+                got = redc(sq)
+                got = got - p if got >= p else got
+                if got != x * x * ri % p:
+                    sbad += 1
+                    if sbad <= 3:
+                        print("%s: wrong reduced square of a = %#x" % (name, x))
+        except ValueError as e:
+            print("%s: %s (a = %#x)" % (name, e, x))
+            sbad += 1
+    print("%s: %d squares, %d wrong" % (name, len(scases), sbad))
+    fails += sbad
 sys.exit(1 if fails else 0)

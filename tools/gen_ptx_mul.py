@@ -30,6 +30,10 @@ with one reduction per coefficient (cuda/ff.cuh fp2, merged reductions):
                                the windows t + i of a 2N-word T < p 2^(32N)
                                leave T / 2^(32N) mod p, below 2p, in
                                t[N..2N-1] (and c = 0)
+and one for the squaring (cuda/ff.cuh sqr_ptx, then the redrow rows):
+  cz_ptx_sqrwide_NAME(t, a)    t = a^2, 2N words (t = 0 on entry), exact for
+                               a < 2^(32N - 1): each a_i a_j (i < j) once,
+                               doubled, plus the squares a_i^2
 """
 import os
 import sys
@@ -111,6 +115,54 @@ def redrow(name, p, n64):
                  ins, "uint32_t &c", None, extra_out=C)
 
 
+def sqrwide(name, p, n64):
+    """t[0..2n-1] = a^2 exactly (t = 0 on entry), for a < 2^(32n - 1): the products a_i a_j
+    (i < j) once each, row i in two chains (j - i odd at words 2i+1.., even
+    at 2i+2..; row i reaches word i + n, which is 0 before it: the rows
+    before it sum to less than 2^(32(i + n))), then the sum doubled (one
+    chain) and the squares a_i^2 added (one chain). n(n - 1)/2 + n word
+    products instead of the n^2 of a mulrow product."""
+    n = 2 * n64
+    T = lambda k: "%%%d" % k
+    A = lambda j: "%%%d" % (2 * n + j)
+    ins = ["{"]
+    for i in range(n - 1):
+        top = i + n
+        for par in (1, 2):
+            js = list(range(i + par, n, 2))
+            if not js:
+                continue
+            ops = []
+            for j in js:
+                ops.append(("lo", j, i + j))
+                ops.append(("hi", j, i + j + 1))
+            last = i + js[-1] + 1
+            prop = list(range(last + 1, top + 1))
+            for idx, (h, j, w) in enumerate(ops):
+                final = idx == len(ops) - 1 and not prop
+                ins.append("%s.%s%s.u32 %s, %s, %s, %s;" % ("mad" if idx == 0 else "madc", h, "" if final else ".cc",
+                                                          T(w), A(i), A(j), T(w)))
+            for idx, w in enumerate(prop):
+                ins.append("addc%s.u32 %s, %s, 0;" % ("" if idx == len(prop) - 1 else ".cc", T(w), T(w)))
+    for k in range(1, 2 * n):
+        ins.append("%s%s.u32 %s, %s, %s;" % ("add" if k == 1 else "addc", "" if k == 2 * n - 1 else ".cc", T(k), T(k), T(k)))
+    for j in range(n):
+        for h, w in (("lo", 2 * j), ("hi", 2 * j + 1)):
+            final = w == 2 * n - 1
+            ins.append("%s.%s%s.u32 %s, %s, %s, %s;" % ("mad" if w == 0 else "madc", h, "" if final else ".cc", T(w),
+                                                      A(j), A(j), T(w)))
+    ins.append("}")
+    outs = ", ".join('"+r"(t[%d])' % k for k in range(2 * n))
+    body = "\n".join('        "%s\\n\\t"' % s for s in ins)
+    return (
+        "/* %s: t[0..%d] = a^2 (t = 0 on entry; 2N words, exact for a < 2^(32N - 1)), no reduction */\n"
+        "__device__ __forceinline__ void cz_ptx_sqrwide_%s(uint32_t *t, const uint32_t (&a)[%d])\n"
+        "{\n"
+        "    asm(\n%s\n        : %s\n        : %s);\n"
+        "}\n" % (name, 2 * n - 1, name, n, body, outs, ", ".join('"r"(a[%d])' % j for j in range(n)))
+    )
+
+
 def block(kind, name, n, what, ins, params, ins_, extra_out=None):
     outs = ", ".join('"+r"(w[%d])' % j for j in range(n + 1))
     if extra_out is not None:
@@ -131,3 +183,4 @@ for name, (p, n64) in FIELDS.items():
     print(row(name, p, n64))
     print(mulrow(name, p, n64))
     print(redrow(name, p, n64))
+    print(sqrwide(name, p, n64))

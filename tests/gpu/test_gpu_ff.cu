@@ -3,7 +3,7 @@
  * run in kernels on fresh random inputs, against the CPU fields and curves
  * of ff/ and ec/. Exits 77 (skipped) when there is no GPU.
  *
- * Per field: add, sub, mul, sqr, from_mont on 2^16 random pairs plus edge
+ * Per field: add, sub, mul, sqr, mul_sub, from_mont on 2^16 random pairs plus edge
  * values; per Fq2: mul (with merged reductions in a CZ_CUDA_PTX build), sqr
  * on 2^16 random pairs plus the pairs of 8 edge values. Per group (G1, G2 of both curves): mixed add, full add, doubling
  * on 2^12 random points, including P + P and P + (-P) lanes.
@@ -28,17 +28,22 @@ using namespace cz_dev;
         }                                                                                          \
     } while (0)
 
-/* out[5i..5i+4] = a+b, a-b, a*b, a^2, canonical(a) */
+/* out[6i..6i+5] = a+b, a-b, a*b, a^2, a*b - b^2 (one reduction in a build
+ * with CZ_CUDA_PTX: fp::mul_sub, negative before the reduction about half
+ * the time), canonical(a) */
+enum { FIELD_OUTS = 6 };
 template <class F> __global__ void k_field(F *out, const F *a, const F *b, size_t n)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     F x = a[i], y = b[i];
-    out[5 * i + 0] = x + y;
-    out[5 * i + 1] = x - y;
-    out[5 * i + 2] = x * y;
-    out[5 * i + 3] = x.sqr();
-    out[5 * i + 4] = x.from_mont();
+    F *o = out + FIELD_OUTS * i;
+    o[0] = x + y;
+    o[1] = x - y;
+    o[2] = x * y;
+    o[3] = x.sqr();
+    o[4] = F::mul_sub(x, y, y, y);
+    o[5] = x.from_mont();
 }
 
 /* out[3i..3i+2] = a*b, a^2, a*a in Fq2 (the product with merged reductions
@@ -128,7 +133,7 @@ template <class F, class C> static void field_test(const char *name, cz_rng *rng
 {
     void (*rnd)(C *, cz_rng *) = ops.rnd;
     static_assert(sizeof(F) == sizeof(C), "layout");
-    F *ha = (F *)calloc(n, sizeof(F)), *hb = (F *)calloc(n, sizeof(F)), *ho = (F *)calloc(5 * n, sizeof(F));
+    F *ha = (F *)calloc(n, sizeof(F)), *hb = (F *)calloc(n, sizeof(F)), *ho = (F *)calloc(FIELD_OUTS * n, sizeof(F));
     for (size_t i = 0; i < n; i++) {
         rnd((C *)&ha[i], rng);
         rnd((C *)&hb[i], rng);
@@ -142,26 +147,29 @@ template <class F, class C> static void field_test(const char *name, cz_rng *rng
     F *da, *db, *dout;
     CUDA_OK(cudaMalloc(&da, n * sizeof(F)));
     CUDA_OK(cudaMalloc(&db, n * sizeof(F)));
-    CUDA_OK(cudaMalloc(&dout, 5 * n * sizeof(F)));
+    CUDA_OK(cudaMalloc(&dout, FIELD_OUTS * n * sizeof(F)));
     CUDA_OK(cudaMemcpy(da, ha, n * sizeof(F), cudaMemcpyHostToDevice));
     CUDA_OK(cudaMemcpy(db, hb, n * sizeof(F), cudaMemcpyHostToDevice));
     k_field<F><<<(unsigned)((n + 255) / 256), 256>>>(dout, da, db, n);
     CUDA_OK(cudaGetLastError());
-    CUDA_OK(cudaMemcpy(ho, dout, 5 * n * sizeof(F), cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(ho, dout, FIELD_OUTS * n * sizeof(F), cudaMemcpyDeviceToHost));
     long bad = 0;
     for (size_t i = 0; i < n; i++) {
         const C *x = (const C *)&ha[i], *y = (const C *)&hb[i];
-        C w[4];
+        C w[5], yy;
         uint64_t can[sizeof(C) / 8];
         ops.add(&w[0], x, y);
         ops.sub(&w[1], x, y);
         ops.mul(&w[2], x, y);
         ops.sqr(&w[3], x);
+        ops.sqr(&yy, y);
+        ops.sub(&w[4], &w[2], &yy);
         ops.to_canonical(can, x);
-        for (int k = 0; k < 4; k++) bad += memcmp(&ho[5 * i + k], &w[k], sizeof(C)) != 0;
-        bad += memcmp(&ho[5 * i + 4], can, sizeof can) != 0;
+        const F *o = &ho[FIELD_OUTS * i];
+        for (int k = 0; k < 5; k++) bad += memcmp(&o[k], &w[k], sizeof(C)) != 0;
+        bad += memcmp(&o[5], can, sizeof can) != 0;
     }
-    CHECK_MSG(bad == 0, "%s: %ld of %zu device results differ from the CPU field", name, bad, 5 * n);
+    CHECK_MSG(bad == 0, "%s: %ld of %zu device results differ from the CPU field", name, bad, FIELD_OUTS * n);
     cudaFree(da);
     cudaFree(db);
     cudaFree(dout);
