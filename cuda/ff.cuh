@@ -17,10 +17,12 @@
  * accumulations into IMAD.WIDE chains (measured ~16.8 G mul/s for 381 bits on
  * the H200, bench/RESULTS.md); in translation units built with CZ_CUDA_PTX
  * (cuda/msm.cu and cuda/ntt.cu, CMake option of the same name, ON by default)
- * the device product is mul_ptx below, the same CIOS as PTX carry chains,
- * with no change to any caller; there sqr() is a dedicated squaring
- * (sqr_ptx) and mul_sub(a, b, c, d) = a b - c d takes one reduction for the
- * two products (mul_sub_ptx), elsewhere both are the plain products.
+ * the device product is mul_ptx_noreduce below (and the final subtraction), the
+ * same CIOS as PTX carry chains, with no change to any caller; there sqr()
+ * is a dedicated squaring (sqr_ptx) and mul_sub(a, b, c, d) = a b - c d
+ * takes one reduction for the two products (mul_sub_ptx), elsewhere both
+ * are the plain products. Lazy forms (mul_lazy, add_lazy, sub_lazy) keep
+ * values in [0, 2p) for the NTT's inner levels.
  *
  * Fq2 = Fq[u] / (u^2 + 1) for both curves (cz_dev::fp2<F>), Karatsuba; on
  * the device with CZ_CUDA_PTX, BN254's with one reduction per coefficient
@@ -219,8 +221,24 @@ template <class P> struct fp {
     CZ_HD_CALL static fp mul_call(fp a, fp b) { return mul_inline(a, b); }
     CZ_HD static fp mul_inline(const fp &a, const fp &b)
     {
+        fp r = mul_noreduce(a, b);
+        reduce_once(r.l);
+        return r;
+    }
+    /* a b / R mod p in [0, 2p) for a < 2p, b < p (the NTT's lazy levels):
+     * the CIOS without its final subtraction, b as the whole operand and a
+     * limb by limb (mul_noreduce). */
+    CZ_HD static fp mul_lazy(const fp &a, const fp &b) { return mul_noreduce(b, a); }
+    /* The CIOS, a whole, b limb by limb, without the final subtraction: for
+     * a < p and any b < 2p the running value stays below a + p < 2p (each
+     * row adds less than (a + p)(2^32 - 1), so N + 1 words hold it) and the
+     * result t < a b / R + p < 2p p / R + p < 2p, as 2p < R. (With a < 2p
+     * the rows of BLS12-381's r would need N + 2 words: tools/check_ptx_mul.py
+     * found the carry lost.) */
+    CZ_HD static fp mul_noreduce(const fp &a, const fp &b)
+    {
 #if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX)
-        return mul_ptx(a, b);
+        return mul_ptx_noreduce(a, b);
 #else
         uint32_t t[N + 1];
 #pragma unroll
@@ -253,9 +271,69 @@ template <class P> struct fp {
         /* t < 2p < 2^(32N): t[N] is 0 */
 #pragma unroll
         for (int i = 0; i < N; i++) r.l[i] = t[i];
-        reduce_once(r.l);
         return r;
 #endif
+    }
+
+    /* ---- lazy forms, on values in [0, 2p) (the NTT's shared-memory levels,
+     * cuda/ntt.cuh): one conditional step each, as in a + b or a - b, but
+     * against 2p, so that a butterfly takes two such steps instead of three
+     * (the product's own is dropped: mul_lazy). 2p < 2^(32N) for every field
+     * here; a + b < 4p may carry out of the top limb (BLS12-381's r), which
+     * the comparison takes into account. ---- */
+    CZ_HD static uint32_t p2(int i) /* limb i of 2p */
+    {
+        return (P::p(i) << 1) | (i > 0 ? P::p(i - 1) >> 31 : 0u);
+    }
+    CZ_HD static fp add_lazy(const fp &a, const fp &b)
+    {
+        fp s, d;
+        uint64_t c = 0, br = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            c += (uint64_t)a.l[i] + b.l[i];
+            s.l[i] = (uint32_t)c;
+            c >>= 32;
+        }
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            uint64_t t = (uint64_t)s.l[i] - p2(i) - br;
+            d.l[i] = (uint32_t)t;
+            br = (t >> 32) & 1;
+        }
+        /* a + b = s + c 2^(32N) >= 2p unless (no carry and a borrow) */
+        const uint32_t keep = (uint32_t)0 - (uint32_t)((c == 0) & (br == 1));
+#pragma unroll
+        for (int i = 0; i < N; i++) s.l[i] = (s.l[i] & keep) | (d.l[i] & ~keep);
+        return s;
+    }
+    CZ_HD static fp sub_lazy(const fp &a, const fp &b)
+    {
+        fp r;
+        uint64_t br = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            uint64_t t = (uint64_t)a.l[i] - b.l[i] - br;
+            r.l[i] = (uint32_t)t;
+            br = (t >> 32) & 1;
+        }
+        /* a - b < 0: + 2p (the carry out cancels the borrow) */
+        const uint32_t mask = (uint32_t)0 - (uint32_t)br;
+        uint64_t c = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            c += (uint64_t)r.l[i] + (p2(i) & mask);
+            r.l[i] = (uint32_t)c;
+            c >>= 32;
+        }
+        return r;
+    }
+    /* [0, 2p) -> [0, p) */
+    CZ_HD fp reduced() const
+    {
+        fp r = *this;
+        reduce_once(r.l);
+        return r;
     }
     /* a^2: on the device with CZ_CUDA_PTX a dedicated squaring (sqr_ptx),
      * called for the 381-bit field as the product is; elsewhere a a. */
@@ -322,7 +400,7 @@ template <class P> struct fp {
      * tests/gpu/test_gpu_ff.cu in a build with CZ_CUDA_PTX, and the
      * instruction sequence by tools/check_ptx_mul.py (an emulator of these
      * PTX instructions, random and edge operands, every carry checked). */
-    __device__ __forceinline__ static fp mul_ptx(const fp &a, const fp &b)
+    __device__ __forceinline__ static fp mul_ptx_noreduce(const fp &a, const fp &b) /* < 2p */
     {
         uint32_t t[2 * N + 1];
 #pragma unroll
@@ -332,7 +410,6 @@ template <class P> struct fp {
         fp r;
 #pragma unroll
         for (int i = 0; i < N; i++) r.l[i] = t[N + i];
-        reduce_once(r.l); /* t < 2p */
         return r;
     }
 

@@ -265,6 +265,38 @@ template <class F> CZ_HD void bf_dit0(F &u, F &v, const tw_t<F> &tw)
     v = a - t;
 }
 
+/* The same four on values in [0, 2p) (the shared-memory levels of the pass
+ * kernel; twiddles and constants below p): two conditional steps per
+ * butterfly instead of three (ff.cuh add_lazy, sub_lazy, mul_lazy);
+ * pass_store reduces what goes back to global memory. */
+template <class F> CZ_HD void bf_dif_lazy(F &u, F &v, const F &w)
+{
+    F d = F::sub_lazy(u, v);
+    u = F::add_lazy(u, v);
+    v = F::mul_lazy(d, w);
+}
+template <class F> CZ_HD void bf_dif0_lazy(F &u, F &v, const tw_t<F> &tw)
+{
+    F d = F::sub_lazy(u, v), a = F::add_lazy(u, v);
+    if (tw.lvl0 == 2) a = F::mul_lazy(a, tw.s);
+    if (tw.lvl0 != 0) d = F::mul_lazy(d, tw.tw0);
+    u = a;
+    v = d;
+}
+template <class F> CZ_HD void bf_dit_lazy(F &u, F &v, const F &w)
+{
+    F t = F::mul_lazy(v, w);
+    v = F::sub_lazy(u, t);
+    u = F::add_lazy(u, t);
+}
+template <class F> CZ_HD void bf_dit0_lazy(F &u, F &v, const tw_t<F> &tw)
+{
+    F t = tw.lvl0 != 0 ? F::mul_lazy(v, tw.tw0) : v;
+    F a = tw.lvl0 == 2 ? F::mul_lazy(u, tw.s) : u;
+    u = F::add_lazy(a, t);
+    v = F::sub_lazy(a, t);
+}
+
 /* ---- the simple kernel: one launch per level, one thread per butterfly ---- */
 
 /* Butterfly q (< n/2) of level b on the global array x. */
@@ -343,7 +375,8 @@ CZ_HD void pass_pair(unsigned c, unsigned bb, uint32_t q, uint32_t *e0, uint32_t
     *e1 = *e0 + (1u << (bb + c));
 }
 
-/* Phase 2 + lv (lv = 0 .. t-1): one level. DIF runs local bits t-1 .. 0, DIT 0 .. t-1. */
+/* Phase 2 + lv (lv = 0 .. t-1): one level. DIF runs local bits t-1 .. 0, DIT 0 .. t-1.
+ * The tile's values stay in [0, 2p) between levels (the lazy butterflies). */
 template <class F, bool DIT>
 CZ_HD void pass_level(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned lv, uint32_t tid, uint32_t nthr)
 {
@@ -356,29 +389,29 @@ CZ_HD void pass_level(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigne
         F u = sh_get<F>(sh, E, e0), v = sh_get<F>(sh, E, e1);
         if (b == 0) {
             if (DIT)
-                bf_dit0(u, v, a.tw);
+                bf_dit0_lazy(u, v, a.tw);
             else
-                bf_dif0(u, v, a.tw);
+                bf_dif0_lazy(u, v, a.tw);
         } else {
             /* j = i mod 2^b = (r mod 2^bb) 2^b0 + lo_hi 2^c + lc */
             const uint64_t j = ((uint64_t)(r & ((1u << bb) - 1)) << a.b0) | (lo_hi << a.c) | (q & ((1u << a.c) - 1));
             F w = twiddle(a.tw, b, j);
             if (DIT)
-                bf_dit(u, v, w);
+                bf_dit_lazy(u, v, w);
             else
-                bf_dif(u, v, w);
+                bf_dif_lazy(u, v, w);
         }
         sh_put(sh, E, e0, u);
         sh_put(sh, E, e1, v);
     }
 }
 
-/* Last phase: shared -> global. */
+/* Last phase: shared -> global, each element reduced from [0, 2p) to [0, p). */
 template <class F> CZ_HD void pass_store(const pass_args<F> &a, const uint32_t *sh, uint64_t blk, uint32_t tid, uint32_t nthr)
 {
     const uint32_t E = pass_elems(a);
     for (uint32_t e = tid; e < E; e += nthr)
-        store_el(a.x + pass_gidx(a, blk, e), sh_get<F>(sh, E, e));
+        store_el(a.x + pass_gidx(a, blk, e), sh_get<F>(sh, E, e).reduced());
 }
 
 /* Threads per block of a pass kernel. */

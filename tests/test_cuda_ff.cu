@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cuda/ec.cuh"
+#include "cuda_test_util.h"
 #include "ec/ec.h"
 #include "test_util.h"
 
@@ -89,6 +90,12 @@ static uint32_t half32(const uint64_t *v, int i) { return (uint32_t)(v[i / 2] >>
             bad += !(dc.to_mont() == da);                                                             \
             bad += (da == db) != (CPU##_eq(&a, &b) != 0);                                             \
             bad += da.is_zero() != (CPU##_is_zero(&a) != 0);                                          \
+            /* lazy forms on [0, 2p): a, b or a + p, b + p by the low bits of it */                   \
+            DEV la = (it & 1) ? cz_test_plus_p(da) : da, lb = (it & 2) ? cz_test_plus_p(db) : db;     \
+            bad += cz_test_lazy_bad(la, da);                                                          \
+            bad += cz_test_lazy_bad(DEV::mul_lazy(la, db), da * db);                                  \
+            bad += cz_test_lazy_bad(DEV::add_lazy(la, lb), da + db);                                  \
+            bad += cz_test_lazy_bad(DEV::sub_lazy(la, lb), da - db);                                  \
             if (it < 64 || it % 64 == 0) { /* inv is a slow pow */                                    \
                 if (CPU##_inv(&r, &a) != CZ_OK) CPU##_set_zero(&r);                                   \
                 bad += !same(da.inv(), r);                                                            \

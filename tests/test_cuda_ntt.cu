@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "cuda/ntt.cuh"
+#include "cuda_test_util.h"
 #include "test_util.h"
 extern "C" {
 #include "backend/backend.h"
@@ -445,6 +446,34 @@ template <class F> static void test_butterflies(void)
         nt::bf_dit0(u, v, tw);
         F a = mode == 2 ? r[0] * tw.s : r[0], t = mode ? r[1] * tw.tw0 : r[1];
         CHECK(u == a + t && v == a - t);
+    }
+    /* the lazy butterflies: inputs in [0, 2p) (x or x + p), outputs below 2p
+     * with the residues of the reduced ones; 256 random draws plus p - 1 */
+    for (int rep = 0; rep < 256; rep++) {
+        std::vector<F> q = random_vec<F>(6);
+        if (rep == 0) q[0] = q[1] = -F::one();
+        nt::tw_t<F> tl = nt::tw_t<F>();
+        tl.s = q[4];
+        tl.tw0 = q[5];
+        for (int mode = 0; mode < 3; mode++) {
+            tl.lvl0 = mode;
+            for (int lift = 0; lift < 4; lift++) {
+                const F u0 = (lift & 1) ? cz_test_plus_p(q[0]) : q[0], v0 = (lift & 2) ? cz_test_plus_p(q[1]) : q[1];
+                long bad = 0;
+                for (int kind = 0; kind < 4; kind++) {
+                    if (mode > 0 && kind >= 2) continue; /* the level-0 forms only vary with lvl0 */
+                    F u = u0, v = v0, eu = q[0], ev = q[1];
+                    switch (kind) {
+                    case 0: nt::bf_dif0_lazy(u, v, tl); nt::bf_dif0(eu, ev, tl); break;
+                    case 1: nt::bf_dit0_lazy(u, v, tl); nt::bf_dit0(eu, ev, tl); break;
+                    case 2: nt::bf_dif_lazy(u, v, q[2]); nt::bf_dif(eu, ev, q[2]); break;
+                    default: nt::bf_dit_lazy(u, v, q[2]); nt::bf_dit(eu, ev, q[2]); break;
+                    }
+                    bad += cz_test_lazy_bad(u, eu) + cz_test_lazy_bad(v, ev);
+                }
+                CHECK_MSG(bad == 0, "lazy butterflies, draw %d, lvl0 %d, lift %d", rep, mode, lift);
+            }
+        }
     }
     F u = r[0], v = r[1];
     nt::bf_dif(u, v, r[2]);

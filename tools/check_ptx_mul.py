@@ -7,7 +7,9 @@ instructions it uses (mad/madc .lo/.hi with and without .cc, addc, mul.lo;
 one carry flag), inside the same loop as cuda/ff.cuh's mul_ptx (row i on the
 window t + i, result t[N..2N-1], one conditional subtraction). Any carry an
 instruction without .cc would drop is an error. Operands: edge values and
-random ones below p, compared with a * b / 2^(32N) mod p.
+random ones below p, compared with a * b / 2^(32N) mod p; and b (the
+operand taken limb by limb) below 2p: the lazy product of the NTT, below 2p
+before the final subtraction.
 
 The split blocks (mulrow, redrow) are run the same way: N mulrow rows must
 give the exact 2N-word product of operands below 2p, N redrow rows must
@@ -136,7 +138,7 @@ for name, (p, n64) in FIELDS.items():
     lines = parse(name)
     ri = pow(1 << (32 * n), -1, p)
 
-    def mul(a, b):
+    def mul(a, b, lazy=False):
         t = [0] * (2 * n + 1)
         al = [(a >> (32 * j)) & M32 for j in range(n)]
         bl = [(b >> (32 * j)) & M32 for j in range(n)]
@@ -149,14 +151,22 @@ for name, (p, n64) in FIELDS.items():
         if t[2 * n] != 0:
             raise ValueError("the result does not fit N words")
         r = sum(t[n + j] << (32 * j) for j in range(n))
-        return r - p if r >= p else r
+        return r if lazy else r - p if r >= p else r
 
     edge = [0, 1, 2, p - 1, p - 2, p // 2, (1 << (32 * n - 32)) % p] + [(M32 << (32 * j)) % p for j in range(n)]
     cases = [(x, y) for x in edge for y in edge] + [(rng.randrange(p), rng.randrange(p)) for _ in range(ncases)]
+    # the lazy product (cuda/ff.cuh mul_lazy = mul_noreduce(b, a): no final
+    # subtraction): the whole operand below p, the one taken limb by limb
+    # below 2p, give a result below 2p
+    lcases = [(x, y) for x in edge for y in edge + [p + e for e in edge]] + \
+        [(rng.randrange(p), rng.randrange(2 * p)) for _ in range(ncases)]
     bad = 0
-    for x, y in cases:
+    for x, y in cases + lcases:
         try:
-            got = mul(x, y)
+            got = mul(x, y, lazy=True)
+            if got >= 2 * p:
+                raise ValueError("the lazy product is %#x >= 2p" % got)
+            got = got - p if got >= p else got
         except ValueError as e:
             print("%s: %s (a = %#x, b = %#x)" % (name, e, x, y))
             bad += 1
@@ -165,7 +175,7 @@ for name, (p, n64) in FIELDS.items():
             bad += 1
             if bad <= 3:
                 print("%s: wrong product for a = %#x, b = %#x" % (name, x, y))
-    print("%s: %d products, %d wrong" % (name, len(cases), bad))
+    print("%s: %d products (%d of them lazy), %d wrong" % (name, len(cases) + len(lcases), len(lcases), bad))
     fails += bad
 
     # the split product of the Fq2 products (cuda/ff.cuh fp2 mul_lazy):

@@ -3,7 +3,8 @@
  * run in kernels on fresh random inputs, against the CPU fields and curves
  * of ff/ and ec/. Exits 77 (skipped) when there is no GPU.
  *
- * Per field: add, sub, mul, sqr, mul_sub, from_mont on 2^16 random pairs plus edge
+ * Per field: add, sub, mul, sqr, mul_sub, from_mont and the lazy forms
+ * (mul_lazy, add_lazy, sub_lazy on [0, 2p)) on 2^16 random pairs plus edge
  * values; per Fq2: mul (with merged reductions in a CZ_CUDA_PTX build), sqr
  * on 2^16 random pairs plus the pairs of 8 edge values. Per group (G1, G2 of both curves): mixed add, full add, doubling
  * on 2^12 random points, including P + P and P + (-P) lanes.
@@ -13,6 +14,7 @@
 
 #include "cuda/cuda.h"
 #include "cuda/ec.cuh"
+#include "cuda_test_util.h"
 #include "ec/ec.h"
 #include "test_util.h"
 
@@ -28,10 +30,11 @@ using namespace cz_dev;
         }                                                                                          \
     } while (0)
 
-/* out[6i..6i+5] = a+b, a-b, a*b, a^2, a*b - b^2 (one reduction in a build
+/* out[9i..9i+8] = a+b, a-b, a*b, a^2, a*b - b^2 (one reduction in a build
  * with CZ_CUDA_PTX: fp::mul_sub, negative before the reduction about half
- * the time), canonical(a) */
-enum { FIELD_OUTS = 6 };
+ * the time), canonical(a), and the lazy forms on a + p, b + p (below 2p):
+ * mul_lazy(a + p, b), add_lazy(a + p, b + p), sub_lazy(a, b + p) */
+enum { FIELD_OUTS = 9 };
 template <class F> __global__ void k_field(F *out, const F *a, const F *b, size_t n)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -44,6 +47,10 @@ template <class F> __global__ void k_field(F *out, const F *a, const F *b, size_
     o[3] = x.sqr();
     o[4] = F::mul_sub(x, y, y, y);
     o[5] = x.from_mont();
+    const F xp = cz_test_plus_p(x), yp = cz_test_plus_p(y);
+    o[6] = F::mul_lazy(xp, y);
+    o[7] = F::add_lazy(xp, yp);
+    o[8] = F::sub_lazy(x, yp);
 }
 
 /* out[3i..3i+2] = a*b, a^2, a*a in Fq2 (the product with merged reductions
@@ -168,6 +175,8 @@ template <class F, class C> static void field_test(const char *name, cz_rng *rng
         const F *o = &ho[FIELD_OUTS * i];
         for (int k = 0; k < 5; k++) bad += memcmp(&o[k], &w[k], sizeof(C)) != 0;
         bad += memcmp(&o[5], can, sizeof can) != 0;
+        bad += cz_test_lazy_bad(o[6], *(const F *)&w[2]) + cz_test_lazy_bad(o[7], *(const F *)&w[0]) +
+               cz_test_lazy_bad(o[8], *(const F *)&w[1]);
     }
     CHECK_MSG(bad == 0, "%s: %ld of %zu device results differ from the CPU field", name, bad, FIELD_OUTS * n);
     cudaFree(da);
