@@ -8,8 +8,10 @@
  * that tests/test_cuda_ntt.cu proves against ntt/ntt.h on the host; this file
  * adds the kernels, the table cache and the transfers.
  *
- *  - Kernels: k_pass (the fast path: 2^t x 2^c tiles in shared memory, one
- *    radix-2 level per __syncthreads, a few global passes per transform),
+ *  - Kernels: k_pass (the fast path: 2^t x 2^c tiles in shared memory, two
+ *    radix-2 levels per __syncthreads in registers (radix 4, ntt.cuh
+ *    pass_step), values kept in [0, 2p) inside a pass, a few global passes
+ *    per transform),
  *    k_level (the simple path: one launch per radix-2 level, one thread per
  *    butterfly; selected with CZ_GPU_NTT=simple, for tests and as a
  *    fallback), k_bitrev (in-place bit reversal, only cz_cuda_ntt needs it),
@@ -33,11 +35,11 @@
  *    CZ_GPU_NTT_TILE=T (tile log, default 11 or what shared memory allows),
  *    CZ_GPU_NTT_COLS=C (column log of the upper passes, default 2).
  *
- * TODO(H200 tuning): radix-4/8 butterflies in registers between the shared
- * memory rounds (halves the shared traffic), tile 12 with 512 threads, a
- * PTX carry-chain product in cuda/ff.cuh (the NTT is product-bound: ~n/2 k
- * products per transform), multi-threaded host copies for pageable memory,
- * and fusing the pointwise step into the last DIT pass of c.
+ * TODO(H200 tuning): radix 8 (three levels per round trip) once the
+ * registers allow it, tile 12 with 512 threads, multi-threaded host copies
+ * for pageable memory, and fusing the pointwise step into the last DIT pass
+ * of c. (The ALU, adds and conditional selects, was the busiest pipe before
+ * the lazy butterflies: ncu, bench/RESULTS.md.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,15 +60,25 @@ template <class F, bool DIT> __global__ void k_level(F *x, nt::tw_t<F> tw, unsig
         nt::level_bf<F, DIT>(x, tw, b, q);
 }
 
-template <class F, bool DIT> __global__ void __launch_bounds__(256) k_pass(nt::pass_args<F> a)
+/* Blocks per SM the pass kernel is compiled for (its registers capped to
+ * fit): 3, as many as a 2^11-element tile's shared memory allows. Measured on
+ * the H200 (bench/RESULTS.md, 2026-12-02): with the radix-4 steps and no cap
+ * (102-128 registers, 2 blocks per SM) the BLS12-381 coset forward NTT at
+ * 2^24 took 8.6 ms; capped (80 registers, 32-148 bytes of spills) 6.7 ms and
+ * every transform 1-5% faster than the radix-2 levels. */
+#ifndef CZ_NTT_PASS_MIN_BLOCKS
+#define CZ_NTT_PASS_MIN_BLOCKS 3
+#endif
+template <class F, bool DIT> __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass(nt::pass_args<F> a)
 {
     extern __shared__ uint4 k_pass_sh[];
     uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_sh);
     const uint64_t blk = blockIdx.x;
     nt::pass_load(a, sh, blk, threadIdx.x, blockDim.x);
     __syncthreads();
-    for (unsigned lv = 0; lv < a.t; lv++) {
-        nt::pass_level<F, DIT>(a, sh, blk, lv, threadIdx.x, blockDim.x);
+    const unsigned steps = nt::pass_steps(a.t);
+    for (unsigned s = 0; s < steps; s++) {
+        nt::pass_step<F, DIT>(a, sh, blk, s, threadIdx.x, blockDim.x);
         __syncthreads();
     }
     nt::pass_store(a, sh, blk, threadIdx.x, blockDim.x);

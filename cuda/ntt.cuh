@@ -54,8 +54,10 @@
  * The fast kernel: a pass handles the levels of bits [b0, b0 + t) on tiles
  * of 2^t rows x 2^c columns (elements i = hi 2^(b0+t) + r 2^b0 + lo, the
  * 2^c columns are adjacent lo values so that the loads are coalesced) in
- * shared memory, limb-major (sh[limb * E + e], conflict-free), one level per
- * __syncthreads. The plan puts bits [0, T) (T = the tile log, contiguous
+ * shared memory, limb-major (sh[limb * E + e], conflict-free), two levels per
+ * __syncthreads (pass_step: radix 4 in registers; a last radix-2 level when a
+ * pass has an odd number of levels), the values in [0, 2p) until the pass
+ * stores them. The plan puts bits [0, T) (T = the tile log, contiguous
  * tiles) in one pass and splits the bits above into as few passes of at most
  * T - C levels as possible (at least 2^C columns): 2^24 in three passes,
  * 2^20 in two.
@@ -403,6 +405,73 @@ CZ_HD void pass_level(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigne
         }
         sh_put(sh, E, e0, u);
         sh_put(sh, E, e1, v);
+    }
+}
+
+/* The sync phases of a pass of t levels: two levels at a time (radix 4,
+ * pass_step), the last one alone when t is odd. */
+CZ_HD unsigned pass_steps(unsigned t) { return (t + 1) / 2; }
+
+/*
+ * Phase 2 + s (s < pass_steps(a.t)): levels 2s and 2s + 1 of the pass in one
+ * round trip through shared memory (the last level alone, pass_level, when t
+ * is odd). Local bits lo and lo + 1 (DIT: lo = 2s; DIF, which runs the bits
+ * downwards: lo = t - 2 - 2s), global levels b = b0 + lo and b + 1: each
+ * thread takes quadruples x0..x3 at rows r, r + 2^lo, r + 2^(lo+1), r + 3 2^lo
+ * (bits lo, lo + 1 of r zero) and does the four butterflies of the two levels
+ * in registers: at level b the pairs (x0, x1), (x2, x3), both with tw(b, j),
+ * j = i0 mod 2^b (i0: the global index of x0); at level b + 1 the pairs
+ * (x0, x2) with tw(b + 1, j) and (x1, x3) with tw(b + 1, j + 2^b). Half the
+ * shared-memory loads, stores and barriers of two radix-2 levels, three
+ * twiddle loads instead of four.
+ */
+template <class F, bool DIT>
+CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned s, uint32_t tid, uint32_t nthr)
+{
+    const unsigned lv = 2 * s;
+    if (lv + 1 >= a.t) {
+        pass_level<F, DIT>(a, sh, blk, lv, tid, nthr);
+        return;
+    }
+    const uint32_t E = pass_elems(a);
+    const unsigned lo = DIT ? lv : a.t - 2 - lv, b = a.b0 + lo;
+    const uint64_t lo_hi = blk & (((uint64_t)1 << (a.b0 - a.c)) - 1);
+    const uint32_t h = 1u << (lo + a.c);
+    for (uint32_t q = tid; q < E / 4; q += nthr) {
+        const uint32_t lc = q & ((1u << a.c) - 1), rr = q >> a.c;
+        const uint32_t rw = ((rr >> lo) << (lo + 2)) | (rr & ((1u << lo) - 1));
+        const uint32_t e0 = (rw << a.c) | lc;
+        F x0 = sh_get<F>(sh, E, e0), x1 = sh_get<F>(sh, E, e0 + h), x2 = sh_get<F>(sh, E, e0 + 2 * h),
+          x3 = sh_get<F>(sh, E, e0 + 3 * h);
+        const uint64_t j = ((uint64_t)(rw & ((1u << lo) - 1)) << a.b0) | (lo_hi << a.c) | lc; /* < 2^b */
+        const F w0 = twiddle(a.tw, b + 1, j), w1 = twiddle(a.tw, b + 1, j | ((uint64_t)1 << b));
+        if (DIT) {
+            if (b == 0) {
+                bf_dit0_lazy(x0, x1, a.tw);
+                bf_dit0_lazy(x2, x3, a.tw);
+            } else {
+                const F w = twiddle(a.tw, b, j);
+                bf_dit_lazy(x0, x1, w);
+                bf_dit_lazy(x2, x3, w);
+            }
+            bf_dit_lazy(x0, x2, w0);
+            bf_dit_lazy(x1, x3, w1);
+        } else {
+            bf_dif_lazy(x0, x2, w0);
+            bf_dif_lazy(x1, x3, w1);
+            if (b == 0) {
+                bf_dif0_lazy(x0, x1, a.tw);
+                bf_dif0_lazy(x2, x3, a.tw);
+            } else {
+                const F w = twiddle(a.tw, b, j);
+                bf_dif_lazy(x0, x1, w);
+                bf_dif_lazy(x2, x3, w);
+            }
+        }
+        sh_put(sh, E, e0, x0);
+        sh_put(sh, E, e0 + h, x1);
+        sh_put(sh, E, e0 + 2 * h, x2);
+        sh_put(sh, E, e0 + 3 * h, x3);
     }
 }
 

@@ -164,12 +164,12 @@ template <class F> struct host_exec {
                 sh[i] = 0xa5a5a5a5u ^ (uint32_t)i; /* stale shared memory */
             for (uint32_t t = 0; t < thr; t++)
                 nt::pass_load(a, sh.data(), blk, t, thr);
-            for (unsigned lv = 0; lv < a.t; lv++)
+            for (unsigned st = 0; st < nt::pass_steps(a.t); st++)
                 for (uint32_t t = thr; t-- > 0;) /* any order within a phase */
                     if (dit)
-                        nt::pass_level<F, true>(a, sh.data(), blk, lv, t, thr);
+                        nt::pass_step<F, true>(a, sh.data(), blk, st, t, thr);
                     else
-                        nt::pass_level<F, false>(a, sh.data(), blk, lv, t, thr);
+                        nt::pass_step<F, false>(a, sh.data(), blk, st, t, thr);
             for (uint32_t t = 0; t < thr; t++)
                 nt::pass_store(a, sh.data(), blk, t, thr);
         }
