@@ -182,7 +182,10 @@ template <class P> struct fp {
         reduce_once(r.l);
         return r;
     }
-    CZ_HD friend fp operator-(const fp &a, const fp &b)
+    CZ_HD friend fp operator-(const fp &a, const fp &b) { return sub_add_back<false>(a, b); }
+    /* a - b, plus p (TWO_P: 2p) when negative: the carry out of the addition
+     * cancels the borrow */
+    template <bool TWO_P> CZ_HD static fp sub_add_back(const fp &a, const fp &b)
     {
         fp r;
         uint64_t br = 0;
@@ -192,12 +195,11 @@ template <class P> struct fp {
             r.l[i] = (uint32_t)t;
             br = (t >> 32) & 1;
         }
-        /* borrow: add p back */
-        uint32_t mask = (uint32_t)0 - (uint32_t)br;
+        const uint32_t mask = (uint32_t)0 - (uint32_t)br;
         uint64_t c = 0;
 #pragma unroll
         for (int i = 0; i < N; i++) {
-            c += (uint64_t)r.l[i] + (P::p(i) & mask);
+            c += (uint64_t)r.l[i] + ((TWO_P ? p2(i) : P::p(i)) & mask);
             r.l[i] = (uint32_t)c;
             c >>= 32;
         }
@@ -307,27 +309,7 @@ template <class P> struct fp {
         for (int i = 0; i < N; i++) s.l[i] = (s.l[i] & keep) | (d.l[i] & ~keep);
         return s;
     }
-    CZ_HD static fp sub_lazy(const fp &a, const fp &b)
-    {
-        fp r;
-        uint64_t br = 0;
-#pragma unroll
-        for (int i = 0; i < N; i++) {
-            uint64_t t = (uint64_t)a.l[i] - b.l[i] - br;
-            r.l[i] = (uint32_t)t;
-            br = (t >> 32) & 1;
-        }
-        /* a - b < 0: + 2p (the carry out cancels the borrow) */
-        const uint32_t mask = (uint32_t)0 - (uint32_t)br;
-        uint64_t c = 0;
-#pragma unroll
-        for (int i = 0; i < N; i++) {
-            c += (uint64_t)r.l[i] + (p2(i) & mask);
-            r.l[i] = (uint32_t)c;
-            c >>= 32;
-        }
-        return r;
-    }
+    CZ_HD static fp sub_lazy(const fp &a, const fp &b) { return sub_add_back<true>(a, b); }
     /* [0, 2p) -> [0, p) */
     CZ_HD fp reduced() const
     {

@@ -131,6 +131,13 @@ def run_sqr(lines, n, t, a):
     execute(lines, get, put, regs)
 
 
+def miss(bad, msg):
+    """One more wrong result: the first three are printed."""
+    if bad < 3:
+        print(msg)
+    return bad + 1
+
+
 fails = 0
 rng = random.Random(1)
 for name, (p, n64) in FIELDS.items():
@@ -172,9 +179,7 @@ for name, (p, n64) in FIELDS.items():
             bad += 1
             continue
         if got != x * y * ri % p:
-            bad += 1
-            if bad <= 3:
-                print("%s: wrong product for a = %#x, b = %#x" % (name, x, y))
+            bad = miss(bad, "%s: wrong product for a = %#x, b = %#x" % (name, x, y))
     print("%s: %d products (%d of them lazy), %d wrong" % (name, len(cases) + len(lcases), len(lcases), bad))
     fails += bad
 
@@ -216,9 +221,7 @@ for name, (p, n64) in FIELDS.items():
     for x, y in wcases:
         try:
             if wide(x, y) != x * y:
-                wbad += 1
-                if wbad <= 3:
-                    print("%s: wrong wide product for a = %#x, b = %#x" % (name, x, y))
+                wbad = miss(wbad, "%s: wrong wide product for a = %#x, b = %#x" % (name, x, y))
         except ValueError as e:
             print("%s: %s (a = %#x, b = %#x)" % (name, e, x, y))
             wbad += 1
@@ -226,9 +229,7 @@ for name, (p, n64) in FIELDS.items():
         try:
             got = redc(T)
             if got % p != T * ri % p:
-                rbad += 1
-                if rbad <= 3:
-                    print("%s: wrong reduction of T = %#x" % (name, T))
+                rbad = miss(rbad, "%s: wrong reduction of T = %#x" % (name, T))
         except ValueError as e:
             print("%s: %s (T = %#x)" % (name, e, T))
             rbad += 1
@@ -246,16 +247,12 @@ for name, (p, n64) in FIELDS.items():
             run_sqr(slines, n, t, [(x >> (32 * j)) & M32 for j in range(n)])
             sq = sum(t[j] << (32 * j) for j in range(2 * n))
             if sq != x * x:
-                sbad += 1
-                if sbad <= 3:
-                    print("%s: wrong square of a = %#x" % (name, x))
+                sbad = miss(sbad, "%s: wrong square of a = %#x" % (name, x))
             elif x < p:
                 got = redc(sq)
                 got = got - p if got >= p else got
                 if got != x * x * ri % p:
-                    sbad += 1
-                    if sbad <= 3:
-                        print("%s: wrong reduced square of a = %#x" % (name, x))
+                    sbad = miss(sbad, "%s: wrong reduced square of a = %#x" % (name, x))
         except ValueError as e:
             print("%s: %s (a = %#x)" % (name, e, x))
             sbad += 1
