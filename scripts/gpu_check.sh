@@ -27,6 +27,12 @@
 #                                       warm proofs: gen-circuit + setup, then
 #                                       `cuzk prove --repeat 4 -v` on cuda (key
 #                                       resident, pinned a/b/c; medians of 2..4)
+#   scripts/gpu_check.sh goals [OLD]    issue 16's goal table (goals.md, tools/goal_table.py):
+#                                       the MSM and NTT benchmarks and the 2^22 filecoin and
+#                                       2^24 dense engine streams of this build and, beside
+#                                       them, of the build (or carried binaries in the same
+#                                       layout: bench/, cuzk) in directory OLD;
+#                                       CZ_GOALS_DENSE=0 skips the 2^24 key (minutes to make)
 #   scripts/gpu_check.sh trace          bench_gpu_msm --trace: MSM phases up to 2^24
 #   scripts/gpu_check.sh engine [K:profile[:jobs[:nopin_jobs]]]..
 #                                       cuzk bench-engine (issue 6): jobs (20) x 10
@@ -278,6 +284,48 @@ stage_msm() {
   ./$bld/bench/bench_gpu_msm --write="$out/RESULTS-gpu.md" 2>&1 | tee "$out/bench-msm.log"
 }
 
+# goals [OLD]: the figures of issue 16's goal table for this build and OLD,
+# each build's logs under $out/goals/{new,old}, the table in $out/goals.md.
+# Both builds' streams use the same keys (made once by this build's cuzk).
+stage_goals() {
+  local old=${1:-} side b d k prof base nj
+  [ -x ./$bld/cuzk ] || stage_build || return 1
+  if [ -n "$old" ] && [ ! -x "$old/bench/bench_gpu_msm" ]; then
+    echo "goals: $old/bench/bench_gpu_msm is missing (OLD is a build directory)" >&2
+    return 1
+  fi
+  local specs="22:filecoin"
+  [ "${CZ_GOALS_DENSE:-1}" != 0 ] && specs="$specs 24:dense"
+  for spec in $specs; do
+    IFS=: read -r k prof <<<"$spec"
+    base=/tmp/g$k-$prof
+    ./$bld/cuzk gen-circuit --curve bls12-381 --constraints $(((1 << k) - 400)) --profile $prof --seed 3 -o $base -q &&
+      ./$bld/cuzk setup --insecure-dev $base.r1cs $base.zkey --seed 3 -q 2>/dev/null ||
+      echo "goals: 2^$k $prof: key generation failed" >&2
+  done
+  for side in new old; do
+    b=./$bld
+    if [ $side = old ]; then
+      [ -n "$old" ] || continue
+      b=$old
+    fi
+    d=$out/goals/$side
+    mkdir -p "$d"
+    "$b/bench/bench_gpu_msm" --max-log=26 --g2-log=22 >"$d/msm.txt" 2>&1
+    "$b/bench/bench_gpu_ntt" --min=24 --max=24 >"$d/ntt.txt" 2>&1
+    for spec in $specs; do
+      IFS=: read -r k prof <<<"$spec"
+      base=/tmp/g$k-$prof
+      [ -f $base.zkey ] || continue
+      nj=20
+      [ "$k" -gt 22 ] && nj=3 # 2^24 dense: 3 jobs x 10 partitions, ~1.5 s each
+      "$b/cuzk" bench-engine -q -d cuda -j $nj -p 10 $base.zkey $base.wtns >"$d/engine-$k-$prof.txt" 2>&1
+    done
+  done
+  for spec in $specs; do rm -f /tmp/g${spec%%:*}-${spec##*:}.*; done
+  python3 tools/goal_table.py --new $out/goals/new ${old:+--old $out/goals/old} -o "$out/goals.md"
+}
+
 stage_bench() {
   ./$bld/bench/bench_gpu_msm --write="$out/RESULTS-gpu.md" 2>&1 | tee "$out/bench-msm.log"
   ./$bld/bench/bench_gpu_ntt --write="$out/RESULTS-gpu.md" 2>&1 | tee "$out/bench-ntt.log"
@@ -334,6 +382,11 @@ while [ $# -gt 0 ]; do
   setup24) stage_setup24 || rc=1 ;;
   bench) stage_bench || rc=1 ;;
   msm) stage_msm || rc=1 ;;
+  goals)
+    gold=""
+    if [ $# -gt 0 ] && [ -d "$1" ]; then gold=$1; shift; fi
+    stage_goals "$gold" || rc=1
+    ;;
   ptx) stage_ptx || rc=1 ;;
   *) echo "unknown stage $s" >&2; exit 2 ;;
   esac
