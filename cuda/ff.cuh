@@ -446,15 +446,23 @@ template <class P> struct fp {
             t0[i] = (uint32_t)x;
             bd = (x >> 32) & 1;
         }
-        const uint32_t mask = (uint32_t)0 - (uint32_t)bd;
+        add_pR_if(t0, (uint32_t)bd);
+        return redc_ptx(t0);
+    }
+
+    /* t += p R (p added to the top N of 2N words) when borrow is 1: a
+     * negative 2N-word difference made non-negative for redc_ptx (the carry
+     * out cancels the borrow) */
+    __device__ __forceinline__ static void add_pR_if(uint32_t *t, uint32_t borrow)
+    {
+        const uint32_t mask = (uint32_t)0 - borrow;
         uint64_t cp = 0;
 #pragma unroll
         for (int i = 0; i < N; i++) {
-            cp += (uint64_t)t0[N + i] + (P::p(i) & mask);
-            t0[N + i] = (uint32_t)cp;
+            cp += (uint64_t)t[N + i] + (P::p(i) & mask);
+            t[N + i] = (uint32_t)cp;
             cp >>= 32;
         }
-        return redc_ptx(t0);
     }
 #endif
 
@@ -569,15 +577,7 @@ template <class F> struct fp2 {
             t0[i] = (uint32_t)d;
             bd = (d >> 32) & 1;
         }
-        /* c0 < 0: + p R */
-        const uint32_t mask = (uint32_t)0 - (uint32_t)bd;
-        uint64_t cp = 0;
-#pragma unroll
-        for (int i = 0; i < N; i++) {
-            cp += (uint64_t)t0[N + i] + (F::P_::p(i) & mask);
-            t0[N + i] = (uint32_t)cp;
-            cp >>= 32;
-        }
+        F::add_pR_if(t0, (uint32_t)bd); /* c0 < 0: + p R */
         const F c0 = F::redc_ptx(t0);
         uint32_t sa[N], sb[N], s[2 * N];
         uint64_t ca = 0, cb = 0;

@@ -408,6 +408,31 @@ CZ_HD void pass_level(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigne
     }
 }
 
+/* The two level-b butterflies of a radix-4 step, (x0, x1) and (x2, x3),
+ * which share the twiddle tw(b, j) (level 0: the constants of tw). */
+template <class F, bool DIT>
+CZ_HD void bf_lower_pair_lazy(F &x0, F &x1, F &x2, F &x3, const tw_t<F> &tw, unsigned b, uint64_t j)
+{
+    if (b == 0) {
+        if (DIT) {
+            bf_dit0_lazy(x0, x1, tw);
+            bf_dit0_lazy(x2, x3, tw);
+        } else {
+            bf_dif0_lazy(x0, x1, tw);
+            bf_dif0_lazy(x2, x3, tw);
+        }
+        return;
+    }
+    const F w = twiddle(tw, b, j);
+    if (DIT) {
+        bf_dit_lazy(x0, x1, w);
+        bf_dit_lazy(x2, x3, w);
+    } else {
+        bf_dif_lazy(x0, x1, w);
+        bf_dif_lazy(x2, x3, w);
+    }
+}
+
 /* The sync phases of a pass of t levels: two levels at a time (radix 4,
  * pass_step), the last one alone when t is odd. */
 CZ_HD unsigned pass_steps(unsigned t) { return (t + 1) / 2; }
@@ -445,28 +470,14 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
           x3 = sh_get<F>(sh, E, e0 + 3 * h);
         const uint64_t j = ((uint64_t)(rw & ((1u << lo) - 1)) << a.b0) | (lo_hi << a.c) | lc; /* < 2^b */
         const F w0 = twiddle(a.tw, b + 1, j), w1 = twiddle(a.tw, b + 1, j | ((uint64_t)1 << b));
-        if (DIT) {
-            if (b == 0) {
-                bf_dit0_lazy(x0, x1, a.tw);
-                bf_dit0_lazy(x2, x3, a.tw);
-            } else {
-                const F w = twiddle(a.tw, b, j);
-                bf_dit_lazy(x0, x1, w);
-                bf_dit_lazy(x2, x3, w);
-            }
+        if (DIT) { /* level b, then b + 1 */
+            bf_lower_pair_lazy<F, DIT>(x0, x1, x2, x3, a.tw, b, j);
             bf_dit_lazy(x0, x2, w0);
             bf_dit_lazy(x1, x3, w1);
-        } else {
+        } else { /* level b + 1, then b */
             bf_dif_lazy(x0, x2, w0);
             bf_dif_lazy(x1, x3, w1);
-            if (b == 0) {
-                bf_dif0_lazy(x0, x1, a.tw);
-                bf_dif0_lazy(x2, x3, a.tw);
-            } else {
-                const F w = twiddle(a.tw, b, j);
-                bf_dif_lazy(x0, x1, w);
-                bf_dif_lazy(x2, x3, w);
-            }
+            bf_lower_pair_lazy<F, DIT>(x0, x1, x2, x3, a.tw, b, j);
         }
         sh_put(sh, E, e0, x0);
         sh_put(sh, E, e0 + h, x1);
