@@ -439,15 +439,21 @@ template <class P> struct fp {
         uint32_t t0[2 * N], t1[2 * N];
         mul_wide_ptx(a.l, b.l, t0);
         mul_wide_ptx(c.l, d.l, t1);
+        add_pR_if(t0, sub_wide(t0, t1));
+        return redc_ptx(t0);
+    }
+
+    /* t -= u over 2N words; returns the borrow out (1: t was below u) */
+    __device__ __forceinline__ static uint32_t sub_wide(uint32_t *t, const uint32_t *u)
+    {
         uint64_t bd = 0;
 #pragma unroll
         for (int i = 0; i < 2 * N; i++) {
-            uint64_t x = (uint64_t)t0[i] - t1[i] - bd;
-            t0[i] = (uint32_t)x;
+            uint64_t x = (uint64_t)t[i] - u[i] - bd;
+            t[i] = (uint32_t)x;
             bd = (x >> 32) & 1;
         }
-        add_pR_if(t0, (uint32_t)bd);
-        return redc_ptx(t0);
+        return (uint32_t)bd;
     }
 
     /* t += p R (p added to the top N of 2N words) when borrow is 1: a
@@ -592,13 +598,7 @@ template <class F> struct fp2 {
         }
         F::mul_wide_ptx(sa, sb, s);
         /* c1 = s - (a0 b0 + a1 b1) = a0 b1 + a1 b0 >= 0 */
-        uint64_t bs = 0;
-#pragma unroll
-        for (int i = 0; i < 2 * N; i++) {
-            uint64_t d = (uint64_t)s[i] - t1[i] - bs;
-            s[i] = (uint32_t)d;
-            bs = (d >> 32) & 1;
-        }
+        (void)F::sub_wide(s, t1); /* no borrow: the difference is >= 0 */
         return fp2{c0, F::redc_ptx(s)};
     }
 #endif
