@@ -8,13 +8,17 @@
  *
  *  - points are processed in chunks (CZ_MSM_CHUNK, default 2^25), each an
  *    independent MSM whose result is added on the host (bounds the scratch);
- *  - per chunk, on ctx->h2d: the scalars are uploaded (straight from pinned
- *    host memory, else through the two pinned staging buffers) unless they
- *    are resident (the prover keeps the witness in VRAM for its four MSMs
- *    with cz_cuda_bases_pin), then, if the
- *    bases are not resident (cz_cuda_bases_lookup), the bases, the same way;
+ *  - per chunk, on ctx->h2d: the scalars are uploaded in pieces (straight
+ *    from pinned host memory, else through the two pinned staging buffers)
+ *    unless they are resident (the prover keeps the witness in VRAM for its
+ *    four MSMs with cz_cuda_bases_pin), then, if the bases are not resident
+ *    (cz_cuda_bases_lookup), the bases, the same way; chunk k + 1 is queued
+ *    before chunk k is waited for, so its scalars upload (once chunk k's
+ *    compaction has read its own) while chunk k sorts and accumulates;
  *  - on ctx->compute: k_classify (range check, class per scalar, per-block
- *    counts), k_scan (block offsets, m and m1), the counts go to the host;
+ *    counts) on each piece of scalars as soon as it has arrived, so that
+ *    the upload is hidden but for its last piece, k_scan (block offsets, m
+ *    and m1), the counts go to the host;
  *    the host picks the window c from m (msm.cuh choose_window, or
  *    CZ_MSM_WINDOW) while the bases upload goes on; k_compact writes the
  *    ones' indices and the W digit entries of each other point; one CUB
@@ -41,8 +45,7 @@
  * with merged reductions in fewer registers (BN254's has them,
  * cuda/ff.cuh); precomputed multiples 2^(c j) P of resident bases so that
  * all windows share one bucket set; batch-affine accumulation; skipping the
- * upload of bases whose scalar is 0; 16-bit sort keys; overlapping the
- * scalar upload of chunk k+1 with chunk k. (Tried and measured,
+ * upload of bases whose scalar is 0; 16-bit sort keys. (Tried and measured,
  * bench/RESULTS.md: inlining the 381-bit product; __launch_bounds__(128, 4)
  * at level 0, slower except for BN254 G2; the merged Y3 for BLS12-381.)
  */
@@ -101,9 +104,10 @@ CZ_CURVE_LIST(CZ_MSM_GROUPS_)
 /* ---- per-context state: events and a small pinned buffer ----------------------------- */
 
 struct msm_state {
-    cudaEvent_t ev_scal, ev_counts, ev_bases, ev_done, ev_stage[2];
+    cudaEvent_t ev_scal, ev_counts, ev_bases, ev_prep, ev_stage[2];
+    cudaEvent_t ev_done[2];    /* per chunk parity: its last kernel (and its results' copy) done */
     cudaEvent_t tev[PH_COUNT]; /* timing events (CZ_MSM_TRACE) */
-    void *host;                /* pinned: flags at 0, results at HOST_OUT */
+    void *host;                /* pinned: flags at 0, results at HOST_OUT (two slots, per chunk parity) */
 };
 
 static const size_t HOST_OUT = 256;
@@ -115,7 +119,8 @@ static constexpr size_t max_of(const size_t *v, size_t n)
 {
     return n == 1 ? v[0] : v[0] > max_of(v + 1, n - 1) ? v[0] : max_of(v + 1, n - 1);
 }
-static const size_t HOST_BYTES = HOST_OUT + (MAX_WINDOWS + 1) * max_of(G2_XYZZ_BYTES, CZ_CURVE_COUNT);
+static const size_t HOST_SLOT = (MAX_WINDOWS + 1) * max_of(G2_XYZZ_BYTES, CZ_CURVE_COUNT);
+static const size_t HOST_BYTES = HOST_OUT + 2 * HOST_SLOT;
 static const size_t STAGE_BYTES = (size_t)32 << 20; /* per staging buffer */
 
 /* flags (uint32 words at the start of the device "flags" array and of host) */
@@ -125,7 +130,8 @@ static void msm_state_free(cz_cuda *ctx)
 {
     msm_state *s = (msm_state *)ctx->msm_state;
     if (!s) return;
-    cudaEvent_t *evs[] = {&s->ev_scal, &s->ev_counts, &s->ev_bases, &s->ev_done, &s->ev_stage[0], &s->ev_stage[1]};
+    cudaEvent_t *evs[] = {&s->ev_scal,      &s->ev_counts,     &s->ev_bases,  &s->ev_prep,
+                          &s->ev_stage[0],  &s->ev_stage[1],   &s->ev_done[0], &s->ev_done[1]};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         if (*evs[i]) cudaEventDestroy(*evs[i]);
     for (int i = 0; i < PH_COUNT; i++)
@@ -138,7 +144,8 @@ static void msm_state_free(cz_cuda *ctx)
 
 static cz_status init_state(cz_cuda *ctx, msm_state *s, cz_error *err)
 {
-    cudaEvent_t *evs[] = {&s->ev_scal, &s->ev_counts, &s->ev_bases, &s->ev_done, &s->ev_stage[0], &s->ev_stage[1]};
+    cudaEvent_t *evs[] = {&s->ev_scal,      &s->ev_counts,     &s->ev_bases,  &s->ev_prep,
+                          &s->ev_stage[0],  &s->ev_stage[1],   &s->ev_done[0], &s->ev_done[1]};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         CZ_CUDA_TRY(ctx, err, cudaEventCreateWithFlags(evs[i], cudaEventDisableTiming));
     for (int i = 0; i < PH_COUNT; i++)
@@ -191,15 +198,16 @@ CZ_HD scalar load_scalar_v(const uint4 *p)
     return s;
 }
 
-/* class of each scalar; per block: (#other) | (#ones << 16); bad scalars
- * set flags[FL_BAD] and the least bad index */
+/* class of each scalar of blocks blk0 + blockIdx.x (a launch per uploaded
+ * piece); per block: (#other) | (#ones << 16); bad scalars set flags[FL_BAD]
+ * and the least bad index */
 template <class FRP>
 __global__ void __launch_bounds__(PREP_BLOCK)
-    k_classify(const uint4 *scal, size_t n, int mont, uint32_t *blkcnt, uint32_t *flags)
+    k_classify(const uint4 *scal, size_t n, int mont, size_t blk0, uint32_t *blkcnt, uint32_t *flags)
 {
     typedef cub::BlockReduce<uint32_t, PREP_BLOCK> reduce_t;
     __shared__ typename reduce_t::TempStorage tmp;
-    const size_t i = (size_t)blockIdx.x * PREP_BLOCK + threadIdx.x;
+    const size_t blk = blk0 + blockIdx.x, i = blk * PREP_BLOCK + threadIdx.x;
     uint32_t packed = 0;
     if (i < n) {
         int cls = classify<FRP>(load_scalar_v(scal + 2 * i), mont != 0);
@@ -210,7 +218,7 @@ __global__ void __launch_bounds__(PREP_BLOCK)
         packed = (uint32_t)(cls == CLS_OTHER) | ((uint32_t)(cls == CLS_ONE) << 16);
     }
     uint32_t sum = reduce_t(tmp).Sum(packed);
-    if (threadIdx.x == 0) blkcnt[blockIdx.x] = sum;
+    if (threadIdx.x == 0) blkcnt[blk] = sum;
 }
 
 /* one block: exclusive offsets of the per-block counts, totals m and m1 */
@@ -500,42 +508,54 @@ static bool host_is_pinned(const void *p)
     return a.type == cudaMemoryTypeHost;
 }
 
+/* Bytes per piece of an upload: an eighth of it, at least 1 MiB (a copy
+ * costs a few microseconds to issue), at most a staging buffer; a multiple
+ * of 64 KiB, so that a piece of scalars is whole k_classify blocks
+ * (PREP_BLOCK x 32 bytes). */
+static size_t upload_piece(size_t bytes)
+{
+    size_t p = bytes / 8;
+    if (p < ((size_t)1 << 20)) p = (size_t)1 << 20;
+    if (p > STAGE_BYTES) p = STAGE_BYTES;
+    return p & ~(((size_t)64 << 10) - 1);
+}
+
 /*
- * host[0, bytes) -> dev on ctx->h2d: one copy from pinned memory, else
- * pieces through the two staging buffers (each reused once the copy out of
- * it has finished). poll() runs after each piece (the host's chance to
- * launch compute work meanwhile).
+ * host[0, bytes) -> dev on ctx->h2d in pieces (upload_piece): copies
+ * straight from pinned memory, else through the two staging buffers (each
+ * reused once the copy out of it has finished). poll(done) runs after each
+ * piece is queued, done = the bytes queued so far (the host's chance to
+ * launch compute work on what has arrived, or other work meanwhile).
  */
 template <class Poll>
 static cz_status upload(cz_cuda *ctx, msm_state *st, void *dev, const void *host, size_t bytes, Poll &poll,
                         cz_error *err)
 {
-    if (bytes == 0) return poll();
-    if (host_is_pinned(host)) {
-        CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, ctx->h2d));
-        return poll();
+    if (bytes == 0) return poll(0);
+    const bool direct = host_is_pinned(host);
+    void *stage[2] = {NULL, NULL};
+    if (!direct) {
+        cz_status s = cz_cuda_staging(ctx, STAGE_BYTES, stage, err); /* always the same size: allocated once */
+        if (s != CZ_OK) return s;
     }
-    size_t piece = bytes < STAGE_BYTES ? bytes : STAGE_BYTES;
-    void *stage[2];
-    cz_status s = cz_cuda_staging(ctx, STAGE_BYTES, stage, err); /* always the same size: allocated once */
-    if (s != CZ_OK) return s;
+    const size_t piece = upload_piece(bytes);
     size_t k = 0;
     for (size_t off = 0; off < bytes; off += piece, k++) {
         size_t len = bytes - off < piece ? bytes - off : piece;
+        const void *src = (const char *)host + off;
         int b = (int)(k & 1);
-        CZ_CUDA_TRY(ctx, err, cudaEventSynchronize(st->ev_stage[b]));
-        memcpy(stage[b], (const char *)host + off, len); /* TODO: several threads for pageable sources */
-        CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync((char *)dev + off, stage[b], len, cudaMemcpyHostToDevice, ctx->h2d));
-        CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_stage[b], ctx->h2d));
-        s = poll();
+        if (!direct) {
+            CZ_CUDA_TRY(ctx, err, cudaEventSynchronize(st->ev_stage[b]));
+            memcpy(stage[b], src, len); /* TODO: several threads for pageable sources */
+            src = stage[b];
+        }
+        CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync((char *)dev + off, src, len, cudaMemcpyHostToDevice, ctx->h2d));
+        if (!direct) CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_stage[b], ctx->h2d));
+        cz_status s = poll(off + len);
         if (s != CZ_OK) return s;
     }
     return CZ_OK;
 }
-
-struct no_poll {
-    cz_status operator()() { return CZ_OK; }
-};
 
 /* ---- one chunk -------------------------------------------------------------------------------- */
 
@@ -589,6 +609,8 @@ template <class T> struct call {
                 d_scal, len, mont, fx.off_other, fx.off_one, p.c, p.W, m, v.keys, v.vals, fx.idx1);
             CZ_CUDA_TRY(ctx, err, cudaGetLastError());
         }
+        /* the last read of the chunk's scalar buffer: the next chunk may upload into it */
+        CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_prep, ctx->compute));
         keys_sorted = v.keys;
         vals_sorted = v.vals;
         if (m > 0) {
@@ -617,7 +639,7 @@ template <class T> struct call {
     }
 
     /* poll hook of the bases upload: phase 2 as soon as the counts are in */
-    cz_status operator()()
+    cz_status operator()(size_t)
     {
         if (launched) return CZ_OK;
         cudaError_t e = cudaEventQuery(st->ev_counts);
@@ -629,32 +651,65 @@ template <class T> struct call {
         return phase2();
     }
 
-    /* The chunk [off, off + len): *res = its sum. */
-    cz_status run(xyzz<F> *res)
+    /* k_classify of blocks [blk0, blk1) once ctx->h2d has copied them */
+    cz_status classify(size_t blk0, size_t blk1, bool after_h2d)
+    {
+        if (blk1 <= blk0) return CZ_OK;
+        if (after_h2d) {
+            CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_scal, ctx->h2d));
+            CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, st->ev_scal, 0));
+        }
+        k_classify<typename T::FRP><<<(unsigned)(blk1 - blk0), PREP_BLOCK, 0, ctx->compute>>>(d_scal, len, mont, blk0,
+                                                                                              fx.blkcnt, fx.flags);
+        CZ_CUDA_TRY(ctx, err, cudaGetLastError());
+        return CZ_OK;
+    }
+
+    /* poll hook of the scalar upload: each piece classified as soon as it is on the device */
+    struct scal_poll {
+        call *cl;
+        size_t blk_done, total;
+        cz_status operator()(size_t done)
+        {
+            size_t blk = done >= total ? cl->nblk : done / (32 * (size_t)PREP_BLOCK);
+            cz_status s = cl->classify(blk_done, blk, true);
+            if (s == CZ_OK && blk > blk_done) blk_done = blk;
+            return s;
+        }
+    };
+
+    /* what finish() needs of a started chunk */
+    struct started {
+        int par, W, c;
+    };
+
+    /*
+     * Queues the chunk [off, off + len) of parity par (its index mod 2) and
+     * returns once its last kernel is queued, with what finish() needs. The
+     * previous chunk may still run: this one's scalars upload as soon as the
+     * previous one's compaction has read its own (ev_prep), its streamed
+     * bases once the previous one is done (ev_done of the other parity); its
+     * kernels follow the previous one's on ctx->compute.
+     */
+    cz_status start(int par, started *out)
     {
         launched = false;
         nblk = (len + PREP_BLOCK - 1) / PREP_BLOCK;
         dev_exec ex = {ctx, err, st, trace};
         cz_status s;
-        /* scalars; the previous chunk's compute work must be done with the buffers */
-        CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->h2d, st->ev_done, 0));
         if ((s = ex.mark(PH_START)) != CZ_OK) return s;
-        if (resident_scal) { /* kept in VRAM by the caller (a witness used by several MSMs) */
-            d_scal = resident_scal + 2 * off;
-        } else {
-            no_poll np;
-            s = upload(ctx, st, fx.scal, h_scal + 32 * off, 32 * len, np, err);
-            if (s != CZ_OK) return s;
-            d_scal = fx.scal;
-        }
-        CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_scal, ctx->h2d));
-        /* classify and count */
-        CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, st->ev_scal, 0));
         CZ_CUDA_TRY(ctx, err, cudaMemsetAsync(fx.flags, 0, FL_COUNT * sizeof(uint32_t), ctx->compute));
         CZ_CUDA_TRY(ctx, err, cudaMemsetAsync(fx.flags + FL_FIRST_BAD, 0xff, sizeof(uint32_t), ctx->compute));
-        k_classify<typename T::FRP><<<(unsigned)nblk, PREP_BLOCK, 0, ctx->compute>>>(d_scal, len, mont, fx.blkcnt,
-                                                                                    fx.flags);
-        CZ_CUDA_TRY(ctx, err, cudaGetLastError());
+        /* scalars, classified piece by piece as they arrive */
+        if (resident_scal) { /* kept in VRAM by the caller (a witness used by several MSMs) */
+            d_scal = resident_scal + 2 * off;
+            if ((s = classify(0, nblk, false)) != CZ_OK) return s;
+        } else {
+            d_scal = fx.scal;
+            CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->h2d, st->ev_prep, 0));
+            scal_poll sp = {this, 0, 32 * len};
+            if ((s = upload(ctx, st, fx.scal, h_scal + 32 * off, 32 * len, sp, err)) != CZ_OK) return s;
+        }
         k_scan<<<1, SCAN_BLOCK, 0, ctx->compute>>>(fx.blkcnt, nblk, fx.off_other, fx.off_one, fx.flags);
         CZ_CUDA_TRY(ctx, err, cudaGetLastError());
         CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(st->host, fx.flags, FL_COUNT * sizeof(uint32_t), cudaMemcpyDeviceToHost,
@@ -667,6 +722,7 @@ template <class T> struct call {
             d_bases = resident + off;
         } else {
             d_bases = fx.bases;
+            CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->h2d, st->ev_done[par ^ 1], 0));
             s = upload(ctx, st, fx.bases, h_bases + off, len * sizeof(affine<F>), *this, err);
             if (s != CZ_OK) return s;
             CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_bases, ctx->h2d));
@@ -691,13 +747,24 @@ template <class T> struct call {
         b.buckets = v.buckets;
         b.out = v.out;
         if ((s = after_sort<F>(ex, p, b)) != CZ_OK) return s;
-        xyzz<F> *hout = (xyzz<F> *)((char *)st->host + HOST_OUT);
-        CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(hout, v.out, (size_t)(p.W + 1) * sizeof(xyzz<F>), cudaMemcpyDeviceToHost,
-                                              ctx->compute));
+        CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(host_slot(par), v.out, (size_t)(p.W + 1) * sizeof(xyzz<F>),
+                                              cudaMemcpyDeviceToHost, ctx->compute));
         if ((s = ex.mark(PH_END)) != CZ_OK) return s;
-        CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_done, ctx->compute));
-        CZ_CUDA_TRY(ctx, err, cudaEventSynchronize(st->ev_done));
-        *res = combine_windows<F>(hout, p.W, p.c).add(hout[p.W]);
+        CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_done[par], ctx->compute));
+        out->par = par;
+        out->W = p.W;
+        out->c = p.c;
+        return CZ_OK;
+    }
+
+    xyzz<F> *host_slot(int par) { return (xyzz<F> *)((char *)st->host + HOST_OUT + (size_t)par * HOST_SLOT); }
+
+    /* Waits for a started chunk: *res = its sum. */
+    cz_status finish(const started &sc, xyzz<F> *res)
+    {
+        CZ_CUDA_TRY(ctx, err, cudaEventSynchronize(st->ev_done[sc.par]));
+        const xyzz<F> *hout = host_slot(sc.par);
+        *res = combine_windows<F>(hout, sc.W, sc.c).add(hout[sc.W]);
         if (trace && cz_log_enabled(&ctx->log, CZ_LOG_DEBUG)) print_trace();
         return CZ_OK;
     }
@@ -760,12 +827,30 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
     cl.var_base = (char *)mem + fixed;
     cl.var_reserved = var;
 
-    xyzz<F> acc = xyzz<F>::inf();
-    for (size_t off = 0; off < n; off += nc) {
+    /* chunk k + 1 is queued before chunk k is waited for (its scalars
+     * upload while chunk k accumulates), except when tracing: the phase
+     * events are one set */
+    xyzz<F> acc = xyzz<F>::inf(), r;
+    typename call<T>::started prev, cur;
+    bool pending = false;
+    for (size_t off = 0, k = 0; off < n; off += nc, k++) {
         cl.off = off;
         cl.len = n - off < nc ? n - off : nc;
-        xyzz<F> r;
-        if ((s = cl.run(&r)) != CZ_OK) return s;
+        if ((s = cl.start((int)(k & 1), &cur)) != CZ_OK) return s;
+        if (pending) {
+            if ((s = cl.finish(prev, &r)) != CZ_OK) return s;
+            acc = acc.add(r);
+        }
+        prev = cur;
+        pending = true;
+        if (cl.trace) {
+            if ((s = cl.finish(prev, &r)) != CZ_OK) return s;
+            acc = acc.add(r);
+            pending = false;
+        }
+    }
+    if (pending) {
+        if ((s = cl.finish(prev, &r)) != CZ_OK) return s;
         acc = acc.add(r);
     }
     if (acc.is_inf()) {

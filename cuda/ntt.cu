@@ -14,7 +14,9 @@
  *    per transform),
  *    k_level (the simple path: one launch per radix-2 level, one thread per
  *    butterfly; selected with CZ_GPU_NTT=simple, for tests and as a
- *    fallback), k_bitrev (in-place bit reversal, only cz_cuda_ntt needs it),
+ *    fallback), k_bitrev_tiles (the in-place bit reversal, only cz_cuda_ntt
+ *    needs it: pairs of 16 x 16 tiles through shared memory, ntt.cuh; the
+ *    simple path and sizes below 2^8 swap element by element, k_bitrev),
  *    k_pointwise (a = a b - c) and k_table (builds a twiddle table).
  *  - Tables: per (curve, log_n, kind) in device memory, cached in
  *    ctx->ntt_state (at most NTT_MAX_TABLES and an eighth of the VRAM beyond
@@ -89,6 +91,16 @@ template <class F> __global__ void k_bitrev(F *x, unsigned k, uint64_t n)
     const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
         nt::bitrev_swap(x, k, i);
+}
+
+/* the tiled bit reversal: a block of 256 threads per pair of tiles (ntt.cuh bitrev_tile_load) */
+enum { BR_THREADS = 256 };
+template <class F> __global__ void __launch_bounds__(BR_THREADS) k_bitrev_tiles(F *x, unsigned k)
+{
+    __shared__ uint32_t sh[2 * F::N * nt::BR_PLANE];
+    if (!nt::bitrev_tile_load(x, k, blockIdx.x, sh, threadIdx.x, BR_THREADS)) return; /* the whole block */
+    __syncthreads();
+    nt::bitrev_tile_store(x, k, blockIdx.x, sh, threadIdx.x, BR_THREADS);
 }
 
 template <class F> __global__ void k_pointwise(F *a, const F *b, const F *c, uint64_t n)
@@ -346,6 +358,7 @@ static cz_status get_table(cz_cuda *ctx, ntt_state *s, cz_curve curve, unsigned 
 template <class F> struct gpu_exec {
     cz_cuda *ctx;
     cz_error *err;
+    bool simple; /* CZ_GPU_NTT=simple: the per-level kernels and the element-wise bit reversal */
 
     cz_status level(F *x, const nt::tw_t<F> &tw, unsigned b, bool dit)
     {
@@ -384,7 +397,10 @@ template <class F> struct gpu_exec {
     cz_status bitrev(F *x, unsigned k)
     {
         const uint64_t n = (uint64_t)1 << k;
-        k_bitrev<F><<<grid_for(n, 256), 256, 0, ctx->compute>>>(x, k, n);
+        if (!simple && nt::bitrev_tiled(k))
+            k_bitrev_tiles<F><<<(unsigned)nt::bitrev_tile_blocks(k), BR_THREADS, 0, ctx->compute>>>(x, k);
+        else
+            k_bitrev<F><<<grid_for(n, 256), 256, 0, ctx->compute>>>(x, k, n);
         CZ_CUDA_TRY(ctx, err, cudaGetLastError());
         return CZ_OK;
     }
@@ -526,7 +542,7 @@ static cz_status ntt_dev_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_cu
     nt::tw_t<F> tw = nt::make_tw<F>(tab, nt::op_tab(op), k, nt::op_scale(op), tc);
     nt::plan_t pl;
     nt::make_plan(&pl, k, cfg->tile, cfg->cols);
-    gpu_exec<F> ex = {ctx, err};
+    gpu_exec<F> ex = {ctx, err, cfg->simple != 0};
     return nt::run_op(ex, x, op, tw, cfg->simple ? NULL : &pl);
 }
 
@@ -565,7 +581,7 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
     if (k > 0 && (st = h_tables<F>(ctx, s, curve, k, &tw_inv, &tw_cos, err)) != CZ_OK) return st;
     nt::plan_t pl;
     nt::make_plan(&pl, k, cfg->tile, cfg->cols);
-    gpu_exec<F> ex = {ctx, err};
+    gpu_exec<F> ex = {ctx, err, cfg->simple != 0};
     s->last_up_s = 0;
     s->last_up_bytes = 0;
     if (host) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[0], ctx->h2d));

@@ -523,6 +523,57 @@ template <class F> CZ_HD void bitrev_swap(F *x, unsigned k, uint64_t i)
     }
 }
 
+/*
+ * The tiled in-place bit reversal (k >= 2 BR_T, the GPU's, since bitrev_swap
+ * reads and writes one 32-byte element at a stride of 2^(k-1) bytes, a
+ * sector per element). Index i = hi 2^(k-t) + m 2^t + lo (t = BR_T; hi, lo <
+ * 2^t; m: the k - 2t middle bits) goes to bitrev(i) = rev_t(lo) 2^(k-t) +
+ * rev(m) 2^t + rev_t(hi), so tile m (its 2^t rows hi of 2^t adjacent
+ * elements lo) lands, transposed and with rows and columns reversed, on tile
+ * m' = rev(m). Block blk (one per m) with m <= m' reads tiles m and m' into
+ * shared memory (rows of 2^t elements: 512-byte runs) and writes each to the
+ * other's place; blocks with m > m' have nothing to do. Shared memory:
+ * limb-major planes of 2^t rows padded to 2^t + 1 words, so that the
+ * transposed reads of the second phase hit 2^t different banks.
+ */
+enum { BR_T = 4, BR_E = 1 << (2 * BR_T), BR_ROW = (1 << BR_T) + 1, BR_PLANE = (1 << BR_T) * BR_ROW };
+
+/* the tiled kernel is used for 2^(2 BR_T) <= n and at most 2^30 blocks */
+static inline bool bitrev_tiled(unsigned k) { return k >= 2 * BR_T && k - 2 * BR_T <= 30; }
+static inline uint64_t bitrev_tile_blocks(unsigned k) { return (uint64_t)1 << (k - 2 * BR_T); }
+
+/* Phase 1 of block blk (threads tid of nthr): tiles blk and rev(blk) into
+ * sh (2 F::N BR_PLANE words); false: the block has nothing to do. */
+template <class F>
+CZ_HD bool bitrev_tile_load(const F *x, unsigned k, uint64_t blk, uint32_t *sh, uint32_t tid, uint32_t nthr)
+{
+    const uint64_t m2 = bitrev(blk, k - 2 * BR_T);
+    if (m2 < blk) return false;
+    const uint32_t ne = m2 == blk ? BR_E : 2 * BR_E, mask = (1u << BR_T) - 1;
+    for (uint32_t e = tid; e < ne; e += nthr) {
+        const uint32_t tile = e >> (2 * BR_T), hi = (e >> BR_T) & mask, lo = e & mask;
+        const uint64_t m = tile ? m2 : blk;
+        const F v = load_el(x + (((uint64_t)hi << (k - BR_T)) | (m << BR_T) | lo));
+        sh_put(sh + (size_t)tile * F::N * BR_PLANE, BR_PLANE, hi * BR_ROW + lo, v);
+    }
+    return true;
+}
+
+/* Phase 2 (after a barrier, only where phase 1 returned true): element (a,
+ * b) of the tile at rev(m) is element (rev_t(b), rev_t(a)) of tile m. */
+template <class F> CZ_HD void bitrev_tile_store(F *x, unsigned k, uint64_t blk, const uint32_t *sh, uint32_t tid, uint32_t nthr)
+{
+    const uint64_t m2 = bitrev(blk, k - 2 * BR_T);
+    const uint32_t ne = m2 == blk ? BR_E : 2 * BR_E, mask = (1u << BR_T) - 1;
+    for (uint32_t e = tid; e < ne; e += nthr) {
+        const uint32_t tile = e >> (2 * BR_T), a = (e >> BR_T) & mask, b = e & mask;
+        const uint32_t ra = (uint32_t)bitrev(a, BR_T), rb = (uint32_t)bitrev(b, BR_T);
+        const F v = sh_get<F>(sh + (size_t)tile * F::N * BR_PLANE, BR_PLANE, rb * BR_ROW + ra);
+        const uint64_t dst = tile ? blk : m2; /* tile 0 (from blk) goes to rev(blk), tile 1 back to blk */
+        store_el(x + (((uint64_t)a << (k - BR_T)) | (dst << BR_T) | b), v);
+    }
+}
+
 /* h_i = a_i b_i - c_i (the snarkjs H step: no division by Z(x)). */
 template <class F> CZ_HD void pointwise(F *a, const F *b, const F *c, uint64_t i)
 {

@@ -22,13 +22,16 @@
  *    inputs, 2^0..2^12 (2^16 with the default plan);
  *  - the H step (run_h_array x 3 + pointwise) byte-identical to the CPU
  *    backend's compute_h;
- *  - the host bit reversal against cz_ntt_bitrev_index.
+ *  - the host bit reversal against cz_ntt_bitrev_index, and the tiled one of
+ *    the pass path (k_bitrev_tiles, blocks in a random order) against the
+ *    element-wise one.
  * CZ_TEST_SCALE < 0.5 (sanitizer runs) lowers the sizes.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <utility>
 #include <vector>
 
 #include "cuda/ntt.cuh"
@@ -136,6 +139,7 @@ static void test_bitrev(void)
 /* The host executor: emulates the kernels of cuda/ntt.cu. */
 template <class F> struct host_exec {
     long launches;
+    bool simple; /* as cuda/ntt.cu's gpu_exec: the element-wise bit reversal on the simple path */
     cz_status level(F *x, const nt::tw_t<F> &tw, unsigned b, bool dit)
     {
         launches++;
@@ -178,9 +182,31 @@ template <class F> struct host_exec {
     cz_status bitrev(F *x, unsigned k)
     {
         launches++;
+        if (!simple && nt::bitrev_tiled(k)) {
+            bitrev_tiles(x, k);
+            return CZ_OK;
+        }
         for (uint64_t i = 0; i < ((uint64_t)1 << k); i++)
             nt::bitrev_swap(x, k, i);
         return CZ_OK;
+    }
+    /* k_bitrev_tiles: blocks in a random order (they must not depend on
+     * each other), stale shared memory, threads in any order per phase */
+    static void bitrev_tiles(F *x, unsigned k)
+    {
+        const uint64_t nb = nt::bitrev_tile_blocks(k);
+        const uint32_t thr = 256;
+        std::vector<uint64_t> order(nb);
+        for (uint64_t b = 0; b < nb; b++) order[b] = b;
+        for (uint64_t b = nb; b > 1; b--) std::swap(order[b - 1], order[cz_rng_u64(&rng) % b]);
+        std::vector<uint32_t> sh(2 * F::N * nt::BR_PLANE);
+        for (uint64_t blk : order) {
+            for (size_t i = 0; i < sh.size(); i++) sh[i] = 0x5a5a5a5au ^ (uint32_t)(i * 2654435761u);
+            bool act = true;
+            for (uint32_t t = thr; t-- > 0;) act = nt::bitrev_tile_load(x, k, blk, sh.data(), t, thr) && act;
+            if (!act) continue;
+            for (uint32_t t = 0; t < thr; t++) nt::bitrev_tile_store(x, k, blk, sh.data(), t, thr);
+        }
     }
 };
 
@@ -369,7 +395,7 @@ template <class F> static void test_ops(void)
              * default one above 2^kmax) */
             for (int v = -1; v < NPLANS; v++) {
                 if (k > kmax && v != 0) continue;
-                host_exec<F> ex = {0};
+                host_exec<F> ex = {0, v < 0};
                 nt::plan_t pl;
                 if (v >= 0) nt::make_plan(&pl, k, PLANS[v][0], PLANS[v][1]);
                 std::vector<F> got = in;
@@ -488,9 +514,26 @@ template <class F> static void test_butterflies(void)
     CHECK(a[0] == r[0] * r[1] - r[2]);
 }
 
+/* The tiled bit reversal equals the element-wise one, for every k up to 16
+ * (the tiles start at k = 8); both are their own inverse. */
+template <class F> static void test_bitrev_tiles(void)
+{
+    const unsigned kmax = cz_test_iters(10) >= 5 ? 16 : 11;
+    for (unsigned k = 0; k <= kmax; k++) {
+        const size_t n = (size_t)1 << k;
+        std::vector<F> in = random_vec<F>(n), a = in, b = in;
+        host_exec<F> sw = {0, true}, ti = {0, false};
+        CHECK(sw.bitrev(a.data(), k) == CZ_OK && ti.bitrev(b.data(), k) == CZ_OK);
+        CHECK_MSG(memcmp(a.data(), b.data(), n * sizeof(F)) == 0, "tiled bit reversal 2^%u", k);
+        CHECK(ti.bitrev(b.data(), k) == CZ_OK);
+        CHECK_MSG(memcmp(b.data(), in.data(), n * sizeof(F)) == 0, "tiled bit reversal twice 2^%u", k);
+    }
+}
+
 template <class F> static void test_field(void)
 {
     test_butterflies<F>();
+    test_bitrev_tiles<F>();
     test_tables<F>();
     test_ops<F>();
     test_compute_h<F>();

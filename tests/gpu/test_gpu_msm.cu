@@ -334,6 +334,42 @@ template <class T> static void test_edge_scalars(void)
     B.sync();
     oracle<T>(B, &expect);
     check<T>(B, &expect, "r-1 after errors", B_PAGEABLE | B_RESIDENT, F_BOTH);
+    /* the least bad index where the bad scalars lie in later upload pieces
+     * (2^16 + 5 scalars: two pieces of 1 MiB and a tail) and in later chunks
+     * (a chunk of 1000 points: the fourth and sixth chunks), from pinned and
+     * pageable memory */
+    inst<T> Q;
+    Q.init(((size_t)1 << 16) + 5);
+    const size_t bad[2] = {((size_t)1 << 15) + 3001, ((size_t)1 << 16) + 2};
+    for (int chunked = 0; chunked < 2; chunked++) {
+        if (chunked) set_knob(K_CHUNK, 1000);
+        for (int pin = 0; pin < 2; pin++) {
+            std::vector<uint8_t> sc(Q.canon);
+            for (size_t k = 0; k < 2; k++)
+                for (int b = 0; b < 32; b++) sc[32 * bad[k] + b] = 0xff;
+            pinned ps;
+            const void *src = sc.data();
+            if (pin) {
+                if (!ps.make(sc.data(), sc.size())) {
+                    CHECK_MSG(0, "%s: cudaHostAlloc of scalars", T::name());
+                    continue;
+                }
+                src = ps.p;
+            }
+            cz_error err;
+            cz_error_clear(&err);
+            cz_status st = T::gpu(g_ctx, &R, Q.bases.data(), src, Q.n, CZ_MSM_CANONICAL, &err);
+            char want[64];
+            snprintf(want, sizeof want, "scalar %zu is not below r", bad[0]);
+            CHECK_MSG(st == CZ_ERR_RANGE && T::is_inf(&R) && strstr(cz_error_msg(&err), want),
+                      "%s bad scalars at %zu, %zu (chunked %d, pinned %d): %s (%s)", T::name(), bad[0], bad[1],
+                      chunked, pin, cz_status_str(st), cz_error_msg(&err));
+        }
+        oracle<T>(Q, &expect);
+        check<T>(Q, &expect, chunked ? "2^16+5 after errors, chunk 1000" : "2^16+5 after errors", B_PAGEABLE,
+                 F_CANON, S_PINNED);
+        if (chunked) set_knob(K_CHUNK, 0);
+    }
 }
 
 template <class T> static void test_edge_bases(void)
