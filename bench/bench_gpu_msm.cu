@@ -18,7 +18,8 @@
  * Flags: --max-log=K (largest BLS12-381 G1 size 2^K, default 26), --g2-log=K
  * (G2 size, default 22), --quick (2^20 and 2^22 only, G2 at 2^18), plus
  * bench.h's (--write, --repeats, ...). --trace prints each call's plan and
- * phase times; --window=c forces the window (cz_cuda_opts).
+ * phase times; --window=c forces the window (cz_cuda_opts). --sweep=ROWS
+ * times rows at a range of windows and level-0 runs instead (see --help).
  */
 #include <string.h>
 
@@ -251,6 +252,134 @@ static int bench_group(cz_bench *b, cz_bench_table *t, int logn, bool pageable_t
     return rc;
 }
 
+/* --sweep: one row (group, 2^logn distinct resident bases) at every window
+ * in [wlo, whi] and every level-0 run in runs[], full-width and witness-like
+ * scalars; each result must equal the automatic plan's on the same inputs. */
+template <class T>
+static int sweep_group(cz_bench *b, cz_bench_table *t, int logn, int wlo, int whi, const size_t *runs, int nruns)
+{
+    const size_t n = (size_t)1 << logn;
+    const size_t bbytes = n * sizeof(typename T::caff);
+    typename T::caff *bases = (typename T::caff *)pinned_alloc(bbytes);
+    uint64_t *scal = (uint64_t *)pinned_alloc(32 * n);
+    int rc = 0;
+    cz_error err;
+    cz_error_clear(&err);
+    if (!bases || !scal || !make_bases<T>(bases, n, true) || cz_cuda_bases_pin(g_ctx, bases, bbytes, &err) != CZ_OK) {
+        fprintf(stderr, "%s 2^%d: cannot set up the sweep: %s\n", T::label(), logn, cz_error_msg(&err));
+        rc = 1;
+    }
+    for (int witness = 0; witness < 2 && rc == 0; witness++) {
+        make_scalars<T>(scal, n, witness != 0);
+        double ns0 = 0;
+        typename T::jac ref;
+        for (int c = 0; c <= whi && rc == 0; c = c ? c + 1 : wlo) {
+            for (int r = 0; r < (c ? nruns : 1) && rc == 0; r++) {
+                cz_cuda_opts co;
+                memset(&co, 0, sizeof co);
+                co.msm_window = c;
+                co.msm_run = c ? runs[r] : 0;
+                if (cz_cuda_set_opts(g_ctx, &co, &err) != CZ_OK) {
+                    fprintf(stderr, "bench_gpu_msm: %s\n", cz_error_msg(&err));
+                    rc = 1;
+                    break;
+                }
+                run_ctx<T> x;
+                memset(&x, 0, sizeof x);
+                x.n = n;
+                x.scalars = scal;
+                x.bases = bases;
+                run_fn<T>(&x, 1);
+                double ns = x.st == CZ_OK ? cz_bench_time(b, run_fn<T>, &x) : 0;
+                if (x.st != CZ_OK) {
+                    fprintf(stderr, "%s 2^%d c=%d run=%zu: %s\n", T::label(), logn, c, co.msm_run, x.msg);
+                    rc = 1;
+                    break;
+                }
+                if (c == 0) {
+                    ref = x.out;
+                    ns0 = ns;
+                } else if (!T::eq(&ref, &x.out)) {
+                    fprintf(stderr, "%s 2^%d c=%d run=%zu: MISMATCH against the automatic plan\n", T::label(), logn,
+                            c, co.msm_run);
+                    rc = 1;
+                }
+                char cs[16], rs[24];
+                snprintf(cs, sizeof cs, c ? "%d" : "auto", c);
+                snprintf(rs, sizeof rs, c ? "%zu" : "auto", co.msm_run);
+                cz_bench_table_addf(t, "%s|2^%d|%s|%s|%s|%.2f|%.3f", T::label(), logn,
+                                    witness ? "witness-like" : "full-width", cs, rs, ns * 1e-6, ns / ns0);
+            }
+        }
+    }
+    cz_cuda_opts co;
+    memset(&co, 0, sizeof co);
+    (void)cz_cuda_set_opts(g_ctx, &co, &err);
+    if (bases) {
+        cz_cuda_bases_release(g_ctx, bases);
+        cudaFreeHost(bases);
+    }
+    if (scal) cudaFreeHost(scal);
+    return rc;
+}
+
+/* --sweep=ROWS: comma-separated GROUP:LOG (GROUP: bls-g1, bn-g1, bls-g2,
+ * bn-g2); --sweep-windows=LO-HI; --sweep-runs=R1,R2,... */
+static int sweep(cz_bench *b, const char *rows)
+{
+    int wlo = 14, whi = 20;
+    const char *w = cz_bench_opt_str(b, "--sweep-windows");
+    if (w && (sscanf(w, "%d-%d", &wlo, &whi) != 2 || wlo < 4 || whi > 20 || wlo > whi)) {
+        fprintf(stderr, "bench_gpu_msm: --sweep-windows=%s: expected LO-HI within 4-20\n", w);
+        return 2;
+    }
+    size_t runs[8] = {32};
+    int nruns = 1;
+    const char *rl = cz_bench_opt_str(b, "--sweep-runs");
+    if (rl) {
+        nruns = 0;
+        for (const char *q = rl; *q && nruns < 8;) {
+            char *end;
+            unsigned long long v = strtoull(q, &end, 10);
+            if (end == q || v < 8 || (*end && *end != ',')) {
+                fprintf(stderr, "bench_gpu_msm: --sweep-runs=%s: expected numbers >= 8, comma-separated\n", rl);
+                return 2;
+            }
+            runs[nruns++] = (size_t)v;
+            q = *end ? end + 1 : end;
+        }
+    }
+    cz_bench_table t;
+    cz_bench_table_init(&t, "GPU MSM window/run sweep, resident bases, whole call",
+                        "group|n|scalars|window|run|ms|/ auto");
+    int rc = 0;
+    for (const char *q = rows; *q;) {
+        char name[16];
+        int lg = 0, used = 0;
+        if (sscanf(q, "%15[a-z0-9-]:%d%n", name, &lg, &used) != 2 || lg < 1 || lg > 28 ||
+            (q[used] && q[used] != ',')) {
+            fprintf(stderr, "bench_gpu_msm: --sweep=%s: expected GROUP:LOG[,GROUP:LOG...]\n", rows);
+            return 2;
+        }
+        if (!strcmp(name, "bls-g1"))
+            rc |= sweep_group<bls12_381_g1>(b, &t, lg, wlo, whi, runs, nruns);
+        else if (!strcmp(name, "bn-g1"))
+            rc |= sweep_group<bn254_g1>(b, &t, lg, wlo, whi, runs, nruns);
+        else if (!strcmp(name, "bls-g2"))
+            rc |= sweep_group<bls12_381_g2>(b, &t, lg, wlo, whi, runs, nruns);
+        else if (!strcmp(name, "bn-g2"))
+            rc |= sweep_group<bn254_g2>(b, &t, lg, wlo, whi, runs, nruns);
+        else {
+            fprintf(stderr, "bench_gpu_msm: --sweep: unknown group '%s' (bls-g1, bn-g1, bls-g2, bn-g2)\n", name);
+            return 2;
+        }
+        q += used;
+        if (*q == ',') q++;
+    }
+    cz_bench_table_print(b, &t);
+    return rc;
+}
+
 static void trace_line(void *ctx, cz_log_level level, const char *component, const char *msg)
 {
     (void)ctx;
@@ -261,12 +390,19 @@ static void trace_line(void *ctx, cz_log_level level, const char *component, con
 int main(int argc, char **argv)
 {
     cz_bench b;
-    static const char *const own[] = {"--max-log", "--g2-log", "--window", "--trace", NULL};
+    static const char *const own[] = {"--max-log", "--g2-log",     "--window", "--trace",
+                                      "--sweep",   "--sweep-windows", "--sweep-runs", NULL};
     int rc = cz_bench_init(&b, "bench_gpu_msm", argc, argv, own,
                            "  --max-log=K   largest BLS12-381 G1 size 2^K (default 26)\n"
                            "  --g2-log=K    G2 size 2^K (default 22)\n"
                            "  --window=C    force the MSM window (default: the plan's)\n"
-                           "  --trace       each call's plan and phase times on stderr\n");
+                           "  --trace       each call's plan and phase times on stderr\n"
+                           "  --sweep=ROWS  instead of the table: each row (GROUP:LOG, comma-separated;\n"
+                           "                GROUP bls-g1, bn-g1, bls-g2, bn-g2) with resident bases at\n"
+                           "                every window and run below, full-width and witness-like\n"
+                           "                scalars, each result checked against the automatic plan's\n"
+                           "  --sweep-windows=LO-HI  windows of the sweep (default 14-20)\n"
+                           "  --sweep-runs=R1,R2,... level-0 runs of the sweep (default 32)\n");
     if (rc >= 0) return rc;
     int explicit_repeats = 0;
     for (int i = 1; i < argc; i++) explicit_repeats |= strncmp(argv[i], "--repeats=", 10) == 0;
@@ -302,6 +438,13 @@ int main(int argc, char **argv)
                       "are an extra: those fit in the L2). Scalars: full-width random; witness-like: 50%% zero, 44%% "
                       "one, 3%% small, 3%% full width.",
                   cz_cuda_name(g_ctx), b.repeats);
+    const char *rows = cz_bench_opt_str(&b, "--sweep");
+    if (rows) {
+        rc = sweep(&b, rows);
+        cz_cuda_close(g_ctx);
+        int wrc = cz_bench_finish(&b);
+        return rc ? rc : wrc;
+    }
     cz_bench_table t;
     cz_bench_table_init(&t, "GPU MSM, whole call", "group|n|bases|ms|ns/point");
     rc = 0; /* (cz_bench_init's -1 meant "run") */

@@ -33,7 +33,8 @@
  *    every window c the plan may choose, at the largest m choosing it).
  *
  * Knobs (environment, read per call): CZ_MSM_WINDOW=c (4..20),
- * CZ_MSM_RUN=entries per thread at level 0 (>= 8, default 32),
+ * CZ_MSM_RUN=entries per thread at level 0 (>= 8, default 32 or 64:
+ * msm.cuh run_default),
  * CZ_MSM_CHUNK=points per chunk, CZ_MSM_TRACE=1 (plan and phase times on
  * stderr, for tuning).
  *
@@ -469,14 +470,32 @@ template <class T> static cz_status var_bytes(cz_cuda *ctx, size_t m, int c, con
 }
 
 /*
+ * The variable part's size for any m <= hi at window c: the layout grows with
+ * m for a fixed c and a fixed level-0 run, so the largest is at hi or, when
+ * the default run is the small one below some m < hi (run_default), at the
+ * largest such m.
+ */
+template <class T>
+static cz_status var_bytes_upto(cz_cuda *ctx, size_t hi, int c, const knobs &k, size_t *bytes, cz_error *err)
+{
+    cz_status st = var_bytes<T>(ctx, hi, c, k, bytes, err);
+    const size_t small = (RUN_BIG_ENTRIES - 1) / (size_t)windows_of(c, T::bits);
+    if (st == CZ_OK && !k.run && small >= 1 && small < hi) {
+        size_t b = 0;
+        if ((st = var_bytes<T>(ctx, small, c, k, &b, err)) == CZ_OK && b > *bytes) *bytes = b;
+    }
+    return st;
+}
+
+/*
  * The variable part's size for any m <= nc: for every window c the plan can
- * pick, at the largest m that picks at most c (the layout grows with m for a
- * fixed c, and choose_window never decreases as m grows).
+ * pick, up to the largest m that picks at most c (choose_window never
+ * decreases as m grows).
  */
 template <class T> static cz_status var_reserve(cz_cuda *ctx, size_t nc, const knobs &k, size_t *bytes, cz_error *err)
 {
     *bytes = 0;
-    if (k.window) return var_bytes<T>(ctx, nc, k.window, k, bytes, err);
+    if (k.window) return var_bytes_upto<T>(ctx, nc, k.window, k, bytes, err);
     int clo = window_for<T>(1, k), chi = window_for<T>(nc, k);
     for (int c = clo; c <= chi; c++) {
         size_t lo = 1, hi = nc; /* largest m in [1, nc] with window_for(m) <= c */
@@ -488,7 +507,7 @@ template <class T> static cz_status var_reserve(cz_cuda *ctx, size_t nc, const k
                 hi = mid - 1;
         }
         size_t b = 0;
-        cz_status st = var_bytes<T>(ctx, lo, c, k, &b, err);
+        cz_status st = var_bytes_upto<T>(ctx, lo, c, k, &b, err);
         if (st != CZ_OK) return st;
         if (b > *bytes) *bytes = b;
     }

@@ -462,13 +462,16 @@ template <class F> CZ_HD op<F> make_op(const ones_fn<F> &f)
  * the GPU's products per microsecond for this group's coordinate field,
  * which prices the per-window launch overhead, ~20 us, and the sorting and
  * entry traffic, ~60 ps per entry): every window costs a mixed addition per
- * point (10 products), two full additions per bucket in the reduction (28,
- * plus the segment offsets ~1) and the fixed overhead.
+ * point (10 products), per bucket two full additions in the reduction (28,
+ * plus the segment offsets ~1) and the partial sums that the level-0 runs
+ * leave at bucket boundaries (~7: fitted to the H200's window sweep of
+ * bench/RESULTS.md, where 29 a bucket chose c = 18 for 2^22 points and
+ * c = 16 was 8% faster), and the fixed overhead.
  */
 inline double window_cost(size_t m, int c, int bits, double mul_per_us)
 {
     const double W = (double)windows_of(c, bits), nb = (double)((size_t)1 << (c - 1));
-    return W * ((double)m * (10.0 + 6e-5 * mul_per_us) + nb * 29.0 + 20.0 * mul_per_us);
+    return W * ((double)m * (10.0 + 6e-5 * mul_per_us) + nb * 36.0 + 20.0 * mul_per_us);
 }
 
 /* The window for m points: the cheapest c in [C_MIN, C_MAX] (ties: the
@@ -494,7 +497,15 @@ struct knobs {
     size_t chunk; /* CZ_MSM_CHUNK: points per chunk, >= 1 */
 };
 
-static const size_t RUN_DEFAULT = 32; /* level-0 entries per thread */
+/* Level-0 entries per thread: 64 where the level-0 launch has at least 2^25
+ * entries (W m; at least 2^19 threads, ~16 waves of 132 SMs), else 32, so
+ * that the small launches still fill the GPU (measured on the H200: 64 is
+ * 1-3% faster for full-width scalars at 2^22-2^24 and up to 7% slower for
+ * the few points of a witness-like G2 MSM). The plan's layout for a fixed c
+ * grows with m on each side of RUN_BIG_ENTRIES (var_reserve sizes both). */
+static const size_t RUN_SMALL = 32, RUN_BIG = 64;
+static const size_t RUN_BIG_ENTRIES = (size_t)1 << 25;
+inline size_t run_default(size_t m, int W) { return m * (size_t)W >= RUN_BIG_ENTRIES ? RUN_BIG : RUN_SMALL; }
 static const size_t RUN_UPPER = 16;   /* entries per thread at levels >= 1 */
 static const size_t SUM_GROUP = 32;   /* points per thread in the group sums */
 static const size_t CHUNK_DEFAULT = (size_t)1 << 25;
@@ -532,7 +543,7 @@ inline bool make_plan(plan *p, size_t m, size_t m1, int c, int bits, const knobs
     p->nb = (size_t)1 << (c - 1);
     p->m = m;
     p->m1 = m1;
-    const size_t L0 = k.run ? k.run : RUN_DEFAULT;
+    const size_t L0 = k.run ? k.run : run_default(m, p->W);
     if (L0 < 8) return false;
     p->levels = 0;
     if (m > 0) {

@@ -522,6 +522,36 @@ static void test_plan(void)
     bad += make_plan(&p, 100, 0, 12, 255, knob(0, 7)); /* run < 8 */
     bad += make_plan(&p, 100, 0, C_MAX + 1, 255, knob());
     CHECK_MSG(bad == 0, "make_plan: %ld bad", bad);
+    /* the default level-0 run: the big one exactly from RUN_BIG_ENTRIES
+     * entries on; and the scratch sizing (msm.cu var_bytes_upto): for a fixed
+     * c, no m <= hi needs more level pieces than hi or, below the run switch,
+     * the largest m with the small run */
+    long over = 0, runs_bad = 0;
+    for (int c = C_MIN; c <= C_MAX; c++) {
+        const int W = windows_of(c, 255);
+        const size_t small = (RUN_BIG_ENTRIES - 1) / (size_t)W;
+        runs_bad += run_default(small, W) != RUN_SMALL || run_default(small + 1, W) != RUN_BIG;
+        const size_t his[] = {1000, small - 1, small, small + 1, small + 12345, (size_t)1 << 25};
+        for (size_t hi : his) {
+            plan ph, ps;
+            make_plan(&ph, hi, 0, c, 255, knob());
+            size_t cap[2] = {piece_cap(ph, 0), piece_cap(ph, 1)};
+            if (small < hi) {
+                make_plan(&ps, small, 0, c, 255, knob());
+                for (int q = 0; q < 2; q++) cap[q] = std::max(cap[q], piece_cap(ps, q));
+            }
+            std::vector<size_t> mv = {1, 2, hi};
+            for (size_t j = 1; j < 64; j++) mv.push_back(hi / 64 * j + j);
+            for (size_t d = 0; d < 3; d++) mv.push_back(small - 1 + d);
+            for (size_t m : mv) {
+                if (m < 1 || m > hi) continue;
+                plan pm;
+                make_plan(&pm, m, 0, c, 255, knob());
+                over += piece_cap(pm, 0) > cap[0] || piece_cap(pm, 1) > cap[1];
+            }
+        }
+    }
+    CHECK_MSG(runs_bad == 0 && over == 0, "run_default: %ld bad; scratch sizing: %ld plans over it", runs_bad, over);
 }
 
 /* ---- point helpers ------------------------------------------------------------------------------------------------ */
