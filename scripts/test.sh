@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The whole test suite: installs dependencies (Debian packages, pinned
 # snarkjs), then builds and runs every CPU test (ctest label "cpu") in
-#   1. the default build (x86-64 ADX/BMI2 fast path where available),
-#   2. the portable C build (-DCZ_PORTABLE=ON),
-#   3. an ASan+UBSan build with scaled-down iteration counts,
-#   4. a ThreadSanitizer build of the threaded layers (memory budget, pool,
+#   1. the default build (x86-64 ADX/BMI2 fast path where available, the
+#      CUDA code when nvcc is found), every test at full size;
+#   2. an ASan+UBSan build of the portable C arithmetic (-DCZ_PORTABLE=ON):
+#      the arithmetic tests (fields, towers, curves, pairing, MSM, NTT) at
+#      CZ_PORTABLE_SCALE (default 0.25) of their iteration counts, the others
+#      scaled down (CZ_SANITIZE_SCALE, default 0.02; the end-to-end scripts
+#      in their quick forms);
+#   3. a ThreadSanitizer build of the threaded layers (memory budget, pool,
 #      engine, the daemon's job store, the circuits' recording cache):
 #      test_budget, test_bufpool, test_engine, test_store, test_native.
 # Exits non-zero if any test fails. GPU tests (label "gpu") run on a GPU
@@ -16,6 +20,8 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 
 # run NAME SCALE QUICK [-R regex | -E regex] -- cmake args...
+# (SCALE "A:B" runs the tests of $arith at scale A and the others at B)
+arith='^test_ff$|^test_tower$|^test_ec$|^test_pairing$|^test_msm$|^test_ntt$'
 run() {
   local name=$1 scale=$2 quick=$3; shift 3
   local only=() targets=()
@@ -36,19 +42,21 @@ run() {
     cmake --build "build-test-$name" -j "$jobs" >/dev/null
   fi
   echo "=== $name: ctest"
-  (cd "build-test-$name" && CZ_TEST_SCALE=$scale CZ_CLI_QUICK=$quick ctest --output-on-failure -L cpu "${only[@]}")
+  if [[ $scale == *:* ]]; then
+    (cd "build-test-$name" && CZ_TEST_SCALE=${scale%%:*} ctest --output-on-failure -L cpu -R "$arith")
+    (cd "build-test-$name" && CZ_TEST_SCALE=${scale##*:} CZ_CLI_QUICK=$quick ctest --output-on-failure -L cpu -E "$arith${only[1]:+|${only[1]}}")
+  else
+    (cd "build-test-$name" && CZ_TEST_SCALE=$scale CZ_CLI_QUICK=$quick ctest --output-on-failure -L cpu "${only[@]}")
+  fi
 }
 
 # name, CZ_TEST_SCALE, CZ_CLI_QUICK (the end-to-end CLI test in full once)
 run default 1 0 -- -DCMAKE_BUILD_TYPE=Release
 # The CUDA code (built when nvcc is found) is compiled and its host-side tests
 # run in the default build only: the other two test the C arithmetic paths.
-# (the daemon's end-to-end tests, one host and several sharing PostgreSQL, run
-# in the default and sanitizer builds: the portable build changes only the
-# field arithmetic under them)
-# (test_ptx_mul, a Python emulation of the PTX products, does not depend on the
-# build: it runs in the default build only)
-run portable 1 1 -E '^test_daemon$|^test_cluster$|^test_ptx_mul$' -- -DCMAKE_BUILD_TYPE=Release -DCZ_PORTABLE=ON -DCZ_CUDA=OFF
-run sanitize "${CZ_SANITIZE_SCALE:-0.02}" 1 -E '^test_ptx_mul$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=address,undefined -DCZ_CUDA=OFF
+# (test_ptx_mul, a Python emulation of the PTX products, and test_goal_table,
+# a Python script on recorded logs, do not depend on the build: they run in
+# the default build only)
+run sanitize "${CZ_PORTABLE_SCALE:-0.25}:${CZ_SANITIZE_SCALE:-0.02}" 1 -E '^test_ptx_mul$|^test_goal_table$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=address,undefined -DCZ_PORTABLE=ON -DCZ_CUDA=OFF
 run thread 0.2 1 -R '^test_budget$|^test_bufpool$|^test_engine$|^test_store$|^test_native$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=thread -DCZ_CUDA=OFF
 echo "=== all test builds passed"

@@ -14,14 +14,28 @@
 #     nothing written; written anyway (--allow-unsatisfied): `cuzk prove
 #     --check` refuses it (exit 4) and snarkjs wtns check rejects it.
 # Usage: tests/test_circuits.sh path/to/cuzk
+# CZ_CLI_QUICK=1 or CZ_TEST_SCALE < 1 (the sanitizer builds of scripts/test.sh):
+# every cuzk command still runs and every cuzk proof is still verified by
+# snarkjs, but the snarkjs-side checks that do not depend on how cuzk was
+# built (snarkjs's r1cs info and wtns check of the exports, snarkjs's own
+# prover, circom's Poseidon) are left to the default build: they are most of
+# this test's time (node), and they are reported as left out, not passed.
 set -uo pipefail
 cuzk=${1:?usage: test_circuits.sh path/to/cuzk}
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 sj="$here/js/node_modules/snarkjs/build/cli.cjs"
 tmp=$(mktemp -d /tmp/cz_test_circuits.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+# the short node helpers through one node process (tests/js/nodex.sh)
+source "$here/js/nodex.sh"
+nodex_start "$tmp"
+trap 'nodex_stop; rm -rf "$tmp"' EXIT
 pass=0
 failn=0
+left=0
+quick=${CZ_CLI_QUICK:-0}
+if [ -n "${CZ_TEST_SCALE:-}" ] && awk "BEGIN{exit !($CZ_TEST_SCALE < 1)}"; then quick=1; fi
+# full: true when the snarkjs-side checks run (see above); else counts them out
+full() { if [ "$quick" = 1 ]; then left=$((left + 1)); return 1; fi; }
 ok() { pass=$((pass + 1)); }
 bad() { failn=$((failn + 1)); echo "FAIL: $*" >&2; }
 check() { if "$@"; then ok; else bad "$*"; fi; }
@@ -53,6 +67,7 @@ prove_both() { # base curve
   check "$cuzk" prove -q --check "$g.r1cs" "$g.zkey" "$g.wtns" "$g.proof.json" "$g.public.json"
   check sjq zkey export verificationkey "$g.zkey" "$g.vk.json"
   check sjq groth16 verify "$g.vk.json" "$g.public.json" "$g.proof.json"
+  full || return 0
   check sjq groth16 prove "$g.zkey" "$g.wtns" "$g.sjproof.json" "$g.sjpublic.json"
   check "$cuzk" verify -q "$g.vk.json" "$g.sjpublic.json" "$g.sjproof.json"
 }
@@ -64,10 +79,12 @@ for curve in bn254 bls12-381; do
     echo "{\"preimage\": \"$hex\"}" > "$g.json"
     if "$cuzk" circuit sha256 --curve $curve --input "$g.json" -o "$g" 2>"$g.err"; then ok; else bad "export sha256 $curve: $(cat "$g.err")"; continue; fi
     n=$(sed -n 's/.*: \([0-9]*\) constraints.*/\1/p' "$g.err")
-    info=$(node "$sj" r1cs info "$g.r1cs" 2>&1)
-    check sh -c "echo '$info' | grep -q '# of Constraints: $n\$'"
-    check sh -c "echo '$info' | grep -q '# of Public Inputs: 2\$'"
-    check sjq wtns check "$g.r1cs" "$g.wtns"
+    if full; then
+      info=$(node "$sj" r1cs info "$g.r1cs" 2>&1)
+      check sh -c "echo '$info' | grep -q '# of Constraints: $n\$'"
+      check sh -c "echo '$info' | grep -q '# of Public Inputs: 2\$'"
+      check sjq wtns check "$g.r1cs" "$g.wtns"
+    fi
     check "$cuzk" circuit sha256 --curve $curve --input "$g.json" --check -q
     [ ${#hex} -gt 6 ] && continue # the proofs: for the short inputs
     prove_both "$g"
@@ -85,7 +102,7 @@ for curve in bn254 bls12-381; do
   rc=$?
   if [ $rc -eq 4 ] && grep -q "constraint [0-9]* (digest/packed input)" "$g.err"; then ok; else bad "--check: exit $rc, $(cat "$g.err")"; fi
   check "$cuzk" circuit sha256 --curve $curve --input "$g.json" -o "$g" --allow-unsatisfied -q
-  if sjq wtns check "$g.r1cs" "$g.wtns"; then bad "snarkjs accepted an unsatisfied witness"; else ok; fi
+  if ! full; then :; elif sjq wtns check "$g.r1cs" "$g.wtns"; then bad "snarkjs accepted an unsatisfied witness"; else ok; fi
   "$cuzk" setup --insecure-dev --seed 5 -q "$g.r1cs" "$g.zkey" 2>/dev/null
   "$cuzk" prove -q --check "$g.r1cs" "$g.zkey" "$g.wtns" "$g.proof.json" "$g.public.json" 2>"$g.err"
   rc=$?
@@ -105,8 +122,10 @@ node -e 'const p=[];for(let i=0;i<32;i++)p.push(String(1000+i));console.log(JSON
 if "$cuzk" circuit poseidon-merkle --input "$g.json" -o "$g" 2>"$g.err"; then ok; else bad "export poseidon-merkle: $(cat "$g.err")"; fi
 n=$(sed -n 's/.*: \([0-9]*\) constraints.*/\1/p' "$g.err")
 check test "$n" = $((32 * (1 + 1 + 244) + 1))
-check sh -c "node '$sj' r1cs info '$g.r1cs' 2>&1 | grep -q '# of Public Inputs: 1\$'"
-check sjq wtns check "$g.r1cs" "$g.wtns"
+if full; then
+  check sh -c "node '$sj' r1cs info '$g.r1cs' 2>&1 | grep -q '# of Public Inputs: 1\$'"
+  check sjq wtns check "$g.r1cs" "$g.wtns"
+fi
 prove_both "$g"
 # the root the path leads to, claimed explicitly, is accepted; another is not
 root=$(node -e 'console.log(require(process.argv[1])[0])' "$g.public.json")
@@ -140,9 +159,11 @@ check sh -c "'$cuzk' bench-engine -q -d cpu -j 2 -p 2 --circuit poseidon-merkle 
 # may be a link), on a copy of the circuit, its output in a directory there.
 jsdir=$(dirname "$(cd "$here/js/node_modules" && pwd -P)")
 cb=$(mktemp -d "$jsdir/circom-tmp-XXXXXX")
-trap 'rm -rf "$tmp" "$cb"' EXIT
+trap 'nodex_stop; rm -rf "$tmp" "$cb"' EXIT
 cp "$here/fixtures/circuits/poseidon.circom" "$cb/"
-if (cd "$jsdir" && node_modules/.bin/circom2 "$(basename "$cb")/poseidon.circom" --wasm -p bn128 \
+if ! full; then
+  :
+elif (cd "$jsdir" && node_modules/.bin/circom2 "$(basename "$cb")/poseidon.circom" --wasm -p bn128 \
       -l node_modules -o "$(basename "$cb")" >"$tmp/circom.log" 2>&1); then
   ok
   for i in 1 2 3 4 5; do
@@ -176,9 +197,11 @@ echo "{\"replica_id\": \"$rid\", \"seed\": 5}" > "$g.json"
 P="--param challenges=1 --param parents=0 --param depth=1"
 if "$cuzk" circuit porep-like $P --input "$g.json" -o "$g" 2>"$g.err"; then ok; else bad "export porep-like: $(cat "$g.err")"; fi
 n=$(sed -n 's/.*: \([0-9]*\) constraints.*/\1/p' "$g.err")
-check sh -c "node '$sj' r1cs info '$g.r1cs' 2>&1 | grep -q '# of Constraints: $n\$'"
-check sh -c "node '$sj' r1cs info '$g.r1cs' 2>&1 | grep -q '# of Public Inputs: 5\$'"
-check sjq wtns check "$g.r1cs" "$g.wtns"
+if full; then
+  check sh -c "node '$sj' r1cs info '$g.r1cs' 2>&1 | grep -q '# of Constraints: $n\$'"
+  check sh -c "node '$sj' r1cs info '$g.r1cs' 2>&1 | grep -q '# of Public Inputs: 5\$'"
+  check sjq wtns check "$g.r1cs" "$g.wtns"
+fi
 prove_both "$g"
 check "$cuzk" prove -q -d cpu --circuit porep-like $P --input "$g.json" "$g.zkey" "$g.np.json" "$g.npublic.json"
 check cmp "$g.public.json" "$g.npublic.json"
@@ -219,5 +242,9 @@ check node -e '
   for(const e of want.slice(2)){const [p,v]=e.slice(1).split("=");if(w[+p]!==v){console.error(e,w[+p]);process.exit(1);}}
 ' "$g.d.w.json" "$rid"
 
-echo "test_circuits: $pass passed, $failn failed"
+if [ "$quick" = 1 ]; then
+  echo "test_circuits: $pass passed, $failn failed ($left groups of snarkjs-side checks left to the default build)"
+else
+  echo "test_circuits: $pass passed, $failn failed"
+fi
 [ "$failn" -eq 0 ]

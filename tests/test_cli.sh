@@ -17,7 +17,10 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 fix="$here/fixtures"
 verify_js="$here/js/verify.sh"
 tmp=$(mktemp -d /tmp/cz_test_cli.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+# the short node helpers through one node process (tests/js/nodex.sh)
+source "$here/js/nodex.sh"
+nodex_start "$tmp"
+trap 'nodex_stop; rm -rf "$tmp"' EXIT
 pass=0
 failn=0
 ok() { pass=$((pass + 1)); }
@@ -42,7 +45,7 @@ tamper_public() { node -e '
   p[0]=(BigInt(p[0])+1n).toString();fs.writeFileSync(process.argv[2],JSON.stringify(p));' "$1" "$2"; }
 
 dirs=$(node -e 'for (const f of require(process.argv[1]).fixtures) console.log(f.dir)' "$fix/fixtures.json")
-# CZ_CLI_QUICK=1 or CZ_TEST_SCALE < 1 (the portable and sanitizer builds of
+# CZ_CLI_QUICK=1 or CZ_TEST_SCALE < 1 (the sanitizer builds of
 # scripts/test.sh): one fixture per curve and fewer generated circuits; the
 # default build runs everything
 quick=${CZ_CLI_QUICK:-0}

@@ -61,6 +61,9 @@ if [ ! -f "$here/js/node_modules/snarkjs/build/cli.cjs" ]; then
 fi
 export VERIFY_QUIET=1
 tmp=$(mktemp -d /tmp/cz_test_daemon.XXXXXX)
+# the short node helpers through one node process (tests/js/nodex.sh)
+source "$here/js/nodex.sh"
+nodex_start "$tmp"
 pass=0
 failn=0
 all_pids=()   # every daemon started
@@ -70,6 +73,7 @@ cleanup() {
   for p in "${bg_pids[@]}"; do kill -9 "$p" 2>/dev/null; done
   for p in "${all_pids[@]}"; do kill -9 "$p" 2>/dev/null; done
   for p in "${sub_pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  nodex_stop
   wait 2>/dev/null
   if [ "${CZ_KEEP_TMP:-0}" = 1 ]; then echo "test_daemon: kept $tmp" >&2; else rm -rf "$tmp"; fi
 }
