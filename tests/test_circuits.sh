@@ -25,10 +25,7 @@ cuzk=${1:?usage: test_circuits.sh path/to/cuzk}
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 sj="$here/js/node_modules/snarkjs/build/cli.cjs"
 tmp=$(mktemp -d /tmp/cz_test_circuits.XXXXXX)
-# the short node helpers through one node process (tests/js/nodex.sh)
-source "$here/js/nodex.sh"
-nodex_start "$tmp"
-trap 'nodex_stop; rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp"' EXIT
 pass=0
 failn=0
 left=0
@@ -159,7 +156,7 @@ check sh -c "'$cuzk' bench-engine -q -d cpu -j 2 -p 2 --circuit poseidon-merkle 
 # may be a link), on a copy of the circuit, its output in a directory there.
 jsdir=$(dirname "$(cd "$here/js/node_modules" && pwd -P)")
 cb=$(mktemp -d "$jsdir/circom-tmp-XXXXXX")
-trap 'nodex_stop; rm -rf "$tmp" "$cb"' EXIT
+trap 'rm -rf "$tmp" "$cb"' EXIT
 cp "$here/fixtures/circuits/poseidon.circom" "$cb/"
 if ! full; then
   :

@@ -58,9 +58,6 @@ if ! "$cuzkd" --store postgresql://x@127.0.0.1:1/x --data_dir /nonexistent --all
   exit 1
 fi
 tmp=$(mktemp -d /tmp/cz_test_cluster.XXXXXX)
-# the short node helpers through one node process (tests/js/nodex.sh)
-source "$here/js/nodex.sh"
-nodex_start "$tmp"
 pass=0
 failn=0
 bg_pids=()
@@ -69,7 +66,6 @@ cleanup() {
   for p in "${bg_pids[@]}"; do kill -CONT "$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done
   for h in "${!DPID[@]}"; do kill -CONT "${DPID[$h]}" 2>/dev/null; kill -9 "${DPID[$h]}" 2>/dev/null; done
   [ -n "${relay_pid:-}" ] && { kill -CONT "$relay_pid" 2>/dev/null; kill -9 "$relay_pid" 2>/dev/null; }
-  nodex_stop
   wait 2>/dev/null
   pg_stop immediate
   if [ "${CZ_KEEP_TMP:-0}" = 1 ]; then echo "test_cluster: kept $tmp" >&2; else rm -rf "$tmp"; fi
