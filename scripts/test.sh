@@ -5,7 +5,7 @@
 #      CUDA code when nvcc is found), every test at full size;
 #   2. an ASan+UBSan build of the portable C arithmetic (-DCZ_PORTABLE=ON):
 #      the arithmetic tests (fields, towers, curves, pairing, MSM, NTT) at
-#      CZ_PORTABLE_SCALE (default 0.25) of their iteration counts, the others
+#      CZ_PORTABLE_SCALE (default 0.1) of their iteration counts, the others
 #      scaled down (CZ_SANITIZE_SCALE, default 0.02; the end-to-end scripts
 #      in their quick forms);
 #   3. a ThreadSanitizer build of the threaded layers (memory budget, pool,
@@ -57,6 +57,6 @@ run default 1 0 -- -DCMAKE_BUILD_TYPE=Release
 # (test_ptx_mul, a Python emulation of the PTX products, and test_goal_table,
 # a Python script on recorded logs, do not depend on the build: they run in
 # the default build only)
-run sanitize "${CZ_PORTABLE_SCALE:-0.25}:${CZ_SANITIZE_SCALE:-0.02}" 1 -E '^test_ptx_mul$|^test_goal_table$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=address,undefined -DCZ_PORTABLE=ON -DCZ_CUDA=OFF
+run sanitize "${CZ_PORTABLE_SCALE:-0.1}:${CZ_SANITIZE_SCALE:-0.02}" 1 -E '^test_ptx_mul$|^test_goal_table$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=address,undefined -DCZ_PORTABLE=ON -DCZ_CUDA=OFF
 run thread 0.2 1 -R '^test_budget$|^test_bufpool$|^test_engine$|^test_store$|^test_native$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=thread -DCZ_CUDA=OFF
 echo "=== all test builds passed"
