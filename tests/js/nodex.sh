@@ -10,6 +10,9 @@
 # (node FILE.cjs, node with options), and scripts that read stdin or do
 # asynchronous work (a listen, a timer, a promise). Requests are serialized by
 # flock(1), so background subshells may use it too. CZ_NODEX=0 turns it off.
+# A background `node ... &` runs this function in a subshell, so $! is that
+# subshell's pid, not node's: start a node server to be killed later with
+# `command node ... &`.
 _nx_js="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/nodex.js"
 _nx_dir=
 _nx_pid=
