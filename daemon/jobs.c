@@ -495,8 +495,38 @@ static void sleep_s(double t)
     nanosleep(&ts, NULL);
 }
 
+/* After a try whose answer was lost: did that try commit this attempt's end
+ * (the partition done, or failed or queued again, by this owner's attempt)? */
+static int own_write_landed(cz_jobs *j, const char *id, uint32_t idx, uint32_t attempt, int result)
+{
+    cz_store *s = j->c.store;
+    cz_store_part *parts = NULL;
+    size_t n = 0;
+    int hit = 0;
+    if (s->ops->parts_get(s, id, 0, &parts, &n, NULL) != CZ_OK) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (parts[i].idx == idx)
+            hit = parts[i].attempts == attempt && !strcmp(parts[i].owner, j->c.owner) &&
+                  (result ? parts[i].state == CZ_PART_DONE
+                          : parts[i].state == CZ_PART_FAILED || parts[i].state == CZ_PART_QUEUED);
+    cz_store_parts_free(parts, n);
+    return hit;
+}
+
+static int job_is_final(cz_jobs *j, const char *id)
+{
+    cz_store_job sj;
+    int found = 0;
+    return j->c.store->ops->job_get(j->c.store, id, &sj, &found, NULL) == CZ_OK && found &&
+           cz_job_state_final(sj.state);
+}
+
 /* Shared store: records the end of a claimed partition, fenced by its
- * attempt; while the database is away, retried until it answers. */
+ * attempt; while the database is away, retried until it answers. A retry
+ * refused by the fence because an earlier try committed (its answer lost)
+ * counts as recorded; the job's end is then read back from the store (and
+ * may be counted on two hosts when two ended its last partitions at once,
+ * one of them through a lost answer). */
 static void record_shared(cz_jobs *j, djob *dj, size_t part, const cz_partition_result *r)
 {
     cz_store *s = j->c.store;
@@ -516,6 +546,11 @@ static void record_shared(cz_jobs *j, djob *dj, size_t part, const cz_partition_
         } else {
             requeue = !strcmp(fail_code(r->status), "device") && a < max_att;
             st = s->ops->fail(s, dj->id, idx, j->c.owner, a, requeue, fail_code(r->status), r->error, &err);
+        }
+        if (st == CZ_ERR_MISMATCH && warned && own_write_landed(j, dj->id, idx, a, r->status == CZ_OK)) {
+            st = CZ_OK; /* an earlier try committed, its answer lost in the outage: recorded */
+            final = job_is_final(j, dj->id);
+            break;
         }
         if (st == CZ_OK || st == CZ_ERR_MISMATCH || !store_down(j) || j->closing) break;
         if (!warned++)
@@ -1069,20 +1104,23 @@ cz_status cz_jobs_hosts(cz_jobs *j, cz_store_host **out, size_t *n, cz_error *er
 }
 
 /* The shared spool's sweep: a directory is kept while the store knows its
- * job unfinished, while the store does not answer, and for an hour after
- * it was made (another host may be between moving its uploads in and its
- * commit). */
+ * job unfinished and while the store does not answer; one the store does
+ * not know is kept for an hour after it was made (another host may be
+ * between moving its uploads in and its commit). The directories of jobs
+ * that ended are removed by the host that recorded the end; this sweep
+ * (on a host's first tick, then every 10 min) takes those a host killed
+ * between the two left behind. */
 static int spool_keep_shared(void *ctx, const char *name)
 {
     cz_jobs *j = ctx;
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", cz_spool_dir(j->c.spool), name);
-    struct stat sb;
-    if (stat(path, &sb) == 0 && (double)sb.st_mtime > now_s() - 3600) return 1;
     cz_store_job sj;
     int found = 0;
     if (j->c.store->ops->job_get(j->c.store, name, &sj, &found, NULL) != CZ_OK) return 1;
-    return found && !cz_job_state_final(sj.state);
+    if (found) return !cz_job_state_final(sj.state); /* (a job id is never used twice) */
+    struct stat sb;
+    return stat(path, &sb) == 0 && (double)sb.st_mtime > now_s() - 3600;
 }
 
 static int spool_keep(void *ctx, const char *name)
@@ -1596,7 +1634,7 @@ void cz_jobs_tick(cz_jobs *j)
 {
     cz_store *s = j->c.store;
     if (store_down(j)) return; /* (the heartbeat says so, once; expiry waits for the store) */
-    if (j->shared && ++j->ticks % 600 == 1) /* every 10 min: directories of jobs no store row names */
+    if (j->shared && ++j->ticks % 600 == 1) /* the first tick, then every 10 min (spool_keep_shared) */
         cz_spool_gc(j->c.spool, spool_keep_shared, j);
     (void)s->ops->heartbeat(s, j->c.owner, NULL);
     for (;;) {
