@@ -7,16 +7,19 @@
 #      the arithmetic tests (fields, towers, curves, pairing, MSM, NTT) at
 #      CZ_PORTABLE_SCALE (default 0.1) of their iteration counts, the others
 #      scaled down (CZ_SANITIZE_SCALE, default 0.02; the end-to-end scripts
-#      in their quick forms);
+#      in their quick forms, test_daemon without its crash and load
+#      sections);
 #   3. a ThreadSanitizer build of the threaded layers (memory budget, pool,
 #      engine, the daemon's job store, the circuits' recording cache):
 #      test_budget, test_bufpool, test_engine, test_store, test_native.
-# Exits non-zero if any test fails. GPU tests (label "gpu") run on a GPU
+# Each stage runs its tests side by side (ctest -j, one per core; the long
+# ones first). Exits non-zero if any test fails. GPU tests (label "gpu") run on a GPU
 # machine with: ctest -L gpu (see README).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
 ./scripts/npm.sh
+echo "=== [${SECONDS} s] dependencies in place"
 jobs=$(nproc 2>/dev/null || echo 2)
 
 # run NAME SCALE QUICK [-R regex | -E regex] -- cmake args...
@@ -34,19 +37,19 @@ run() {
     shift 2
   fi
   [ "${1:-}" = -- ] && shift
-  echo "=== $name: configure + build"
+  echo "=== [${SECONDS} s] $name: configure + build"
   cmake -S . -B "build-test-$name" -DCZ_BUILD_BENCH=OFF "$@" >/dev/null
   if [ ${#targets[@]} -gt 0 ]; then
     cmake --build "build-test-$name" -j "$jobs" --target "${targets[@]}" >/dev/null
   else
     cmake --build "build-test-$name" -j "$jobs" >/dev/null
   fi
-  echo "=== $name: ctest"
+  echo "=== [${SECONDS} s] $name: ctest"
   if [[ $scale == *:* ]]; then
-    (cd "build-test-$name" && CZ_TEST_SCALE=${scale%%:*} ctest --output-on-failure -L cpu -R "$arith")
-    (cd "build-test-$name" && CZ_TEST_SCALE=${scale##*:} CZ_CLI_QUICK=$quick ctest --output-on-failure -L cpu -E "$arith${only[1]:+|${only[1]}}")
+    (cd "build-test-$name" && CZ_TEST_SCALE=${scale%%:*} ctest -j "$jobs" --output-on-failure -L cpu -R "$arith")
+    (cd "build-test-$name" && CZ_TEST_SCALE=${scale##*:} CZ_CLI_QUICK=$quick ctest -j "$jobs" --output-on-failure -L cpu -E "$arith${only[1]:+|${only[1]}}")
   else
-    (cd "build-test-$name" && CZ_TEST_SCALE=$scale CZ_CLI_QUICK=$quick ctest --output-on-failure -L cpu "${only[@]}")
+    (cd "build-test-$name" && CZ_TEST_SCALE=$scale CZ_CLI_QUICK=$quick ctest -j "$jobs" --output-on-failure -L cpu "${only[@]}")
   fi
 }
 
@@ -57,6 +60,8 @@ run default 1 0 -- -DCMAKE_BUILD_TYPE=Release
 # (test_ptx_mul, a Python emulation of the PTX products, and test_goal_table,
 # a Python script on recorded logs, do not depend on the build: they run in
 # the default build only)
-run sanitize "${CZ_PORTABLE_SCALE:-0.1}:${CZ_SANITIZE_SCALE:-0.02}" 1 -E '^test_ptx_mul$|^test_goal_table$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=address,undefined -DCZ_PORTABLE=ON -DCZ_CUDA=OFF
+# (the daemon's crash-safety and load sections, kill -9 and stream logic that
+# the build does not change, run in the default build only)
+CZ_DAEMON_SECTIONS="api circuit" run sanitize "${CZ_PORTABLE_SCALE:-0.1}:${CZ_SANITIZE_SCALE:-0.02}" 1 -E '^test_ptx_mul$|^test_goal_table$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=address,undefined -DCZ_PORTABLE=ON -DCZ_CUDA=OFF
 run thread 0.2 1 -R '^test_budget$|^test_bufpool$|^test_engine$|^test_store$|^test_native$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=thread -DCZ_CUDA=OFF
-echo "=== all test builds passed"
+echo "=== [${SECONDS} s] all test builds passed"
