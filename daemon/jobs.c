@@ -497,7 +497,7 @@ static void sleep_s(double t)
 
 /* After a try whose answer was lost: did that try commit this attempt's end
  * (the partition done, or failed or queued again, by this owner's attempt)? */
-static int own_write_landed(cz_jobs *j, const char *id, uint32_t idx, uint32_t attempt, int result)
+static int own_write_landed(cz_jobs *j, const char *id, uint32_t idx, uint32_t attempt, cz_part_state end)
 {
     cz_store *s = j->c.store;
     cz_store_part *parts = NULL;
@@ -506,9 +506,7 @@ static int own_write_landed(cz_jobs *j, const char *id, uint32_t idx, uint32_t a
     if (s->ops->parts_get(s, id, 0, &parts, &n, NULL) != CZ_OK) return 0;
     for (size_t i = 0; i < n; i++)
         if (parts[i].idx == idx)
-            hit = parts[i].attempts == attempt && !strcmp(parts[i].owner, j->c.owner) &&
-                  (result ? parts[i].state == CZ_PART_DONE
-                          : parts[i].state == CZ_PART_FAILED || parts[i].state == CZ_PART_QUEUED);
+            hit = parts[i].attempts == attempt && !strcmp(parts[i].owner, j->c.owner) && parts[i].state == end;
     cz_store_parts_free(parts, n);
     return hit;
 }
@@ -547,7 +545,10 @@ static void record_shared(cz_jobs *j, djob *dj, size_t part, const cz_partition_
             requeue = !strcmp(fail_code(r->status), "device") && a < max_att;
             st = s->ops->fail(s, dj->id, idx, j->c.owner, a, requeue, fail_code(r->status), r->error, &err);
         }
-        if (st == CZ_ERR_MISMATCH && warned && own_write_landed(j, dj->id, idx, a, r->status == CZ_OK)) {
+        if (st == CZ_ERR_MISMATCH && warned && own_write_landed(j, dj->id, idx, a,
+                                                            r->status == CZ_OK ? CZ_PART_DONE
+                                                            : requeue          ? CZ_PART_QUEUED
+                                                                               : CZ_PART_FAILED)) {
             st = CZ_OK; /* an earlier try committed, its answer lost in the outage: recorded */
             final = job_is_final(j, dj->id);
             break;
