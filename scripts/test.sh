@@ -7,8 +7,7 @@
 #      the arithmetic tests (fields, towers, curves, pairing, MSM, NTT) at
 #      CZ_PORTABLE_SCALE (default 0.1) of their iteration counts, the others
 #      scaled down (CZ_SANITIZE_SCALE, default 0.02; the end-to-end scripts
-#      in their quick forms, test_daemon without its crash and load
-#      sections, test_circuits left to the default build);
+#      in their quick forms, test_circuits left to the default build);
 #   3. a ThreadSanitizer build of the threaded layers (memory budget, pool,
 #      engine, the daemon's job store, the circuits' recording cache):
 #      test_budget, test_bufpool, test_engine, test_store, test_native.
@@ -60,11 +59,9 @@ run default 1 0 -- -DCMAKE_BUILD_TYPE=Release
 # (test_ptx_mul, a Python emulation of the PTX products, and test_goal_table,
 # a Python script on recorded logs, do not depend on the build: they run in
 # the default build only)
-# (the daemon's crash-safety and load sections, kill -9 and stream logic that
-# the build does not change, run in the default build only; so does
-# test_circuits, whole proofs of the C circuits with the portable arithmetic
+# (test_circuits runs in the default build only: whole proofs of the C circuits with the portable arithmetic
 # under ASan: 131 s alone, 208 s beside the others; the circuits' gadgets
 # and synthesis run under ASan in test_gadgets, test_merkle and test_native)
-CZ_DAEMON_SECTIONS="api circuit" run sanitize "${CZ_PORTABLE_SCALE:-0.1}:${CZ_SANITIZE_SCALE:-0.02}" 1 -E '^test_ptx_mul$|^test_goal_table$|^test_circuits$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=address,undefined -DCZ_PORTABLE=ON -DCZ_CUDA=OFF
+run sanitize "${CZ_PORTABLE_SCALE:-0.1}:${CZ_SANITIZE_SCALE:-0.02}" 1 -E '^test_ptx_mul$|^test_goal_table$|^test_circuits$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=address,undefined -DCZ_PORTABLE=ON -DCZ_CUDA=OFF
 run thread 0.2 1 -R '^test_budget$|^test_bufpool$|^test_engine$|^test_store$|^test_native$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=thread -DCZ_CUDA=OFF
 echo "=== [${SECONDS} s] all test builds passed"
