@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda/cuda.h"
+#include "util/thread.h"
 
 /* One resident copy of host bases. */
 typedef struct cz_cuda_resident {
@@ -33,6 +34,7 @@ struct cz_cuda {
     /* pinned host staging buffers (double-buffered streamed uploads) */
     void *pinned[2];
     size_t pinned_bytes;
+    cz_pool *copy_pool; /* threads of the copies into and out of them (cz_cuda_host_copy) */
     cz_cuda_resident res[CZ_CUDA_MAX_RESIDENT];
     size_t res_bytes;
     uint64_t tick;
@@ -58,6 +60,13 @@ cz_status cz_cuda_fail(cz_cuda *ctx, cudaError_t e, cz_error *err, const char *w
         cudaError_t cz_e_ = (call);                                                                \
         if (cz_e_ != cudaSuccess) return cz_cuda_fail((ctx), cz_e_, (err), #call);                 \
     } while (0)
+
+/* memcpy between host buffers on the context's copy threads: the staging of
+ * pageable memory (one thread's ~10 GB/s would hold a 55 GB/s upload back). */
+void cz_cuda_host_copy(cz_cuda *ctx, void *dst, const void *src, size_t bytes);
+/* Whether [p, p + bytes) lies in page-locked host memory (both ends are
+ * checked; copies from it need no staging). */
+bool cz_cuda_host_pinned(const void *p, size_t bytes);
 
 /* Makes ctx current on the calling thread; CZ_ERR_CUDA on a dead context. */
 cz_status cz_cuda_enter(cz_cuda *ctx, cz_error *err);

@@ -516,17 +516,6 @@ template <class T> static cz_status var_reserve(cz_cuda *ctx, size_t nc, const k
 
 /* ---- uploads -------------------------------------------------------------------------------- */
 
-static bool host_is_pinned(const void *p)
-{
-    cudaPointerAttributes a;
-    cudaError_t e = cudaPointerGetAttributes(&a, p);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError(); /* pageable memory on old drivers: not an error */
-        return false;
-    }
-    return a.type == cudaMemoryTypeHost;
-}
-
 /* Bytes per piece of an upload: an eighth of it, at least 1 MiB (a copy
  * costs a few microseconds to issue), at most a staging buffer; a multiple
  * of 64 KiB, so that a piece of scalars is whole k_classify blocks
@@ -551,7 +540,7 @@ static cz_status upload(cz_cuda *ctx, msm_state *st, void *dev, const void *host
                         cz_error *err)
 {
     if (bytes == 0) return poll(0);
-    const bool direct = host_is_pinned(host);
+    const bool direct = cz_cuda_host_pinned(host, bytes);
     void *stage[2] = {NULL, NULL};
     if (!direct) {
         cz_status s = cz_cuda_staging(ctx, STAGE_BYTES, stage, err); /* always the same size: allocated once */
@@ -565,7 +554,7 @@ static cz_status upload(cz_cuda *ctx, msm_state *st, void *dev, const void *host
         int b = (int)(k & 1);
         if (!direct) {
             CZ_CUDA_TRY(ctx, err, cudaEventSynchronize(st->ev_stage[b]));
-            memcpy(stage[b], src, len); /* TODO: several threads for pageable sources */
+            cz_cuda_host_copy(ctx, stage[b], src, len);
             src = stage[b];
         }
         CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync((char *)dev + off, src, len, cudaMemcpyHostToDevice, ctx->h2d));

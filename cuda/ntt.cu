@@ -408,21 +408,6 @@ template <class F> struct gpu_exec {
 
 /* ---- host <-> device transfers ------------------------------------------------- */
 
-/* 1 when [p, p + bytes) is page-locked (registered or cudaHostAlloc'ed). */
-static int host_pinned(const void *p, size_t bytes)
-{
-    cudaPointerAttributes a;
-    const void *ends[2] = {p, (const char *)p + bytes - 1};
-    for (int i = 0; i < 2; i++) {
-        if (cudaPointerGetAttributes(&a, ends[i]) != cudaSuccess) {
-            (void)cudaGetLastError(); /* older runtimes fail on unregistered memory */
-            return 0;
-        }
-        if (a.type != cudaMemoryTypeHost) return 0;
-    }
-    return 1;
-}
-
 /* The context's pinned staging buffers (NTT_CHUNK bytes each: always the
  * same request, so they are allocated once), after our earlier transfers
  * through them are over; 0 when there are none (then the driver stages). */
@@ -442,7 +427,7 @@ static cz_status upload(cz_cuda *ctx, ntt_state *s, void *dst, const void *src, 
                         cz_error *err)
 {
     void *stg[2] = {NULL, NULL};
-    if (host_pinned(src, bytes) || !get_staging(ctx, s, stg)) {
+    if (cz_cuda_host_pinned(src, bytes) || !get_staging(ctx, s, stg)) {
         /* pinned: DMA straight from it; no staging buffers: let the driver stage it */
         CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ctx->h2d));
     } else {
@@ -451,7 +436,7 @@ static cz_status upload(cz_cuda *ctx, ntt_state *s, void *dst, const void *src, 
             const int b = (int)(i & 1);
             /* the buffer's previous DMA (this transfer or an earlier one) is over */
             CZ_CUDA_TRY(ctx, err, cudaEventSynchronize(s->ev_stage[b]));
-            memcpy(stg[b], (const char *)src + off, len);
+            cz_cuda_host_copy(ctx, stg[b], (const char *)src + off, len);
             CZ_CUDA_TRY(ctx, err,
                         cudaMemcpyAsync((char *)dst + off, stg[b], len, cudaMemcpyHostToDevice, ctx->h2d));
             CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_stage[b], ctx->h2d));
@@ -469,7 +454,7 @@ static cz_status download(cz_cuda *ctx, ntt_state *s, void *dst, const void *src
 {
     CZ_CUDA_TRY(ctx, err, cudaStreamSynchronize(ctx->compute));
     void *stg[2] = {NULL, NULL};
-    if (host_pinned(dst, bytes) || !get_staging(ctx, s, stg)) {
+    if (cz_cuda_host_pinned(dst, bytes) || !get_staging(ctx, s, stg)) {
         CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, ctx->compute));
         CZ_CUDA_TRY(ctx, err, cudaStreamSynchronize(ctx->compute));
         return CZ_OK;
@@ -488,7 +473,7 @@ static cz_status download(cz_cuda *ctx, ntt_state *s, void *dst, const void *src
             const size_t off = (i - 1) * NTT_CHUNK, len = bytes - off < NTT_CHUNK ? bytes - off : NTT_CHUNK;
             const int b = (int)((i - 1) & 1);
             CZ_CUDA_TRY(ctx, err, cudaEventSynchronize(s->ev_stage[b]));
-            memcpy((char *)dst + off, stg[b], len);
+            cz_cuda_host_copy(ctx, (char *)dst + off, stg[b], len);
         }
     }
     return CZ_OK;

@@ -882,7 +882,37 @@ static void check_parallel_for(cz_pool *pool, int nt, size_t n, size_t grain)
     free(fc.hits);
 }
 
-static void test_thread(void)
+/* cz_memcpy_parallel: every byte of [dst, dst + n) from src, none outside it
+ * (guards of 64 bytes either side), at sizes around the 1 MiB piece and odd
+ * offsets */
+static void check_memcpy(cz_pool *pool, cz_rng *rng)
+{
+    const size_t M = (size_t)1 << 20;
+    const size_t sizes[] = {0, 1, 63, M - 1, 2 * M - 1, 2 * M, 2 * M + 1, 5 * M + 4093, 17 * M + 7};
+    const size_t cap = 17 * M + 7 + 3 + 128;
+    uint8_t *src = malloc(cap), *dst = malloc(cap);
+    CHECK(src && dst);
+    if (!src || !dst) {
+        free(src);
+        free(dst);
+        return;
+    }
+    CHECK(cz_rng_bytes(rng, src, cap) == CZ_OK);
+    for (size_t i = 0; i < CZ_ARRAY_LEN(sizes); i++) {
+        size_t n = sizes[i], so = cz_rng_u64(rng) % 4, d0 = 64 + cz_rng_u64(rng) % 4;
+        memset(dst, 0xa5, cap);
+        cz_memcpy_parallel(pool, dst + d0, src + so, n);
+        int bad = memcmp(dst + d0, src + so, n) != 0;
+        for (size_t j = 0; j < d0; j++) bad |= dst[j] != 0xa5;
+        for (size_t j = d0 + n; j < d0 + n + 64; j++) bad |= dst[j] != 0xa5;
+        CHECK_MSG(!bad, "cz_memcpy_parallel pool %d, %zu bytes (src +%zu, dst +%zu): wrong bytes", cz_pool_threads(pool), n,
+               so, d0);
+    }
+    free(src);
+    free(dst);
+}
+
+static void test_thread(cz_rng *rng)
 {
     CHECK(cz_cpu_count() >= 1 && cz_pool_threads(NULL) == 1);
     const int sizes[] = {1, 2, 4, 7};
@@ -896,6 +926,7 @@ static void test_thread(void)
         CHECK(nt >= 1 && nt <= sizes[si]);
         for (size_t ti = 0; ti < CZ_ARRAY_LEN(tasks); ti++) check_run(pool, nt, tasks[ti]);
         check_nested(pool, nt);
+        check_memcpy(pool, rng);
         for (size_t ni = 0; ni < CZ_ARRAY_LEN(ns); ni++) {
             const size_t grains[] = {0, 1, 3, 64, ns[ni], ns[ni] + 5};
             for (size_t gi = 0; gi < CZ_ARRAY_LEN(grains); gi++) check_parallel_for(pool, nt, ns[ni], grains[gi]);
@@ -928,7 +959,7 @@ int main(void)
     test_atomic_targets();
     test_outputs();
     test_rng();
-    test_thread();
+    test_thread(&rng);
 
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);

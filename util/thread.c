@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 struct cz_pool {
@@ -172,6 +173,29 @@ void cz_parallel_for(cz_pool *p, size_t n, size_t grain, cz_range_fn range, void
     if (chunk < grain) chunk = grain;
     range_ctx rc = {range, ctx, n, chunk};
     cz_pool_run(p, (n + chunk - 1) / chunk, range_task, &rc);
+}
+
+typedef struct {
+    char *dst;
+    const char *src;
+} copy_ctx;
+
+static void copy_range(void *arg, size_t b, size_t e, int thread)
+{
+    (void)thread;
+    copy_ctx *c = arg;
+    memcpy(c->dst + b, c->src + b, e - b);
+}
+
+void cz_memcpy_parallel(cz_pool *p, void *dst, const void *src, size_t bytes)
+{
+    const size_t grain = (size_t)1 << 20;
+    if (cz_pool_threads(p) < 2 || bytes < 2 * grain) {
+        if (bytes) memcpy(dst, src, bytes);
+        return;
+    }
+    copy_ctx c = {dst, src};
+    cz_parallel_for(p, bytes, grain, copy_range, &c);
 }
 
 static pthread_mutex_t g_default_lock = PTHREAD_MUTEX_INITIALIZER;
