@@ -82,9 +82,11 @@ typedef struct cz_backend_ops {
     /* Optional (NULL on the CPU): keep a device copy of bases[0 .. bytes)
      * for the MSMs that follow (a proving key's point section resident in
      * VRAM), or of scalars read by several MSMs (a witness). A failure is
-     * not fatal: the MSMs then stream them. drop_bases releases it; the owner
-     * of the host memory must drop before freeing it (copies are found by
-     * host address). */
+     * not fatal: the MSMs then stream them. The copy may be made later, at
+     * the latest when an MSM first reads it (CUDA: during the next compute_h,
+     * behind its kernels), so bases[0 .. bytes) must not change while kept.
+     * drop_bases releases it; the owner of the host memory must drop before
+     * freeing it (copies are found by host address). */
     cz_status (*keep_bases)(cz_backend *be, const void *bases, size_t bytes, cz_error *err);
     void (*drop_bases)(cz_backend *be, const void *bases);
     /* Optional (NULL on the CPU): host memory the device reads fastest

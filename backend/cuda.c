@@ -76,7 +76,7 @@ static cz_status cuda_keep_bases(cz_backend *be, const void *bases, size_t bytes
 {
     cuda_ctx *cx = be->ctx;
     pthread_mutex_lock(&cx->lock);
-    cz_status st = cz_cuda_bases_pin(cx->gpu, bases, bytes, err);
+    cz_status st = cz_cuda_bases_pin_later(cx->gpu, bases, bytes, err); /* copied behind the next H step's kernels */
     pthread_mutex_unlock(&cx->lock);
     return st;
 }

@@ -69,6 +69,13 @@ cz_status cz_cuda_mem_info(cz_cuda *ctx, size_t *total, size_t *free_bytes, size
  * resident afterwards; CZ_ERR_DEVICE_MEMORY when it does not fit (the MSMs
  * then stream the bases). Releasing unknown pointers is a no-op. */
 cz_status cz_cuda_bases_pin(cz_cuda *ctx, const void *host, size_t bytes, cz_error *err);
+/* The same, the device memory taken now and the copy made later: during the
+ * next cz_cuda_compute_h, once its kernels are queued (the copy then
+ * overlaps them), or when an MSM first looks the block up, whichever comes
+ * first. host[0 .. bytes) must not change while the block is kept. A copy
+ * that fails then drops the block (the MSMs stream) with a warning on the
+ * logger. */
+cz_status cz_cuda_bases_pin_later(cz_cuda *ctx, const void *host, size_t bytes, cz_error *err);
 void cz_cuda_bases_release(cz_cuda *ctx, const void *host);
 /* bytes of VRAM held by resident bases */
 size_t cz_cuda_bases_resident(const cz_cuda *ctx);

@@ -165,6 +165,13 @@ extern "C" cz_status cz_cuda_mem_info(cz_cuda *ctx, size_t *total, size_t *free_
     return CZ_OK;
 }
 
+static void free_slot(cz_cuda *ctx, cz_cuda_resident *r)
+{
+    cudaFree(r->dev);
+    ctx->res_bytes -= r->bytes;
+    memset(r, 0, sizeof *r);
+}
+
 /* Frees the least recently used resident block; 0 when there is none. */
 static int evict_one(cz_cuda *ctx)
 {
@@ -172,9 +179,7 @@ static int evict_one(cz_cuda *ctx)
     for (int i = 0; i < CZ_CUDA_MAX_RESIDENT; i++)
         if (ctx->res[i].dev && (v < 0 || ctx->res[i].last_use < ctx->res[v].last_use)) v = i;
     if (v < 0) return 0;
-    cudaFree(ctx->res[v].dev);
-    ctx->res_bytes -= ctx->res[v].bytes;
-    memset(&ctx->res[v], 0, sizeof ctx->res[v]);
+    free_slot(ctx, &ctx->res[v]);
     return 1;
 }
 
@@ -250,26 +255,98 @@ bool cz_cuda_host_pinned(const void *p, size_t bytes)
     return true;
 }
 
-const void *cz_cuda_bases_lookup(cz_cuda *ctx, const void *host, size_t bytes)
+/* the slot whose copy covers host[0, bytes), or -1 */
+static int find_slot(cz_cuda *ctx, const void *host, size_t bytes)
 {
     const char *h = (const char *)host;
     for (int i = 0; i < CZ_CUDA_MAX_RESIDENT; i++) {
         cz_cuda_resident *r = &ctx->res[i];
         if (!r->dev) continue;
         const char *b = (const char *)r->host;
-        if (h >= b && h + bytes <= b + r->bytes) {
-            r->last_use = ++ctx->tick;
-            return (const char *)r->dev + (h - b);
-        }
+        if (h >= b && h + bytes <= b + r->bytes) return i;
     }
-    return NULL;
+    return -1;
 }
 
-extern "C" cz_status cz_cuda_bases_pin(cz_cuda *ctx, const void *host, size_t bytes, cz_error *err)
+/*
+ * host -> dev of slot r: one DMA from pinned memory; else in pinned chunks
+ * (a pageable cudaMemcpy runs at ~8 GB/s, pinned at ~55), each staged by
+ * the copy threads while the previous chunk is on the wire. Returns once
+ * the copy is on the device.
+ */
+static cz_status upload_slot(cz_cuda *ctx, cz_cuda_resident *r, cz_error *err)
+{
+    const size_t chunk = (size_t)32 << 20, bytes = r->bytes;
+    const char *host = (const char *)r->host;
+    char *d = (char *)r->dev;
+    cz_status st = CZ_OK;
+    void *stg[2];
+    if (cz_cuda_host_pinned(host, bytes)) {
+        cudaError_t ce = cudaMemcpyAsync(d, host, bytes, cudaMemcpyHostToDevice, ctx->h2d);
+        if (ce == cudaSuccess) ce = cudaStreamSynchronize(ctx->h2d);
+        if (ce != cudaSuccess) st = cz_cuda_fail(ctx, ce, err, "uploading bases");
+    } else if ((st = cz_cuda_staging(ctx, chunk, stg, err)) == CZ_OK) {
+        cudaEvent_t done[2];
+        cudaError_t ce = cudaEventCreateWithFlags(&done[0], cudaEventDisableTiming);
+        if (ce == cudaSuccess) ce = cudaEventCreateWithFlags(&done[1], cudaEventDisableTiming);
+        int k = 0;
+        for (size_t off = 0; ce == cudaSuccess && off < bytes; off += chunk, k ^= 1) {
+            size_t len = bytes - off < chunk ? bytes - off : chunk;
+            ce = cudaEventSynchronize(done[k]); /* the copy that last used this buffer */
+            if (ce != cudaSuccess) break;
+            cz_cuda_host_copy(ctx, stg[k], host + off, len);
+            ce = cudaMemcpyAsync(d + off, stg[k], len, cudaMemcpyHostToDevice, ctx->h2d);
+            if (ce == cudaSuccess) ce = cudaEventRecord(done[k], ctx->h2d);
+        }
+        if (ce == cudaSuccess) ce = cudaStreamSynchronize(ctx->h2d);
+        cudaEventDestroy(done[0]);
+        cudaEventDestroy(done[1]);
+        if (ce != cudaSuccess) st = cz_cuda_fail(ctx, ce, err, "uploading bases");
+    }
+    if (st == CZ_OK) r->pending = 0;
+    return st;
+}
+
+/* a pending block copied now; false (dropped, with a warning) when that fails */
+static bool copy_pending(cz_cuda *ctx, cz_cuda_resident *r)
+{
+    if (!r->pending) return true;
+    cz_error err;
+    cz_error_clear(&err);
+    if (upload_slot(ctx, r, &err) == CZ_OK) return true;
+    CZ_LOG(&ctx->log, CZ_LOG_WARN, "cuda", "%s; the bases will be streamed", cz_error_msg(&err));
+    free_slot(ctx, r);
+    return false;
+}
+
+const void *cz_cuda_bases_lookup(cz_cuda *ctx, const void *host, size_t bytes)
+{
+    int i = find_slot(ctx, host, bytes);
+    if (i < 0) return NULL;
+    cz_cuda_resident *r = &ctx->res[i];
+    if (!copy_pending(ctx, r)) return NULL;
+    r->last_use = ++ctx->tick;
+    return (const char *)r->dev + ((const char *)host - (const char *)r->host);
+}
+
+void cz_cuda_bases_flush(cz_cuda *ctx)
+{
+    for (int i = 0; i < CZ_CUDA_MAX_RESIDENT; i++)
+        if (ctx->res[i].dev) (void)copy_pending(ctx, &ctx->res[i]);
+}
+
+static cz_status bases_pin(cz_cuda *ctx, const void *host, size_t bytes, bool later, cz_error *err)
 {
     cz_status st = cz_cuda_enter(ctx, err);
     if (st != CZ_OK) return st;
-    if (cz_cuda_bases_lookup(ctx, host, bytes)) return CZ_OK;
+    int have = find_slot(ctx, host, bytes);
+    if (have >= 0) {
+        cz_cuda_resident *r = &ctx->res[have];
+        r->last_use = ++ctx->tick;
+        if (later || !r->pending) return CZ_OK;
+        if ((st = upload_slot(ctx, r, err)) != CZ_OK) free_slot(ctx, r);
+        return st;
+    }
     int slot = -1;
     for (int i = 0; i < CZ_CUDA_MAX_RESIDENT && slot < 0; i++)
         if (!ctx->res[i].dev) slot = i;
@@ -288,42 +365,26 @@ extern "C" cz_status cz_cuda_bases_pin(cz_cuda *ctx, const void *host, size_t by
                             "cuda:%d: %zu MiB of bases do not fit in VRAM (%zu MiB resident); they will be streamed",
                             ctx->device, bytes >> 20, ctx->res_bytes >> 20);
     }
-    /* pinned memory: one copy; else in pinned chunks (a pageable cudaMemcpy
-     * runs at ~8 GB/s, pinned at ~55), each staged by the copy threads */
-    size_t chunk = (size_t)64 << 20;
-    void *stg[2];
-    if (cz_cuda_host_pinned(host, bytes)) {
-        cudaError_t ce = cudaMemcpyAsync(d, host, bytes, cudaMemcpyHostToDevice, ctx->h2d);
-        if (ce == cudaSuccess) ce = cudaStreamSynchronize(ctx->h2d);
-        if (ce != cudaSuccess) st = cz_cuda_fail(ctx, ce, err, "uploading bases");
-    } else if ((st = cz_cuda_staging(ctx, chunk, stg, err)) == CZ_OK) {
-        cudaEvent_t done[2];
-        cudaError_t ce = cudaEventCreateWithFlags(&done[0], cudaEventDisableTiming);
-        if (ce == cudaSuccess) ce = cudaEventCreateWithFlags(&done[1], cudaEventDisableTiming);
-        int k = 0;
-        for (size_t off = 0; ce == cudaSuccess && off < bytes; off += chunk, k ^= 1) {
-            size_t len = bytes - off < chunk ? bytes - off : chunk;
-            ce = cudaEventSynchronize(done[k]); /* the copy that last used this buffer */
-            if (ce != cudaSuccess) break;
-            cz_cuda_host_copy(ctx, stg[k], (const char *)host + off, len);
-            ce = cudaMemcpyAsync((char *)d + off, stg[k], len, cudaMemcpyHostToDevice, ctx->h2d);
-            if (ce == cudaSuccess) ce = cudaEventRecord(done[k], ctx->h2d);
-        }
-        if (ce == cudaSuccess) ce = cudaStreamSynchronize(ctx->h2d);
-        cudaEventDestroy(done[0]);
-        cudaEventDestroy(done[1]);
-        if (ce != cudaSuccess) st = cz_cuda_fail(ctx, ce, err, "uploading bases");
-    }
-    if (st != CZ_OK) {
-        cudaFree(d);
-        return st;
-    }
-    ctx->res[slot].host = host;
-    ctx->res[slot].bytes = bytes;
-    ctx->res[slot].dev = d;
-    ctx->res[slot].last_use = ++ctx->tick;
+    cz_cuda_resident *r = &ctx->res[slot];
+    r->host = host;
+    r->bytes = bytes;
+    r->dev = d;
+    r->pending = 1;
+    r->last_use = ++ctx->tick;
     ctx->res_bytes += bytes;
-    return CZ_OK;
+    if (later) return CZ_OK;
+    if ((st = upload_slot(ctx, r, err)) != CZ_OK) free_slot(ctx, r);
+    return st;
+}
+
+extern "C" cz_status cz_cuda_bases_pin(cz_cuda *ctx, const void *host, size_t bytes, cz_error *err)
+{
+    return bases_pin(ctx, host, bytes, false, err);
+}
+
+extern "C" cz_status cz_cuda_bases_pin_later(cz_cuda *ctx, const void *host, size_t bytes, cz_error *err)
+{
+    return bases_pin(ctx, host, bytes, true, err);
 }
 
 extern "C" void cz_cuda_bases_release(cz_cuda *ctx, const void *host)
@@ -331,9 +392,7 @@ extern "C" void cz_cuda_bases_release(cz_cuda *ctx, const void *host)
     for (int i = 0; i < CZ_CUDA_MAX_RESIDENT; i++) {
         if (ctx->res[i].dev && ctx->res[i].host == host) {
             cudaSetDevice(ctx->device);
-            cudaFree(ctx->res[i].dev);
-            ctx->res_bytes -= ctx->res[i].bytes;
-            memset(&ctx->res[i], 0, sizeof ctx->res[i]);
+            free_slot(ctx, &ctx->res[i]);
         }
     }
 }

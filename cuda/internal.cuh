@@ -18,6 +18,7 @@ typedef struct cz_cuda_resident {
     size_t bytes;
     void *dev;
     uint64_t last_use; /* ctx->tick at the last lookup (least recently used goes first) */
+    int pending;       /* allocated, not copied yet (cz_cuda_bases_pin_later) */
 } cz_cuda_resident;
 
 #define CZ_CUDA_MAX_RESIDENT 32
@@ -80,7 +81,13 @@ cz_status cz_cuda_scratch(cz_cuda *ctx, size_t bytes, void **out, cz_error *err)
 cz_status cz_cuda_staging(cz_cuda *ctx, size_t bytes, void *out[2], cz_error *err);
 
 /* The device copy of host bases if [host, host + bytes) lies inside a
- * resident block, else NULL. */
+ * resident block, else NULL. A block still pending (cz_cuda_bases_pin_later)
+ * is copied first; if that copy fails it is dropped (a warning on the
+ * context's logger) and NULL returned: the caller streams. */
 const void *cz_cuda_bases_lookup(cz_cuda *ctx, const void *host, size_t bytes);
+/* Copies every pending block (cz_cuda_compute_h calls it once its kernels
+ * are queued, so the copies overlap them); a block whose copy fails is
+ * dropped as in cz_cuda_bases_lookup. */
+void cz_cuda_bases_flush(cz_cuda *ctx);
 
 #endif

@@ -580,6 +580,11 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
     }
     if ((st = pointwise_dev<F>(ctx, x[0], x[1], x[2], k, err)) != CZ_OK) return st;
     if (!host) return CZ_OK;
+    /* the kernels are queued: resident blocks still pending (the prover's
+     * witness) are copied now, behind them (after the staging copies of
+     * pageable a, b, c: the same buffers) */
+    for (int i = 0; i < 2; i++) CZ_CUDA_TRY(ctx, err, cudaEventSynchronize(s->ev_stage[i]));
+    cz_cuda_bases_flush(ctx);
     if ((st = download(ctx, s, host[0], x[0], bytes, err)) != CZ_OK) return st;
     /* the kernels waited for every upload, so both events have completed;
      * with pinned arrays the three copies ran back to back on ctx->h2d while

@@ -70,8 +70,16 @@ static cz_status GN(device)(cz_groth16_partial *out, const cz_zkey *zk, const cz
     _Static_assert(sizeof(G1) <= sizeof out->a && sizeof(G2) <= sizeof out->b2, "cz_groth16_partial too small");
     cz_status st;
     double t0 = cz_now();
+    /* the witness goes to the device once for the four MSMs that read it
+     * (A, B1, B2 over all of it, C over its private part); kept before the H
+     * step, so that a backend may copy it while the H step runs */
+    int wres = be->ops->keep_bases && be->ops->drop_bases &&
+               be->ops->keep_bases(be, w->values, (size_t)zk->n_vars * sizeof(FR), NULL) == CZ_OK;
     cz_backend_h_stats hs;
-    if ((st = be->ops->compute_h(be, CZ_G_CURVE, zk->log_domain, a, b, c, &hs, err)) != CZ_OK) return st;
+    if ((st = be->ops->compute_h(be, CZ_G_CURVE, zk->log_domain, a, b, c, &hs, err)) != CZ_OK) {
+        if (wres) be->ops->drop_bases(be, w->values);
+        return st;
+    }
     double t1 = cz_now();
     t->h = t1 - t0;
     t->h2d_bytes = hs.h2d_bytes;
@@ -88,10 +96,6 @@ static cz_status GN(device)(cz_groth16_partial *out, const cz_zkey *zk, const cz
     if (be->ops->keep_bases)
         for (int i = 0; i < 5; i++)
             if (secb[i]) (void)be->ops->keep_bases(be, sec[i], secb[i], NULL);
-    /* the witness goes to the device once for the four MSMs that read it
-     * (A, B1, B2 over all of it, C over its private part) */
-    int wres = be->ops->keep_bases && be->ops->drop_bases &&
-               be->ops->keep_bases(be, w->values, (size_t)zk->n_vars * sizeof(FR), NULL) == CZ_OK;
     st = GN(msm5)(zk, w, a, be, &pa, &pb1, &pb2, &pc, &ph, t, t1, err);
     if (wres) be->ops->drop_bases(be, w->values);
     if (be->ops->drop_bases && !o->keep_resident)

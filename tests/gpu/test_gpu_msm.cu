@@ -2,7 +2,9 @@
  * GPU MSM (cuda/msm.cu) against the CPU MSM (msm/msm.h): G1 and G2 of both
  * curves, both scalar forms, bases resident (cz_cuda_bases_pin), streamed
  * from pageable memory (through the staging buffers) and streamed from
- * pinned memory, scalars from pageable and pinned memory.
+ * pinned memory, scalars from pageable and pinned memory and resident (copied
+ * at once, at the MSM's lookup, or behind a cz_cuda_compute_h's kernels:
+ * cz_cuda_bases_pin_later).
  *
  * Inputs: random for n = 1 .. 2^20 (2^24 for G1 with CZ_GPU_TEST_BIG=1),
  * a witness-like mix (mostly 0 and 1), the edge inputs of tests/test_msm.c
@@ -30,6 +32,7 @@
 #define GROUP(NAME, CURVE, G1)                                                                                       \
     struct NAME : cpu_##NAME {                                                                                       \
         static constexpr bool g1 = G1;                                                                               \
+        static constexpr cz_curve curve_id = CURVE;                                                                  \
         static cz_status gpu(cz_cuda *ctx, jac *out, const void *b, const void *s, size_t n, cz_msm_scalar_form f,   \
                              cz_error *err)                                                                          \
         {                                                                                                            \
@@ -75,7 +78,33 @@ struct pinned {
 
 /* how the bases and scalars reach the GPU */
 enum { B_RESIDENT = 1, B_PAGEABLE = 2, B_PINNED = 4, B_ALL = 7 };
-enum { S_PAGEABLE = 1, S_PINNED = 2, S_RESIDENT = 3 }; /* S_RESIDENT: cz_cuda_bases_pin on the scalars */
+/* S_RESIDENT: cz_cuda_bases_pin on the scalars; S_LATER: cz_cuda_bases_pin_later
+ * (copied when the MSM looks them up); S_LATER_H: the same with a
+ * cz_cuda_compute_h (pageable a, b, c: the staging buffers in use) between
+ * them, which makes the copy behind its kernels */
+enum { S_PAGEABLE = 1, S_PINNED = 2, S_RESIDENT = 3, S_LATER = 4, S_LATER_H = 5 };
+static const char *smode_name(int s)
+{
+    return s == S_PINNED ? "pinned" : s == S_RESIDENT ? "resident" : s == S_LATER ? "resident-later"
+           : s == S_LATER_H                        ? "resident-later-after-H"
+                                                   : "pageable";
+}
+
+/* a cz_cuda_compute_h of 2^16 random rows (its result is not looked at:
+ * test_gpu_ntt checks it) */
+template <class T> static bool some_h_step(void)
+{
+    const unsigned k = 16;
+    std::vector<uint8_t> abc(3 * 32 * ((size_t)1 << k));
+    CHECK(cz_rng_bytes(&g_rng, abc.data(), abc.size()) == CZ_OK);
+    for (size_t i = 0; i < abc.size() / 32; i++) abc[32 * i + 31] = 0; /* below r */
+    cz_error err;
+    cz_error_clear(&err);
+    uint8_t *a = abc.data(), *b = a + 32 * ((size_t)1 << k), *c = b + 32 * ((size_t)1 << k);
+    cz_status st = cz_cuda_compute_h(g_ctx, T::curve_id, k, a, b, c, &err);
+    CHECK_MSG(st == CZ_OK, "%s: compute_h: %s", T::name(), cz_error_msg(&err));
+    return st == CZ_OK;
+}
 enum { F_CANON = 1, F_MONT = 2, F_BOTH = 3 };
 
 static const char *bmode_name(int b) { return b == B_RESIDENT ? "resident" : b == B_PAGEABLE ? "streamed" : "streamed-pinned"; }
@@ -117,12 +146,17 @@ static void check(const inst<T> &I, const typename T::jac *expect, const char *w
                 sc = ps.p;
             }
             bool sres = false;
-            if (smode == S_RESIDENT && I.n) {
+            if (smode >= S_RESIDENT && I.n) {
                 cz_error perr;
                 cz_error_clear(&perr);
-                sres = cz_cuda_bases_pin(g_ctx, sc, 32 * I.n, &perr) == CZ_OK;
+                sres = (smode == S_RESIDENT ? cz_cuda_bases_pin(g_ctx, sc, 32 * I.n, &perr)
+                                            : cz_cuda_bases_pin_later(g_ctx, sc, 32 * I.n, &perr)) == CZ_OK;
                 CHECK_MSG(sres, "%s: bases_pin of the scalars: %s", T::name(), cz_error_msg(&perr));
                 if (!sres) continue;
+                if (smode == S_LATER_H && !some_h_step<T>()) {
+                    cz_cuda_bases_release(g_ctx, sc);
+                    continue;
+                }
             }
             typename T::jac R;
             cz_error err;
@@ -130,7 +164,7 @@ static void check(const inst<T> &I, const typename T::jac *expect, const char *w
             cz_status st = T::gpu(g_ctx, &R, bases, sc, I.n, mont ? CZ_MSM_MONTGOMERY : CZ_MSM_CANONICAL, &err);
             CHECK_MSG(st == CZ_OK && T::eq(&R, expect), "%s %s n=%zu bases %s scalars %s form %s: %s%s", T::name(),
                       what, I.n, bmode_name(bm),
-                      smode == S_PINNED ? "pinned" : smode == S_RESIDENT ? "resident" : "pageable", mont ? "mont" : "canon",
+                      smode_name(smode), mont ? "mont" : "canon",
                       st == CZ_OK ? "wrong result" : "error: ", st == CZ_OK ? "" : cz_error_msg(&err));
             if (sres) cz_cuda_bases_release(g_ctx, sc);
         }
@@ -159,7 +193,10 @@ template <class T> static void test_random_sizes(void)
             check<T>(I, &expect, "random", B_ALL, F_BOTH, S_PAGEABLE);
             check<T>(I, &expect, "random", B_RESIDENT | B_PINNED, F_MONT, S_PINNED);
             check<T>(I, &expect, "random", B_RESIDENT | B_PAGEABLE, F_BOTH, S_RESIDENT);
+            check<T>(I, &expect, "random", B_RESIDENT, F_MONT, S_LATER);
+            check<T>(I, &expect, "random", B_RESIDENT | B_PAGEABLE, F_CANON, S_LATER_H);
         } else {
+            check<T>(I, &expect, "random", B_RESIDENT, F_MONT, S_LATER_H);
             check<T>(I, &expect, "random", B_RESIDENT, F_MONT, S_RESIDENT);
             check<T>(I, &expect, "random", B_RESIDENT, F_MONT, S_PINNED);
             check<T>(I, &expect, "random", B_PAGEABLE, F_CANON, S_PAGEABLE);
@@ -189,6 +226,7 @@ template <class T> static void test_witness_like(size_t n)
     oracle<T>(I, &expect);
     check<T>(I, &expect, "witness-like", B_RESIDENT | B_PAGEABLE, F_BOTH, S_PINNED);
     check<T>(I, &expect, "witness-like", B_RESIDENT, F_MONT, S_RESIDENT);
+    check<T>(I, &expect, "witness-like", B_RESIDENT, F_MONT, S_LATER_H);
 }
 
 /* the kernels' tuning knobs (cz_cuda_opts), one at a time; 0: automatic */
