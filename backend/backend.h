@@ -84,7 +84,10 @@ typedef struct cz_backend_ops {
      * VRAM), or of scalars read by several MSMs (a witness). A failure is
      * not fatal: the MSMs then stream them. The copy may be made later, at
      * the latest when an MSM first reads it (CUDA: during the next compute_h,
-     * behind its kernels), so bases[0 .. bytes) must not change while kept.
+     * behind its kernels), so bases[0 .. bytes) must not change while kept,
+     * but by this backend's compute_h: a block kept over exactly its array a
+     * (domain elements) then holds the result h, which stays on the device
+     * for the H MSM (CUDA: copied there on the device, not uploaded again).
      * drop_bases releases it; the owner of the host memory must drop before
      * freeing it (copies are found by host address). */
     cz_status (*keep_bases)(cz_backend *be, const void *bases, size_t bytes, cz_error *err);

@@ -69,6 +69,7 @@ GROUP(bn254_g2, cz_bn254_fr, CZ_CURVE_BN254, false, "BN254 G2", 0x1fffffffffffff
 
 static cz_cuda *g_ctx;
 static cz_rng g_rng;
+static int g_trace; /* --trace: kept by the sweep's options too */
 
 /* one timed configuration */
 template <class T> struct run_ctx {
@@ -279,6 +280,7 @@ static int sweep_group(cz_bench *b, cz_bench_table *t, int logn, int wlo, int wh
                 memset(&co, 0, sizeof co);
                 co.msm_window = c;
                 co.msm_run = c ? runs[r] : 0;
+                co.msm_trace = g_trace;
                 if (cz_cuda_set_opts(g_ctx, &co, &err) != CZ_OK) {
                     fprintf(stderr, "bench_gpu_msm: %s\n", cz_error_msg(&err));
                     rc = 1;
@@ -314,6 +316,7 @@ static int sweep_group(cz_bench *b, cz_bench_table *t, int logn, int wlo, int wh
     }
     cz_cuda_opts co;
     memset(&co, 0, sizeof co);
+    co.msm_trace = g_trace;
     (void)cz_cuda_set_opts(g_ctx, &co, &err);
     if (bases) {
         cz_cuda_bases_release(g_ctx, bases);
@@ -425,7 +428,7 @@ int main(int argc, char **argv)
     cz_cuda_opts co;
     memset(&co, 0, sizeof co);
     co.msm_window = (int)cz_bench_opt_long(&b, "--window", 0);
-    co.msm_trace = cz_bench_has(&b, "--trace");
+    co.msm_trace = g_trace = cz_bench_has(&b, "--trace");
     static const cz_logger trace_log = {trace_line, NULL, CZ_LOG_DEBUG};
     cz_cuda_set_logger(g_ctx, &trace_log);
     if ((st = cz_cuda_set_opts(g_ctx, &co, &err)) != CZ_OK) {

@@ -94,6 +94,7 @@ extern "C" cz_status cz_cuda_open(cz_cuda **out, int device, cz_error *err)
     }
     e = cudaStreamCreateWithFlags(&ctx->compute, cudaStreamNonBlocking);
     if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&ctx->h2d, cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&ctx->aux, cudaStreamNonBlocking);
     if (e != cudaSuccess) {
         st = cz_cuda_fail(ctx, e, err, "creating streams");
         cz_cuda_close(ctx);
@@ -123,6 +124,7 @@ extern "C" void cz_cuda_close(cz_cuda *ctx)
         if (ctx->pinned[i]) cudaFreeHost(ctx->pinned[i]);
     if (ctx->compute) cudaStreamDestroy(ctx->compute);
     if (ctx->h2d) cudaStreamDestroy(ctx->h2d);
+    if (ctx->aux) cudaStreamDestroy(ctx->aux);
     (void)cudaGetLastError();
     cz_pool_free(ctx->copy_pool);
     free(ctx);
@@ -333,6 +335,33 @@ void cz_cuda_bases_flush(cz_cuda *ctx)
 {
     for (int i = 0; i < CZ_CUDA_MAX_RESIDENT; i++)
         if (ctx->res[i].dev) (void)copy_pending(ctx, &ctx->res[i]);
+}
+
+bool cz_cuda_bases_fill(cz_cuda *ctx, const void *host, size_t bytes, const void *dev)
+{
+    const char *h = (const char *)host;
+    bool filled = false;
+    for (int i = 0; i < CZ_CUDA_MAX_RESIDENT; i++) {
+        cz_cuda_resident *r = &ctx->res[i];
+        if (!r->dev) continue;
+        const char *b = (const char *)r->host;
+        if (b == h && r->bytes == bytes && !filled) {
+            cudaError_t e = cudaMemcpyAsync(r->dev, dev, bytes, cudaMemcpyDeviceToDevice, ctx->compute);
+            if (e == cudaSuccess) {
+                r->pending = 0;
+                filled = true;
+                continue;
+            }
+            cz_error err;
+            cz_error_clear(&err);
+            cz_cuda_fail(ctx, e, &err, "copying a result into a resident block");
+            CZ_LOG(&ctx->log, CZ_LOG_WARN, "cuda", "%s; it will be streamed", cz_error_msg(&err));
+            free_slot(ctx, r);
+        } else if (b < h + bytes && h < b + r->bytes) {
+            free_slot(ctx, r); /* overlaps memory that is about to change: stale */
+        }
+    }
+    return filled;
 }
 
 static cz_status bases_pin(cz_cuda *ctx, const void *host, size_t bytes, bool later, cz_error *err)

@@ -29,6 +29,7 @@ struct cz_cuda {
     char name[128];
     cudaStream_t compute; /* kernels and D2H of results */
     cudaStream_t h2d;     /* uploads that overlap the kernels */
+    cudaStream_t aux;     /* kernels of a call that run beside its compute ones (the MSM's sum of the ones) */
     /* scratch arena: one device block reused by every call, grown on demand */
     void *scratch;
     size_t scratch_bytes;
@@ -89,5 +90,11 @@ const void *cz_cuda_bases_lookup(cz_cuda *ctx, const void *host, size_t bytes);
  * are queued, so the copies overlap them); a block whose copy fails is
  * dropped as in cz_cuda_bases_lookup. */
 void cz_cuda_bases_flush(cz_cuda *ctx);
+/* Host memory [host, host + bytes) is about to receive what the device
+ * holds at dev (a result on its way down): a block kept over exactly that
+ * range gets its copy from dev instead (queued on ctx->compute, no longer
+ * pending); true if there was one. Blocks that only overlap the range are
+ * dropped (stale). A caller whose copy-out then fails releases the block. */
+bool cz_cuda_bases_fill(cz_cuda *ctx, const void *host, size_t bytes, const void *dev);
 
 #endif

@@ -25,8 +25,11 @@
  *    radix sort per window on the c - 1 bits of the bucket ids (TODO: a
  *    custom counting sort / 16-bit keys, and sorting the next chunk while
  *    the current one accumulates); then (after the bases event) the launches
- *    of msm.cuh after_sort; the W window sums and the sum of the ones come
- *    back and the host combines them (c doublings per window).
+ *    of msm.cuh acc_part; meanwhile, on ctx->aux from the compaction on,
+ *    ones_part (the sum of the ones' bases, which would otherwise wait
+ *    for the sort and the accumulation: ~4 ms of a witness-like 2^22
+ *    BLS12-381 G1 MSM, bench/RESULTS.md); the W window sums and the sum of
+ *    the ones come back and the host combines them (c doublings per window).
  *  - scratch: one block from cz_cuda_scratch per call, sized up front for
  *    the worst (c, m) the chunk size allows (the fixed part: scalars, block
  *    counts, ones, streamed bases; the variable part: the largest layout over
@@ -106,6 +109,7 @@ CZ_CURVE_LIST(CZ_MSM_GROUPS_)
 
 struct msm_state {
     cudaEvent_t ev_scal, ev_counts, ev_bases, ev_prep, ev_stage[2];
+    cudaEvent_t ev_ones;       /* the sum of the ones done (on ctx->aux) */
     cudaEvent_t ev_done[2];    /* per chunk parity: its last kernel (and its results' copy) done */
     cudaEvent_t tev[PH_COUNT]; /* timing events (CZ_MSM_TRACE) */
     void *host;                /* pinned: flags at 0, results at HOST_OUT (two slots, per chunk parity) */
@@ -131,8 +135,8 @@ static void msm_state_free(cz_cuda *ctx)
 {
     msm_state *s = (msm_state *)ctx->msm_state;
     if (!s) return;
-    cudaEvent_t *evs[] = {&s->ev_scal,      &s->ev_counts,     &s->ev_bases,  &s->ev_prep,
-                          &s->ev_stage[0],  &s->ev_stage[1],   &s->ev_done[0], &s->ev_done[1]};
+    cudaEvent_t *evs[] = {&s->ev_scal,     &s->ev_counts,  &s->ev_bases,   &s->ev_prep,  &s->ev_stage[0],
+                          &s->ev_stage[1], &s->ev_done[0], &s->ev_done[1], &s->ev_ones};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         if (*evs[i]) cudaEventDestroy(*evs[i]);
     for (int i = 0; i < PH_COUNT; i++)
@@ -145,8 +149,8 @@ static void msm_state_free(cz_cuda *ctx)
 
 static cz_status init_state(cz_cuda *ctx, msm_state *s, cz_error *err)
 {
-    cudaEvent_t *evs[] = {&s->ev_scal,      &s->ev_counts,     &s->ev_bases,  &s->ev_prep,
-                          &s->ev_stage[0],  &s->ev_stage[1],   &s->ev_done[0], &s->ev_done[1]};
+    cudaEvent_t *evs[] = {&s->ev_scal,     &s->ev_counts,  &s->ev_bases,   &s->ev_prep,  &s->ev_stage[0],
+                          &s->ev_stage[1], &s->ev_done[0], &s->ev_done[1], &s->ev_ones};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         CZ_CUDA_TRY(ctx, err, cudaEventCreateWithFlags(evs[i], cudaEventDisableTiming));
     for (int i = 0; i < PH_COUNT; i++)
@@ -320,7 +324,8 @@ template <class F> static constexpr bool L0_INLINE = sizeof(F) <= 64;
  * with a minimum of 1). */
 template <class F> static constexpr int L0_MIN_BLOCKS = F::DEGREE == 2 && sizeof(F) == 64 ? 4 : 0;
 
-/* msm.cuh's executor on ctx->compute. The level-0 accumulation, where the
+/* msm.cuh's executor on one stream (ctx->compute, or ctx->aux for the
+ * ones). The level-0 accumulation, where the
  * time goes, has a kernel of its own: in the kernel of all the other
  * operations it would share their register count (the reduction's: 255
  * against 166 for BLS12-381 G1, 229 against 116 for BN254 G1). */
@@ -329,6 +334,7 @@ struct dev_exec {
     cz_error *err;
     msm_state *st;
     bool trace;
+    cudaStream_t s;
     /* MINB > 0: the level-0 kernel (k_level0), compiled for MINB blocks per SM */
     template <int MINB = 0, class Fn> cz_status launch(const Fn &fn, size_t count)
     {
@@ -337,9 +343,9 @@ struct dev_exec {
         if (!grid_of(count, FN_BLOCK, &grid))
             return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: launch of %zu threads", count);
         if constexpr (MINB > 0)
-            k_level0<Fn, MINB><<<grid, FN_BLOCK, 0, ctx->compute>>>(fn, count);
+            k_level0<Fn, MINB><<<grid, FN_BLOCK, 0, s>>>(fn, count);
         else
-            k_for_each<Fn><<<grid, FN_BLOCK, 0, ctx->compute>>>(fn, count);
+            k_for_each<Fn><<<grid, FN_BLOCK, 0, s>>>(fn, count);
         CZ_CUDA_TRY(ctx, err, cudaGetLastError());
         return CZ_OK;
     }
@@ -355,17 +361,17 @@ struct dev_exec {
     }
     cz_status zero(void *p, size_t bytes)
     {
-        CZ_CUDA_TRY(ctx, err, cudaMemsetAsync(p, 0, bytes, ctx->compute));
+        CZ_CUDA_TRY(ctx, err, cudaMemsetAsync(p, 0, bytes, s));
         return CZ_OK;
     }
     cz_status copy(void *dst, const void *src, size_t bytes)
     {
-        CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, ctx->compute));
+        CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
         return CZ_OK;
     }
     cz_status mark(int phase)
     {
-        if (trace) CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->tev[phase], ctx->compute));
+        if (trace) CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->tev[phase], s));
         return CZ_OK;
     }
 };
@@ -406,7 +412,7 @@ template <class T> static void carve_fixed(carver &cv, fixed_part<T> &f, size_t 
     f.bases = streamed ? cv.template take<affine<F>>(nc) : NULL;
     size_t g1 = (nc + SUM_GROUP - 1) / SUM_GROUP;
     f.ones[0] = cv.template take<xyzz<F>>(g1);
-    f.ones[1] = cv.template take<xyzz<F>>((g1 + SUM_GROUP - 1) / SUM_GROUP);
+    f.ones[1] = cv.template take<xyzz<F>>(tree_tmp_cap(1, g1));
 }
 
 /* the part that depends on the plan */
@@ -442,7 +448,7 @@ template <class T> static void carve_var(carver &cv, var_part<T> &v, const plan 
     }
     v.buckets = cv.template take<xyzz<F>>(W * p.nb);
     v.seg[0] = cv.template take<xyzz<F>>(W * p.nseg);
-    v.seg[1] = cv.template take<xyzz<F>>(W * ((p.nseg + p.G - 1) / p.G));
+    v.seg[1] = cv.template take<xyzz<F>>(tree_tmp_cap(W, p.nseg));
     v.out = cv.template take<xyzz<F>>(W + 1);
     v.sort_tmp = cv.template take<char>(sort_bytes);
     v.sort_bytes = sort_bytes;
@@ -703,7 +709,7 @@ template <class T> struct call {
     {
         launched = false;
         nblk = (len + PREP_BLOCK - 1) / PREP_BLOCK;
-        dev_exec ex = {ctx, err, st, trace};
+        dev_exec ex = {ctx, err, st, trace, ctx->compute};
         cz_status s;
         if ((s = ex.mark(PH_START)) != CZ_OK) return s;
         CZ_CUDA_TRY(ctx, err, cudaMemsetAsync(fx.flags, 0, FL_COUNT * sizeof(uint32_t), ctx->compute));
@@ -754,7 +760,17 @@ template <class T> struct call {
         }
         b.buckets = v.buckets;
         b.out = v.out;
-        if ((s = after_sort<F>(ex, p, b)) != CZ_OK) return s;
+        /* the ones on ctx->aux from the compaction on (ev_prep) and the
+         * bases, beside the sort and the accumulation; joined before the
+         * results' copy (so the next chunk's compaction, later on
+         * ctx->compute, rewrites idx1 only once they are read) */
+        dev_exec ex1 = {ctx, err, st, trace, ctx->aux};
+        CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->aux, st->ev_prep, 0));
+        if (!resident) CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->aux, st->ev_bases, 0));
+        if ((s = ones_part<F>(ex1, p, b)) != CZ_OK) return s;
+        CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_ones, ctx->aux));
+        if ((s = acc_part<F>(ex, p, b)) != CZ_OK) return s;
+        CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, st->ev_ones, 0));
         CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(host_slot(par), v.out, (size_t)(p.W + 1) * sizeof(xyzz<F>),
                                               cudaMemcpyDeviceToHost, ctx->compute));
         if ((s = ex.mark(PH_END)) != CZ_OK) return s;
@@ -888,6 +904,7 @@ static cz_status msm_entry(cz_cuda *ctx, void *out, const void *bases, const voi
         T::set_inf((typename T::jac *)out);
         if (!ctx->sticky) { /* nothing in flight may touch the scratch or the staging buffers later */
             cudaStreamSynchronize(ctx->h2d);
+            cudaStreamSynchronize(ctx->aux);
             cudaStreamSynchronize(ctx->compute);
             (void)cudaGetLastError();
         }

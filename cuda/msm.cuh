@@ -33,7 +33,10 @@
  *     sum = sum_i B_{a+i} by running sums from the top and returns
  *     tot + a * sum (a = its first bucket, double-and-add); then the segment
  *     results of a window are summed by a tree of group sums (G per thread).
- *  5. the ones: their bases are summed by the same group-sum tree.
+ *  5. the ones: their bases are summed by the same group-sum tree (on the
+ *     GPU on a stream of their own, beside steps 2-4: ones_part, acc_part);
+ *     the trees take 32 values per thread while a step fills the GPU, then
+ *     8 or 4 (tree_group).
  *  6. host: the W window sums are combined (c doublings per window, top
  *     first), the ones added (combine_windows), the chunks added.
  *
@@ -507,7 +510,29 @@ static const size_t RUN_SMALL = 32, RUN_BIG = 64;
 static const size_t RUN_BIG_ENTRIES = (size_t)1 << 25;
 inline size_t run_default(size_t m, int W) { return m * (size_t)W >= RUN_BIG_ENTRIES ? RUN_BIG : RUN_SMALL; }
 static const size_t RUN_UPPER = 16;   /* entries per thread at levels >= 1 */
-static const size_t SUM_GROUP = 32;   /* points per thread in the group sums */
+static const size_t SUM_GROUP = 32;   /* bases per thread in the ones' first sum */
+
+/*
+ * Values per thread in one step of a group-sum tree over W arrays of cnt
+ * values: 32 while the step still has TREE_THREADS threads at that (the
+ * GPU full, the time set by the additions' throughput), else 8 or 4. A step
+ * with few threads is a chain of G dependent additions per thread at one
+ * warp's latency (~20 us for a BLS12-381 G1 addition on the H200, measured:
+ * the old fixed G = 32 made the tree over 2048 segments cost 66 chained
+ * additions), so there the total chain, G per step over log_G(cnt) steps,
+ * is what counts, shortest at G ~ 4.
+ */
+static const size_t TREE_THREADS = (size_t)1 << 16;
+static const size_t TREE_G_MIN = 4;
+inline size_t tree_group(size_t W, size_t cnt)
+{
+    static const size_t gs[] = {32, 8};
+    for (size_t i = 0; i < sizeof gs / sizeof gs[0]; i++)
+        if (W * ((cnt + gs[i] - 1) / gs[i]) >= TREE_THREADS) return gs[i];
+    return TREE_G_MIN;
+}
+/* capacity (values) of a tree's second buffer tmp[1] over W arrays of cnt */
+inline size_t tree_tmp_cap(size_t W, size_t cnt) { return W * ((cnt + TREE_G_MIN - 1) / TREE_G_MIN); }
 static const size_t CHUNK_DEFAULT = (size_t)1 << 25;
 
 /* Everything the launches after the sort need, for m other points (in W
@@ -519,7 +544,7 @@ struct plan {
     int levels;          /* accumulation launches (0 when m = 0) */
     size_t cnt[MAX_LEVELS], T[MAX_LEVELS], L[MAX_LEVELS]; /* per window */
     size_t S, nseg;      /* reduction segments */
-    size_t G;            /* group sums */
+    size_t G;            /* bases per thread in the ones' first sum */
 };
 
 /* Number of group-sum launches reducing cnt values to one. */
@@ -579,8 +604,8 @@ inline bool make_plan(plan *p, size_t m, size_t m1, int c, int bits, const knobs
  *   idx1            m1 base indices of the ones
  *   pkey/pval[q]    pieces of the levels k with k % 2 == q: max W * 2 T[k]
  *   buckets         W * nb
- *   seg[0]          W * nseg; seg[1]: W * ceil(nseg / G)
- *   ones[0]         ceil(m1 / G); ones[1]: ceil(ones[0] / G)
+ *   seg[0]          W * nseg; seg[1]: tree_tmp_cap(W, nseg)
+ *   ones[0]         ceil(m1 / G); ones[1]: tree_tmp_cap(1, ceil(m1 / G))
  *   out             W + 1 points: the window sums, then the sum of the ones
  */
 template <class F> struct bufs {
@@ -608,16 +633,18 @@ inline size_t piece_cap(const plan &p, int q)
 
 /*
  * Sums W arrays of cnt values each (in, window w at w * cnt) into out[w],
- * by group sums ping-ponging between tmp[0] and tmp[1]; in may be tmp[0]
- * (it is only read by the first step), tmp[1] holds W * ceil(cnt / G).
+ * by group sums (tree_group values per thread) ping-ponging between tmp[0]
+ * and tmp[1]: in is tmp[0] (only read by the first step; later steps write
+ * fewer values into it), tmp[1] holds tree_tmp_cap(W, cnt).
  */
 template <class F, class Exec>
-cz_status sum_tree(Exec &ex, const xyzz<F> *in, size_t cnt, size_t W, size_t G, xyzz<F> *const tmp[2], xyzz<F> *out)
+cz_status sum_tree(Exec &ex, const xyzz<F> *in, size_t cnt, size_t W, xyzz<F> *const tmp[2], xyzz<F> *out)
 {
     if (cnt == 0) return ex.zero(out, W * sizeof(xyzz<F>));
     if (cnt == 1) return ex.copy(out, in, W * sizeof(xyzz<F>));
     const xyzz<F> *src = in;
     for (int step = 0; cnt > 1; step++) {
+        const size_t G = tree_group(W, cnt);
         size_t ocnt = (cnt + G - 1) / G;
         xyzz<F> *dst = ocnt == 1 ? out : tmp[(step + 1) % 2];
         sum_fn<F> f = {src, cnt, G, ocnt, dst};
@@ -630,29 +657,37 @@ cz_status sum_tree(Exec &ex, const xyzz<F> *in, size_t cnt, size_t W, size_t G, 
 }
 
 /*
- * After the sort: accumulation levels, reduction, window sums and the ones
- * sum into b.out (W + 1 points). Exec provides
+ * After the compaction, the two independent parts (the GPU runs them on two
+ * streams): ones_part sums the ones' bases into b.out[W] (reads idx1,
+ * bases; writes ones[], out[W]); acc_part, after the sort, runs the
+ * accumulation levels, the reduction and the window sums into b.out[0, W)
+ * (reads keys, vals, bases; writes pkey/pval, buckets, seg, out[0, W)).
+ * Exec provides
  *   cz_status run(const op<F> &fn, size_t threads)  fn(t) for t < threads
  *   cz_status zero(void *p, size_t bytes)        all-zero bytes (= infinity)
  *   cz_status copy(void *dst, const void *src, size_t bytes)
  *   cz_status mark(int phase)                    PH_ONES, PH_ACC reached (timing)
  * executed in order.
  */
-template <class F, class Exec> cz_status after_sort(Exec &ex, const plan &p, const bufs<F> &b)
+template <class F, class Exec> cz_status ones_part(Exec &ex, const plan &p, const bufs<F> &b)
 {
     cz_status st;
     const size_t W = (size_t)p.W;
-    /* ones */
     if (p.m1 == 0) {
         st = ex.zero(b.out + W, sizeof(xyzz<F>));
     } else {
         size_t g1 = (p.m1 + p.G - 1) / p.G;
         ones_fn<F> f = {b.idx1, b.bases, p.m1, p.G, b.ones[0]};
         st = ex.run(make_op(f), g1);
-        if (st == CZ_OK) st = sum_tree<F>(ex, b.ones[0], g1, 1, p.G, b.ones, b.out + W);
+        if (st == CZ_OK) st = sum_tree<F>(ex, b.ones[0], g1, 1, b.ones, b.out + W);
     }
-    if (st == CZ_OK) st = ex.mark(PH_ONES);
-    if (st != CZ_OK) return st;
+    return st == CZ_OK ? ex.mark(PH_ONES) : st;
+}
+
+template <class F, class Exec> cz_status acc_part(Exec &ex, const plan &p, const bufs<F> &b)
+{
+    cz_status st;
+    const size_t W = (size_t)p.W;
     if (p.m == 0) {
         st = ex.zero(b.out, W * sizeof(xyzz<F>));
         return st == CZ_OK ? ex.mark(PH_ACC) : st;
@@ -680,7 +715,15 @@ template <class F, class Exec> cz_status after_sort(Exec &ex, const plan &p, con
     reduce_fn<F> r = {b.buckets, p.nb, p.S, p.nseg, b.seg[0]};
     st = ex.run(make_op(r), W * p.nseg);
     if (st != CZ_OK) return st;
-    return sum_tree<F>(ex, b.seg[0], p.nseg, W, p.G, b.seg, b.out);
+    return sum_tree<F>(ex, b.seg[0], p.nseg, W, b.seg, b.out);
+}
+
+/* Both parts on one executor (the host test; the GPU's order is the same
+ * within each part) into b.out (W + 1 points). */
+template <class F, class Exec> cz_status after_sort(Exec &ex, const plan &p, const bufs<F> &b)
+{
+    cz_status st = ones_part<F>(ex, p, b);
+    return st == CZ_OK ? acc_part<F>(ex, p, b) : st;
 }
 
 } // namespace msm

@@ -584,8 +584,14 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
      * witness) are copied now, behind them (after the staging copies of
      * pageable a, b, c: the same buffers) */
     for (int i = 0; i < 2; i++) CZ_CUDA_TRY(ctx, err, cudaEventSynchronize(s->ev_stage[i]));
+    /* h kept on the device for the H MSM when its host array is kept (the
+     * prover keeps a): a device copy, not an upload of what comes down */
+    const bool filled = cz_cuda_bases_fill(ctx, host[0], bytes, x[0]);
     cz_cuda_bases_flush(ctx);
-    if ((st = download(ctx, s, host[0], x[0], bytes, err)) != CZ_OK) return st;
+    if ((st = download(ctx, s, host[0], x[0], bytes, err)) != CZ_OK) {
+        if (filled) cz_cuda_bases_release(ctx, host[0]);
+        return st;
+    }
     /* the kernels waited for every upload, so both events have completed;
      * with pinned arrays the three copies ran back to back on ctx->h2d while
      * the first NTTs ran, so this is their wire time; pageable ones include

@@ -75,9 +75,14 @@ static cz_status GN(device)(cz_groth16_partial *out, const cz_zkey *zk, const cz
      * step, so that a backend may copy it while the H step runs */
     int wres = be->ops->keep_bases && be->ops->drop_bases &&
                be->ops->keep_bases(be, w->values, (size_t)zk->n_vars * sizeof(FR), NULL) == CZ_OK;
+    /* and a, where the H step leaves h, the H MSM's scalars: kept over the
+     * H step, the device's result stays there (backend.h keep_bases) */
+    int hres = be->ops->keep_bases && be->ops->drop_bases &&
+               be->ops->keep_bases(be, a, (size_t)zk->domain_size * sizeof(FR), NULL) == CZ_OK;
     cz_backend_h_stats hs;
     if ((st = be->ops->compute_h(be, CZ_G_CURVE, zk->log_domain, a, b, c, &hs, err)) != CZ_OK) {
         if (wres) be->ops->drop_bases(be, w->values);
+        if (hres) be->ops->drop_bases(be, a);
         return st;
     }
     double t1 = cz_now();
@@ -98,6 +103,7 @@ static cz_status GN(device)(cz_groth16_partial *out, const cz_zkey *zk, const cz
             if (secb[i]) (void)be->ops->keep_bases(be, sec[i], secb[i], NULL);
     st = GN(msm5)(zk, w, a, be, &pa, &pb1, &pb2, &pc, &ph, t, t1, err);
     if (wres) be->ops->drop_bases(be, w->values);
+    if (hres) be->ops->drop_bases(be, a);
     if (be->ops->drop_bases && !o->keep_resident)
         for (int i = 0; i < 5; i++) be->ops->drop_bases(be, sec[i]);
     if (st != CZ_OK) return st;

@@ -242,10 +242,10 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
         }
         buckets.init((size_t)pr.W * pr.nb * sizeof(X), 0xa5);
         seg[0].init((size_t)pr.W * pr.nseg * sizeof(X), 0xa5);
-        seg[1].init((size_t)pr.W * ((pr.nseg + pr.G - 1) / pr.G) * sizeof(X), 0xa5);
+        seg[1].init(tree_tmp_cap(pr.W, pr.nseg) * sizeof(X), 0xa5);
         size_t g1 = (m1 + p.G - 1) / p.G;
         ones[0].init(g1 * sizeof(X), 0xa5);
-        ones[1].init(((g1 + p.G - 1) / p.G) * sizeof(X), 0xa5);
+        ones[1].init(tree_tmp_cap(1, g1) * sizeof(X), 0xa5);
         out.init(((size_t)pr.W + 1) * sizeof(X), 0xa5);
         std::vector<X> win(W + 1);
         host_exec ex;
@@ -552,6 +552,24 @@ static void test_plan(void)
         }
     }
     CHECK_MSG(runs_bad == 0 && over == 0, "run_default: %ld bad; scratch sizing: %ld plans over it", runs_bad, over);
+    /* tree_group: 4, 8 or 32; above 4 only with TREE_THREADS threads; a
+     * tree's steps fit its two buffers (tmp[1] = tree_tmp_cap, tmp[0] = in) */
+    long tree_bad = 0, trees = 0;
+    for (size_t W : {(size_t)1, (size_t)13, (size_t)19, (size_t)64}) {
+        for (size_t cnt = 1; cnt < ((size_t)1 << 26); cnt = cnt * 3 + 1) {
+            size_t cap[2] = {W * cnt, tree_tmp_cap(W, cnt)}, c = cnt;
+            for (int step = 0; c > 1; step++) {
+                size_t G = tree_group(W, c), o = (c + G - 1) / G;
+                tree_bad += (G != 4 && G != 8 && G != 32) || (G > 4 && W * o < TREE_THREADS);
+                tree_bad += o > 1 && W * o > cap[(step + 1) % 2]; /* the last step writes out */
+                c = o;
+            }
+            trees++;
+        }
+    }
+    tree_bad += tree_group(1, (size_t)32 << 16) != 32 || tree_group(1, ((size_t)32 << 16) - 32) != 8 ||
+                tree_group(1, 1000) != 4;
+    CHECK_MSG(tree_bad == 0, "tree_group: %ld bad in %ld trees", tree_bad, trees);
 }
 
 /* ---- point helpers ------------------------------------------------------------------------------------------------ */
@@ -684,10 +702,10 @@ template <class T> static void test_levels(void)
             }
             buckets.init(p.nb * sizeof(X), 0xa5);
             seg[0].init(p.nseg * sizeof(X), 0xa5);
-            seg[1].init(((p.nseg + p.G - 1) / p.G) * sizeof(X), 0xa5);
+            seg[1].init(tree_tmp_cap(1, p.nseg) * sizeof(X), 0xa5);
             size_t g1 = (p.m1 + p.G - 1) / p.G;
             on[0].init(g1 * sizeof(X), 0xa5);
-            on[1].init(((g1 + p.G - 1) / p.G) * sizeof(X), 0xa5);
+            on[1].init(tree_tmp_cap(1, g1) * sizeof(X), 0xa5);
             out.init(2 * sizeof(X), 0xa5);
             bufs<F> b;
             b.bases = (const affine<F> *)I.bases.data();

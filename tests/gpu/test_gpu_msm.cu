@@ -4,7 +4,7 @@
  * from pageable memory (through the staging buffers) and streamed from
  * pinned memory, scalars from pageable and pinned memory and resident (copied
  * at once, at the MSM's lookup, or behind a cz_cuda_compute_h's kernels:
- * cz_cuda_bases_pin_later).
+ * cz_cuda_bases_pin_later), and the H step's result kept on the device.
  *
  * Inputs: random for n = 1 .. 2^20 (2^24 for G1 with CZ_GPU_TEST_BIG=1),
  * a witness-like mix (mostly 0 and 1), the edge inputs of tests/test_msm.c
@@ -495,6 +495,52 @@ template <class T> static void test_big(void)
     test_witness_like<T>(n);
 }
 
+/*
+ * The H step's result kept on the device (cz_cuda_bases_fill, as the prover
+ * keeps its array a over compute_h): a block kept over exactly a receives h
+ * on the GPU and the MSM over a reads that copy: the host a is zeroed after
+ * the H step (against the keep contract, on purpose) and the GPU MSM must
+ * still equal the CPU MSM of the h that came down. A block over part of a
+ * is dropped as stale.
+ */
+template <class T> static void test_h_kept(void)
+{
+    if (!T::g1) return;
+    for (unsigned k : {1u, 10u, 16u}) {
+        const size_t n = (size_t)1 << k, bbytes = n * sizeof(typename T::caff);
+        inst<T> I;
+        I.init(n);
+        std::vector<uint8_t> abc(3 * 32 * n);
+        CHECK(cz_rng_bytes(&g_rng, abc.data(), abc.size()) == CZ_OK);
+        for (size_t i = 0; i < abc.size() / 32; i++) abc[32 * i + 31] = 0; /* below r */
+        uint8_t *a = abc.data(), *b = a + 32 * n, *c = b + 32 * n;
+        cz_error err;
+        cz_error_clear(&err);
+        const size_t before = cz_cuda_bases_resident(g_ctx);
+        bool ok = cz_cuda_bases_pin(g_ctx, I.bases.data(), bbytes, &err) == CZ_OK &&
+                  cz_cuda_bases_pin_later(g_ctx, a, 32 * n, &err) == CZ_OK &&
+                  (n < 4 || cz_cuda_bases_pin_later(g_ctx, a + 32, 32 * (n / 2), &err) == CZ_OK);
+        CHECK_MSG(ok, "%s h kept 2^%u: pin: %s", T::name(), k, cz_error_msg(&err));
+        if (ok) {
+            cz_status st = cz_cuda_compute_h(g_ctx, T::curve_id, k, a, b, c, &err);
+            CHECK_MSG(st == CZ_OK, "%s h kept 2^%u: compute_h: %s", T::name(), k, cz_error_msg(&err));
+            CHECK_MSG(cz_cuda_bases_resident(g_ctx) == before + bbytes + 32 * n,
+                      "%s h kept 2^%u: %zu bytes resident, expected %zu (the partial block dropped)", T::name(), k,
+                      cz_cuda_bases_resident(g_ctx), before + bbytes + 32 * n);
+            memcpy(I.s.data(), a, 32 * n);
+            typename T::jac expect, R;
+            oracle<T>(I, &expect);
+            memset(a, 0, 32 * n); /* only the device copy still holds h */
+            st = T::gpu(g_ctx, &R, I.bases.data(), a, n, CZ_MSM_MONTGOMERY, &err);
+            CHECK_MSG(st == CZ_OK && T::eq(&R, &expect), "%s h kept 2^%u: %s", T::name(), k,
+                      st == CZ_OK ? "wrong result" : cz_error_msg(&err));
+        }
+        cz_cuda_bases_release(g_ctx, a);
+        cz_cuda_bases_release(g_ctx, a + 32);
+        cz_cuda_bases_release(g_ctx, I.bases.data());
+    }
+}
+
 template <class T> static void run_group(void)
 {
     long before = cz_test_failed;
@@ -503,6 +549,7 @@ template <class T> static void run_group(void)
     test_edge_scalars<T>();
     test_edge_bases<T>();
     test_knobs<T>();
+    test_h_kept<T>();
     test_random_sizes<T>();
     test_witness_like<T>(T::g1 ? ((size_t)1 << 20) : ((size_t)1 << 18));
     if (g_big && T::g1) test_big<T>();
