@@ -547,17 +547,6 @@ struct plan {
     size_t G;            /* bases per thread in the ones' first sum */
 };
 
-/* Number of group-sum launches reducing cnt values to one. */
-inline int sum_steps(size_t cnt, size_t G)
-{
-    int k = 0;
-    while (cnt > 1) {
-        cnt = (cnt + G - 1) / G;
-        k++;
-    }
-    return k;
-}
-
 /* Fills p for (m, m1, c); returns false if the knobs are out of range. */
 inline bool make_plan(plan *p, size_t m, size_t m1, int c, int bits, const knobs &k)
 {
