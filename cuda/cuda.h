@@ -52,10 +52,17 @@ typedef struct cz_cuda_opts {
     size_t msm_run;   /* level-0 bucket-sum entries per thread (>= 8) */
     size_t msm_chunk; /* points per MSM chunk (>= 1) */
     int msm_trace;    /* 1: per-phase MSM times on the logger (debug) */
+    int msm_table;    /* tables of multiples of resident bases (cuda/msm.cu): CZ_CUDA_TABLE_* */
     int ntt_simple;   /* 1: the per-level NTT kernels (for comparisons) */
     int ntt_tile;     /* tile log of the NTT pass kernel (clamped to what fits) */
     int ntt_cols;     /* column log of the upper passes (0: automatic, < tile) */
 } cz_cuda_opts;
+/* msm_table: AUTO builds a resident block's table on the second MSM call
+ * that would use one (a key kept for many proofs; not for a one-off), when
+ * it fits in VRAM; EAGER on the first such call; OFF never (each MSM runs
+ * window by window). Environment override: CZ_MSM_TABLE=auto|eager|off
+ * (backend/cuda.c, for comparisons in whole runs). */
+enum { CZ_CUDA_TABLE_AUTO = 0, CZ_CUDA_TABLE_OFF = 1, CZ_CUDA_TABLE_EAGER = 2 };
 cz_status cz_cuda_set_opts(cz_cuda *ctx, const cz_cuda_opts *o, cz_error *err);
 /* Where the CUDA layer's lines go (the MSM trace); NULL: silent. Copied. */
 void cz_cuda_set_logger(cz_cuda *ctx, const cz_logger *log);

@@ -140,6 +140,9 @@ extern "C" cz_status cz_cuda_set_opts(cz_cuda *ctx, const cz_cuda_opts *o, cz_er
                             o->msm_window);
     if (o->msm_run && (o->msm_run < 8 || o->msm_run > ((size_t)1 << 20)))
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU MSM run %zu: expected 8 to 2^20 (0: automatic)", o->msm_run);
+    if (o->msm_table < CZ_CUDA_TABLE_AUTO || o->msm_table > CZ_CUDA_TABLE_EAGER)
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU MSM table mode %d: expected 0 (auto), 1 (off) or 2 (eager)",
+                            o->msm_table);
     if (o->ntt_tile < 0 || o->ntt_cols < 0)
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU NTT tile %d / cols %d: expected >= 0", o->ntt_tile,
                             o->ntt_cols);
@@ -167,22 +170,47 @@ extern "C" cz_status cz_cuda_mem_info(cz_cuda *ctx, size_t *total, size_t *free_
     return CZ_OK;
 }
 
+void cz_cuda_table_free(cz_cuda *ctx, cz_cuda_resident *r)
+{
+    if (!r->tab) return;
+    cudaFree(r->tab);
+    ctx->res_bytes -= r->tab_bytes;
+    r->tab = NULL;
+    r->tab_bytes = 0;
+    r->tab_group = NULL;
+    r->tab_c = r->tab_w = 0;
+}
+
 static void free_slot(cz_cuda *ctx, cz_cuda_resident *r)
 {
+    cz_cuda_table_free(ctx, r);
     cudaFree(r->dev);
     ctx->res_bytes -= r->bytes;
     memset(r, 0, sizeof *r);
 }
 
-/* Frees the least recently used resident block; 0 when there is none. */
-static int evict_one(cz_cuda *ctx)
+/* Frees the least recently used table (an MSM then runs without it) if
+ * `tables`, else (or when there is none) the least recently used resident
+ * block; 0 when there is nothing to free. A block whose table was evicted
+ * does not build it again (tab_failed): the room was needed. */
+static int evict_one(cz_cuda *ctx, int tables)
 {
-    int v = -1;
-    for (int i = 0; i < CZ_CUDA_MAX_RESIDENT; i++)
-        if (ctx->res[i].dev && (v < 0 || ctx->res[i].last_use < ctx->res[v].last_use)) v = i;
-    if (v < 0) return 0;
-    free_slot(ctx, &ctx->res[v]);
-    return 1;
+    for (; tables >= 0; tables--) {
+        int v = -1;
+        for (int i = 0; i < CZ_CUDA_MAX_RESIDENT; i++) {
+            const cz_cuda_resident *r = &ctx->res[i];
+            if (r->dev && (!tables || r->tab) && (v < 0 || r->last_use < ctx->res[v].last_use)) v = i;
+        }
+        if (v < 0) continue;
+        if (tables) {
+            cz_cuda_table_free(ctx, &ctx->res[v]);
+            ctx->res[v].tab_failed = 1;
+        } else {
+            free_slot(ctx, &ctx->res[v]);
+        }
+        return 1;
+    }
+    return 0;
 }
 
 /* cudaMalloc that makes room by evicting resident bases when allowed. */
@@ -192,7 +220,7 @@ static cudaError_t dev_alloc(cz_cuda *ctx, void **p, size_t bytes, int may_evict
         cudaError_t e = cudaMalloc(p, bytes);
         if (e == cudaSuccess) return e;
         (void)cudaGetLastError();
-        if (e != cudaErrorMemoryAllocation || !may_evict || !evict_one(ctx)) return e;
+        if (e != cudaErrorMemoryAllocation || !may_evict || !evict_one(ctx, 1)) return e;
     }
 }
 
@@ -321,6 +349,30 @@ static bool copy_pending(cz_cuda *ctx, cz_cuda_resident *r)
     return false;
 }
 
+cz_cuda_resident *cz_cuda_bases_slot(cz_cuda *ctx, const void *host, size_t bytes)
+{
+    int i = find_slot(ctx, host, bytes);
+    return i < 0 || ctx->res[i].pending ? NULL : &ctx->res[i];
+}
+
+cz_status cz_cuda_table_alloc(cz_cuda *ctx, cz_cuda_resident *r, size_t bytes, size_t headroom, cz_error *err)
+{
+    cz_cuda_table_free(ctx, r);
+    size_t f = 0, t = 0;
+    CZ_CUDA_TRY(ctx, err, cudaMemGetInfo(&f, &t));
+    if (f < bytes || f - bytes < headroom)
+        return cz_error_set(err, CZ_ERR_DEVICE_MEMORY,
+                            "cuda:%d: a table of %zu MiB does not fit (%zu MiB free, %zu MiB kept free)", ctx->device,
+                            bytes >> 20, f >> 20, headroom >> 20);
+    void *p = NULL;
+    cudaError_t e = dev_alloc(ctx, &p, bytes, 0);
+    if (e != cudaSuccess) return cz_cuda_fail(ctx, e, err, "allocating an MSM table");
+    r->tab = p;
+    r->tab_bytes = bytes;
+    ctx->res_bytes += bytes;
+    return CZ_OK;
+}
+
 const void *cz_cuda_bases_lookup(cz_cuda *ctx, const void *host, size_t bytes)
 {
     int i = find_slot(ctx, host, bytes);
@@ -346,6 +398,7 @@ bool cz_cuda_bases_fill(cz_cuda *ctx, const void *host, size_t bytes, const void
         if (!r->dev) continue;
         const char *b = (const char *)r->host;
         if (b == h && r->bytes == bytes && !filled) {
+            cz_cuda_table_free(ctx, r); /* multiples of what the block held */
             cudaError_t e = cudaMemcpyAsync(r->dev, dev, bytes, cudaMemcpyDeviceToDevice, ctx->compute);
             if (e == cudaSuccess) {
                 r->pending = 0;
@@ -380,7 +433,7 @@ static cz_status bases_pin(cz_cuda *ctx, const void *host, size_t bytes, bool la
     for (int i = 0; i < CZ_CUDA_MAX_RESIDENT && slot < 0; i++)
         if (!ctx->res[i].dev) slot = i;
     if (slot < 0) {
-        evict_one(ctx);
+        evict_one(ctx, 0); /* a slot, not a table */
         for (int i = 0; i < CZ_CUDA_MAX_RESIDENT && slot < 0; i++)
             if (!ctx->res[i].dev) slot = i;
     }

@@ -19,6 +19,17 @@ typedef struct cz_cuda_resident {
     void *dev;
     uint64_t last_use; /* ctx->tick at the last lookup (least recently used goes first) */
     int pending;       /* allocated, not copied yet (cz_cuda_bases_pin_later) */
+    /* the MSM's table of multiples of these bases (cuda/msm.cu, msm.cuh
+     * table_fn): tab_w windows of c bits, window w of point i at
+     * tab[w * (bytes / point size) + i]; device.cu only owns the memory
+     * (cz_cuda_table_alloc / _free, counted in res_bytes, freed before any
+     * block when VRAM runs short, dropped when the block's content changes) */
+    void *tab;
+    size_t tab_bytes;
+    const char *tab_group; /* the group it was built for (a static name) */
+    int tab_c, tab_w;
+    unsigned tab_wants;    /* MSM calls that would have used a table (msm.cu builds on the 2nd) */
+    int tab_failed;        /* a build failed or did not fit: not tried again for this block */
 } cz_cuda_resident;
 
 #define CZ_CUDA_MAX_RESIDENT 32
@@ -86,6 +97,16 @@ cz_status cz_cuda_staging(cz_cuda *ctx, size_t bytes, void *out[2], cz_error *er
  * is copied first; if that copy fails it is dropped (a warning on the
  * context's logger) and NULL returned: the caller streams. */
 const void *cz_cuda_bases_lookup(cz_cuda *ctx, const void *host, size_t bytes);
+/* The resident block whose copy covers host[0, bytes) (as looked up by
+ * cz_cuda_bases_lookup, which must have returned non-NULL), or NULL. */
+cz_cuda_resident *cz_cuda_bases_slot(cz_cuda *ctx, const void *host, size_t bytes);
+/* Device memory for r's table: CZ_OK when cudaMalloc gave `bytes` and at
+ * least `headroom` bytes of VRAM stay free after it (resident blocks are
+ * never evicted for a table); CZ_ERR_DEVICE_MEMORY otherwise. */
+cz_status cz_cuda_table_alloc(cz_cuda *ctx, cz_cuda_resident *r, size_t bytes, size_t headroom, cz_error *err);
+/* Frees r's table (if any); the block stays. */
+void cz_cuda_table_free(cz_cuda *ctx, cz_cuda_resident *r);
+
 /* Copies every pending block (cz_cuda_compute_h calls it once its kernels
  * are queued, so the copies overlap them); a block whose copy fails is
  * dropped as in cz_cuda_bases_lookup. */

@@ -66,6 +66,7 @@
 #include "cuda/internal.cuh"
 #include "ec/ec.h"
 #include "util/error.h"
+#include "util/timer.h"
 #pragma nv_diag_default 550
 
 #include "cuda/msm.cuh"
@@ -263,7 +264,7 @@ __global__ void __launch_bounds__(SCAN_BLOCK)
 template <class FRP>
 __global__ void __launch_bounds__(PREP_BLOCK)
     k_compact(const uint4 *scal, size_t n, int mont, const uint32_t *off_other, const uint32_t *off_one, int c,
-              int W, size_t m, uint32_t *keys, uint32_t *vals, uint32_t *idx1)
+              int W, size_t m, uint32_t v0, uint32_t vstep, uint32_t *keys, uint32_t *vals, uint32_t *idx1)
 {
     typedef cub::BlockScan<uint32_t, PREP_BLOCK> scan_t;
     __shared__ typename scan_t::TempStorage tmp;
@@ -278,7 +279,7 @@ __global__ void __launch_bounds__(PREP_BLOCK)
     scan_t(tmp).ExclusiveSum(packed, rank);
     if (cls == CLS_OTHER) {
         size_t j = (size_t)off_other[blockIdx.x] + (rank & 0xffffu);
-        write_entries(canonical<FRP>(s, mont != 0), (uint32_t)i, j, c, W, m, keys, vals);
+        write_entries(canonical<FRP>(s, mont != 0), v0 + (uint32_t)i, j, c, W, m, keys, vals, vstep);
     } else if (cls == CLS_ONE) {
         idx1[(size_t)off_one[blockIdx.x] + (rank >> 16)] = (uint32_t)i;
     }
@@ -436,7 +437,7 @@ static cz_status sort_temp_bytes(cz_cuda *ctx, size_t m, int c, size_t *bytes, c
 template <class T> static void carve_var(carver &cv, var_part<T> &v, const plan &p, size_t sort_bytes)
 {
     typedef typename T::F F;
-    const size_t W = (size_t)p.W, e = W * p.m;
+    const size_t W = (size_t)p.A, e = (size_t)p.W * p.m; /* W: bucket sets */
     v.keys = cv.template take<uint32_t>(e);
     v.vals = cv.template take<uint32_t>(e);
     v.keys_alt = cv.template take<uint32_t>(e);
@@ -460,13 +461,14 @@ template <class T> static int window_for(size_t m, const knobs &k)
     return k.window ? k.window : choose_window(m > 0 ? m : 1, T::bits, T::mul_per_us);
 }
 
-template <class T> static cz_status var_bytes(cz_cuda *ctx, size_t m, int c, const knobs &k, size_t *bytes, cz_error *err)
+template <class T>
+static cz_status var_bytes(cz_cuda *ctx, size_t m, int c, const knobs &k, bool shared, size_t *bytes, cz_error *err)
 {
     plan p;
-    if (!make_plan(&p, m, 0, c, T::bits, k))
+    if (!make_plan(&p, m, 0, c, T::bits, k, shared))
         return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: no plan for m=%zu c=%d", m, c);
     size_t sb;
-    cz_status st = sort_temp_bytes(ctx, m, c, &sb, err);
+    cz_status st = sort_temp_bytes(ctx, p.E, c, &sb, err);
     if (st != CZ_OK) return st;
     carver cv = {NULL, 0};
     var_part<T> v;
@@ -482,13 +484,14 @@ template <class T> static cz_status var_bytes(cz_cuda *ctx, size_t m, int c, con
  * largest such m.
  */
 template <class T>
-static cz_status var_bytes_upto(cz_cuda *ctx, size_t hi, int c, const knobs &k, size_t *bytes, cz_error *err)
+static cz_status var_bytes_upto(cz_cuda *ctx, size_t hi, int c, const knobs &k, bool shared, size_t *bytes,
+                                cz_error *err)
 {
-    cz_status st = var_bytes<T>(ctx, hi, c, k, bytes, err);
+    cz_status st = var_bytes<T>(ctx, hi, c, k, shared, bytes, err);
     const size_t small = (RUN_BIG_ENTRIES - 1) / (size_t)windows_of(c, T::bits);
     if (st == CZ_OK && !k.run && small >= 1 && small < hi) {
         size_t b = 0;
-        if ((st = var_bytes<T>(ctx, small, c, k, &b, err)) == CZ_OK && b > *bytes) *bytes = b;
+        if ((st = var_bytes<T>(ctx, small, c, k, shared, &b, err)) == CZ_OK && b > *bytes) *bytes = b;
     }
     return st;
 }
@@ -496,12 +499,23 @@ static cz_status var_bytes_upto(cz_cuda *ctx, size_t hi, int c, const knobs &k, 
 /*
  * The variable part's size for any m <= nc: for every window c the plan can
  * pick, up to the largest m that picks at most c (choose_window never
- * decreases as m grows).
+ * decreases as m grows); with a table of window tc (> 0), the shared plan's
+ * for any m <= nc too.
  */
-template <class T> static cz_status var_reserve(cz_cuda *ctx, size_t nc, const knobs &k, size_t *bytes, cz_error *err)
+template <class T>
+static cz_status var_reserve(cz_cuda *ctx, size_t nc, const knobs &k, int tc, size_t *bytes, cz_error *err)
 {
     *bytes = 0;
-    if (k.window) return var_bytes_upto<T>(ctx, nc, k.window, k, bytes, err);
+    if (tc > 0) {
+        cz_status st = var_bytes_upto<T>(ctx, nc, tc, k, true, bytes, err);
+        if (st != CZ_OK) return st;
+    }
+    if (k.window) {
+        size_t b = 0;
+        cz_status st = var_bytes_upto<T>(ctx, nc, k.window, k, false, &b, err);
+        if (b > *bytes) *bytes = b;
+        return st;
+    }
     int clo = window_for<T>(1, k), chi = window_for<T>(nc, k);
     for (int c = clo; c <= chi; c++) {
         size_t lo = 1, hi = nc; /* largest m in [1, nc] with window_for(m) <= c */
@@ -513,7 +527,7 @@ template <class T> static cz_status var_reserve(cz_cuda *ctx, size_t nc, const k
                 hi = mid - 1;
         }
         size_t b = 0;
-        cz_status st = var_bytes_upto<T>(ctx, lo, c, k, &b, err);
+        cz_status st = var_bytes_upto<T>(ctx, lo, c, k, false, &b, err);
         if (st != CZ_OK) return st;
         if (b > *bytes) *bytes = b;
     }
@@ -585,6 +599,13 @@ template <class T> struct call {
     size_t var_reserved;
     const affine<F> *resident; /* device copy of all n bases, or NULL */
     const uint4 *resident_scal; /* device copy of all n scalars, or NULL */
+    /* the table of multiples of the resident block (msm.cuh table_fn), or
+     * NULL: window w of the call's point i at table[w tab_n + tab_first + i] */
+    const affine<F> *table;
+    size_t tab_n, tab_first;
+    int tab_c;
+    int want_c; /* without a table: the window of one this call would use, else 0 */
+    bool wants_table;
     const uint4 *d_scal;        /* this chunk's scalars on the device */
     /* the chunk */
     size_t off, len, nblk;
@@ -607,11 +628,19 @@ template <class T> struct call {
         size_t m = hf[FL_M], m1 = hf[FL_M1];
         if (m + m1 > len)
             return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: counts %zu + %zu > %zu", m, m1, len);
-        int c = window_for<T>(m, kn);
-        if (!make_plan(&p, m, m1, c, T::bits, kn))
-            return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: no plan for m=%zu c=%d", m, c);
+        /* one bucket set through the table where that is cheaper (never
+         * with a forced window: sweeps time the per-window plan) */
+        bool shared = table && !kn.window && table_pays(m, tab_c, T::bits, T::mul_per_us) &&
+                      make_plan(&p, m, m1, tab_c, T::bits, kn, true);
+        if (!shared) {
+            int c = window_for<T>(m, kn);
+            if (!make_plan(&p, m, m1, c, T::bits, kn))
+                return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: no plan for m=%zu c=%d", m, c);
+        }
+        if (want_c && !kn.window && table_pays(m, want_c, T::bits, T::mul_per_us)) wants_table = true;
+        const int c = p.c;
         size_t sb;
-        cz_status s = sort_temp_bytes(ctx, m, c, &sb, err);
+        cz_status s = sort_temp_bytes(ctx, p.E, c, &sb, err);
         if (s != CZ_OK) return s;
         carver cv = {var_base, 0};
         carve_var<T>(cv, v, p, sb);
@@ -619,8 +648,10 @@ template <class T> struct call {
             return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: layout %zu > reserved %zu bytes (m=%zu c=%d)",
                                 cv.used, var_reserved, m, c);
         if (m + m1 > 0) {
+            /* entries name the bases of the chunk, or their multiples in the table */
+            const uint32_t v0 = shared ? (uint32_t)(tab_first + off) : 0, vstep = shared ? (uint32_t)tab_n : 0;
             k_compact<typename T::FRP><<<(unsigned)nblk, PREP_BLOCK, 0, ctx->compute>>>(
-                d_scal, len, mont, fx.off_other, fx.off_one, p.c, p.W, m, v.keys, v.vals, fx.idx1);
+                d_scal, len, mont, fx.off_other, fx.off_one, p.c, p.W, m, v0, vstep, v.keys, v.vals, fx.idx1);
             CZ_CUDA_TRY(ctx, err, cudaGetLastError());
         }
         /* the last read of the chunk's scalar buffer: the next chunk may upload into it */
@@ -628,21 +659,23 @@ template <class T> struct call {
         keys_sorted = v.keys;
         vals_sorted = v.vals;
         if (m > 0) {
+            /* each bucket set's E entries (a window's m, or all W m when shared) */
+            const size_t E = p.E;
             int sel0 = -1;
-            for (int w = 0; w < p.W; w++) {
-                size_t o = (size_t)w * m;
+            for (int w = 0; w < p.A; w++) {
+                size_t o = (size_t)w * E;
                 cub::DoubleBuffer<uint32_t> dk(v.keys + o, v.keys_alt + o), dv(v.vals + o, v.vals_alt + o);
                 size_t tb = v.sort_bytes;
                 CZ_CUDA_TRY(ctx, err,
-                            cub::DeviceRadixSort::SortPairs(v.sort_tmp, tb, dk, dv, (int)m, 0, p.c - 1, ctx->compute));
+                            cub::DeviceRadixSort::SortPairs(v.sort_tmp, tb, dk, dv, (int)E, 0, p.c - 1, ctx->compute));
                 CZ_CUDA_TRY(ctx, err, cudaGetLastError());
                 if (dk.selector != dv.selector)
                     return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: sort left keys and values apart");
                 if (sel0 < 0) sel0 = dk.selector;
                 if (dk.selector != sel0) { /* not expected (same passes for every window): move it */
                     uint32_t *kd = (sel0 ? v.keys_alt : v.keys) + o, *vd = (sel0 ? v.vals_alt : v.vals) + o;
-                    CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(kd, dk.Current(), m * 4, cudaMemcpyDeviceToDevice, ctx->compute));
-                    CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(vd, dv.Current(), m * 4, cudaMemcpyDeviceToDevice, ctx->compute));
+                    CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(kd, dk.Current(), E * 4, cudaMemcpyDeviceToDevice, ctx->compute));
+                    CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(vd, dv.Current(), E * 4, cudaMemcpyDeviceToDevice, ctx->compute));
                 }
             }
             keys_sorted = sel0 ? v.keys_alt : v.keys;
@@ -694,7 +727,8 @@ template <class T> struct call {
 
     /* what finish() needs of a started chunk */
     struct started {
-        int par, W, c;
+        int par;
+        plan p;
     };
 
     /*
@@ -749,6 +783,7 @@ template <class T> struct call {
         /* accumulation, reduction, ones */
         bufs<F> b;
         b.bases = d_bases;
+        b.ebases = p.shared ? table : d_bases;
         b.keys = keys_sorted;
         b.vals = vals_sorted;
         b.idx1 = fx.idx1;
@@ -771,13 +806,12 @@ template <class T> struct call {
         CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_ones, ctx->aux));
         if ((s = acc_part<F>(ex, p, b)) != CZ_OK) return s;
         CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, st->ev_ones, 0));
-        CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(host_slot(par), v.out, (size_t)(p.W + 1) * sizeof(xyzz<F>),
+        CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(host_slot(par), v.out, (size_t)(p.A + 1) * sizeof(xyzz<F>),
                                               cudaMemcpyDeviceToHost, ctx->compute));
         if ((s = ex.mark(PH_END)) != CZ_OK) return s;
         CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_done[par], ctx->compute));
         out->par = par;
-        out->W = p.W;
-        out->c = p.c;
+        out->p = p;
         return CZ_OK;
     }
 
@@ -788,7 +822,7 @@ template <class T> struct call {
     {
         CZ_CUDA_TRY(ctx, err, cudaEventSynchronize(st->ev_done[sc.par]));
         const xyzz<F> *hout = host_slot(sc.par);
-        *res = combine_windows<F>(hout, sc.W, sc.c).add(hout[sc.W]);
+        *res = plan_result<F>(sc.p, hout);
         if (trace && cz_log_enabled(&ctx->log, CZ_LOG_DEBUG)) print_trace();
         return CZ_OK;
     }
@@ -803,12 +837,68 @@ template <class T> struct call {
             }
         }
         cz_log(&ctx->log, CZ_LOG_DEBUG, "cuda",
-                "cz_cuda_msm %s: chunk %zu+%zu m=%zu m1=%zu c=%d W=%d levels=%d S=%zu | ms from start: prep %.3f "
+                "cz_cuda_msm %s: chunk %zu+%zu m=%zu m1=%zu c=%d W=%d%s levels=%d S=%zu | ms from start: prep %.3f "
                 "sort %.3f ones %.3f acc %.3f end %.3f | %s bases\n",
-                T::name(), off, len, p.m, p.m1, p.c, p.W, p.levels, p.S, ms[PH_PREP], ms[PH_SORT], ms[PH_ONES],
-                ms[PH_ACC], ms[PH_END], resident ? "resident" : "streamed");
+                T::name(), off, len, p.m, p.m1, p.c, p.W, p.shared ? " shared (table)" : "", p.levels, p.S,
+                ms[PH_PREP], ms[PH_SORT], ms[PH_ONES], ms[PH_ACC], ms[PH_END], resident ? "resident" : "streamed");
     }
 };
+
+/*
+ * Builds the table of multiples of resident block r for group T at window c
+ * (msm.cuh table_fn): window 0 a copy of the bases, windows 1..W-1 one
+ * launch per window and piece of points (the XYZZ running points of a
+ * piece in a temporary block). Needs W times the block's bytes of VRAM and
+ * leaves an eighth of the GPU's memory free (the working sets of later
+ * calls; they may still evict the table, device.cu). Synchronous: once per
+ * block, after the call that asked for it.
+ */
+template <class T> static cz_status build_table(cz_cuda *ctx, cz_cuda_resident *r, int c, cz_error *err)
+{
+    typedef typename T::F F;
+    const size_t n = r->bytes / sizeof(affine<F>);
+    const int W = windows_of(c, T::bits);
+    if (c < TAB_C_MIN || c > TAB_C_MAX || n == 0 || (size_t)W * n > TAB_MAX_ENTRIES)
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_msm: no table of window %d for %zu points", c, n);
+    const double t0 = cz_now();
+    cz_status s = cz_cuda_table_alloc(ctx, r, (size_t)W * n * sizeof(affine<F>), ctx->prop.totalGlobalMem / 8, err);
+    if (s != CZ_OK) return s;
+    const size_t piece = n < ((size_t)1 << 22) ? n : (size_t)1 << 22;
+    void *acc = NULL;
+    cudaError_t e = cudaMalloc(&acc, piece * sizeof(xyzz<F>));
+    if (e != cudaSuccess) {
+        cz_cuda_table_free(ctx, r);
+        return cz_cuda_fail(ctx, e, err, "allocating the MSM table's working points");
+    }
+    affine<F> *tab = (affine<F> *)r->tab;
+    msm_state *st = (msm_state *)ctx->msm_state;
+    dev_exec ex = {ctx, err, st, false, ctx->compute};
+    s = ex.copy(tab, r->dev, n * sizeof(affine<F>));
+    for (size_t lo = 0; s == CZ_OK && lo < n; lo += piece) {
+        const size_t hi = n - lo < piece ? n : lo + piece;
+        for (int w = 1; s == CZ_OK && w < W; w++) {
+            table_fn<F> f = {(const affine<F> *)r->dev, tab, (xyzz<F> *)acc, n, lo, hi, TAB_K, c, w};
+            s = ex.run(make_op(f), (hi - lo + TAB_K - 1) / TAB_K);
+        }
+    }
+    if (s == CZ_OK) {
+        e = cudaStreamSynchronize(ctx->compute);
+        if (e != cudaSuccess) s = cz_cuda_fail(ctx, e, err, "building the MSM table");
+    } else {
+        (void)cudaStreamSynchronize(ctx->compute);
+    }
+    cudaFree(acc);
+    if (s != CZ_OK) {
+        cz_cuda_table_free(ctx, r);
+        return s;
+    }
+    r->tab_group = T::name();
+    r->tab_c = c;
+    r->tab_w = W;
+    CZ_LOG(&ctx->log, CZ_LOG_INFO, "cuda", "%s: MSM table of %zu points, window %d (%d windows): %zu MiB in %.2f s",
+           T::name(), n, c, W, r->tab_bytes >> 20, cz_now() - t0);
+    return CZ_OK;
+}
 
 template <class T>
 static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases, const void *scalars, size_t n,
@@ -829,27 +919,55 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
     cl.trace = ctx->opts.msm_trace;
     cl.h_scal = (const uint8_t *)scalars;
     cl.h_bases = (const affine<F> *)bases;
-    cl.resident = (const affine<F> *)cz_cuda_bases_lookup(ctx, bases, n * sizeof(affine<F>));
-    /* scalars kept resident the same way (cz_cuda_bases_pin); 16-byte
-     * aligned as k_classify's vector loads need */
-    cl.resident_scal = (const uint4 *)cz_cuda_bases_lookup(ctx, scalars, n * 32);
-    if (((uintptr_t)cl.resident_scal & 15) != 0) cl.resident_scal = NULL;
     size_t nc = cl.kn.chunk ? cl.kn.chunk : CHUNK_DEFAULT;
     if (nc > MAX_CHUNK) nc = MAX_CHUNK;
     if (nc > n) nc = n;
 
-    /* scratch: the fixed part, then the variable part */
-    carver cv = {NULL, 0};
-    carve_fixed<T>(cv, cl.fx, nc, cl.resident == NULL);
-    size_t fixed = (cv.used + 255) & ~(size_t)255, var;
-    if ((s = var_reserve<T>(ctx, nc, cl.kn, &var, err)) != CZ_OK) return s;
-    void *mem;
-    if ((s = cz_cuda_scratch(ctx, fixed + var, &mem, err)) != CZ_OK) return s;
-    cv.base = (char *)mem;
-    cv.used = 0;
-    carve_fixed<T>(cv, cl.fx, nc, cl.resident == NULL);
-    cl.var_base = (char *)mem + fixed;
-    cl.var_reserved = var;
+    /* scratch: the fixed part, then the variable part. Growing the scratch
+     * may evict tables and resident blocks (device.cu), this call's too:
+     * the lookups are made again after it until they hold (the second
+     * round's needs are never larger: a block gone streams, a table gone
+     * leaves the shared plan's room unused). */
+    cz_cuda_resident *slot = NULL;
+    for (int round = 0;; round++) {
+        const void *res = cz_cuda_bases_lookup(ctx, bases, n * sizeof(affine<F>));
+        slot = res ? cz_cuda_bases_slot(ctx, bases, n * sizeof(affine<F>)) : NULL;
+        const affine<F> *tab = NULL;
+        if (slot && slot->tab && slot->tab_group && !strcmp(slot->tab_group, T::name()) &&
+            ctx->opts.msm_table != CZ_CUDA_TABLE_OFF)
+            tab = (const affine<F> *)slot->tab;
+        /* scalars kept resident the same way (cz_cuda_bases_pin); 16-byte
+         * aligned as k_classify's vector loads need */
+        const uint4 *rs = (const uint4 *)cz_cuda_bases_lookup(ctx, scalars, n * 32);
+        if (((uintptr_t)rs & 15) != 0) rs = NULL;
+        if (round > 0 && (const void *)cl.resident == res && cl.table == tab && cl.resident_scal == rs) break;
+        cl.resident = (const affine<F> *)res;
+        cl.resident_scal = rs;
+        cl.table = tab;
+        cl.tab_c = tab ? slot->tab_c : 0;
+        cl.tab_n = slot ? slot->bytes / sizeof(affine<F>) : 0;
+        cl.tab_first = slot ? (size_t)((const char *)bases - (const char *)slot->host) / sizeof(affine<F>) : 0;
+        carver cv = {NULL, 0};
+        carve_fixed<T>(cv, cl.fx, nc, cl.resident == NULL);
+        size_t fixed = (cv.used + 255) & ~(size_t)255, var;
+        if ((s = var_reserve<T>(ctx, nc, cl.kn, cl.tab_c, &var, err)) != CZ_OK) return s;
+        void *mem;
+        if (round == 0 || fixed + var > ctx->scratch_bytes) {
+            if ((s = cz_cuda_scratch(ctx, fixed + var, &mem, err)) != CZ_OK) return s;
+        } else {
+            mem = ctx->scratch;
+        }
+        cv.base = (char *)mem;
+        cv.used = 0;
+        carve_fixed<T>(cv, cl.fx, nc, cl.resident == NULL);
+        cl.var_base = (char *)mem + fixed;
+        cl.var_reserved = var;
+        if (round == 3) return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: the resident bases keep changing");
+    }
+    /* a table this call could have used: its window (built after the call) */
+    if (slot && !cl.table && !slot->tab_failed && ctx->opts.msm_table != CZ_CUDA_TABLE_OFF &&
+        slot->bytes % sizeof(affine<F>) == 0)
+        cl.want_c = table_window(nc, T::bits, T::mul_per_us);
 
     /* chunk k + 1 is queued before chunk k is waited for (its scalars
      * upload while chunk k accumulates), except when tracing: the phase
@@ -883,6 +1001,21 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
         typename T::cxyzz cx;
         memcpy(&cx, &acc, sizeof cx);
         T::from_xyzz(out, &cx);
+    }
+    /* the block's table, once a call (AUTO: a second call) would have used
+     * one; a failure only costs this attempt (the MSMs go on without) */
+    if (cl.wants_table && slot && !slot->tab_failed) {
+        slot->tab_wants++;
+        if (slot->tab_wants >= (ctx->opts.msm_table == CZ_CUDA_TABLE_EAGER ? 1u : 2u)) {
+            cz_error terr;
+            cz_error_clear(&terr);
+            if (build_table<T>(ctx, slot, cl.want_c, &terr) != CZ_OK) {
+                slot->tab_failed = 1;
+                if (ctx->sticky) return cz_error_set(err, terr.status, "%s", cz_error_msg(&terr));
+                CZ_LOG(&ctx->log, CZ_LOG_INFO, "cuda", "%s: no MSM table (%s); the MSMs run window by window",
+                       T::name(), cz_error_msg(&terr));
+            }
+        }
     }
     return CZ_OK;
 }

@@ -78,6 +78,9 @@ enum { PH_START, PH_PREP, PH_SORT, PH_ONES, PH_ACC, PH_END, PH_COUNT };
 
 static const int C_MIN = 8;        /* automatic windows: c in [C_MIN, C_MAX] */
 static const int C_MAX = 20;
+static const int TAB_C_MIN = 10;   /* windows of a table of multiples (table_fn) */
+static const int TAB_C_MAX = 24;
+static const size_t TAB_MAX_ENTRIES = ((size_t)1 << 31) - 2; /* W m (shared plan), W n (table): < SIGN, != SENT */
 static const int C_FORCE_MIN = 4;  /* CZ_MSM_WINDOW accepts [C_FORCE_MIN, C_MAX] */
 static const int MAX_WINDOWS = 64; /* (255 + 4) / 4 */
 static const int MAX_LEVELS = 40;
@@ -166,14 +169,20 @@ CZ_HD int digit(const scalar &k, int w, int c)
 }
 
 /*
- * The W entries of the point with base index i (< 2^31 - 1) and canonical
- * scalar k, at position j of each window's array (window w at w * stride).
+ * The W entries of the point with canonical scalar k, at position j of each
+ * window's array (window w at w * stride). The entry of window w names the
+ * base v0 + w * vstep (< 2^31 - 1): v0 = the point's index and vstep = 0
+ * for the bases themselves; with a table of multiples (table_fn below:
+ * window w's multiples at w * n), v0 = the point's index in the table's
+ * block and vstep = n, so that every window's entry names 2^(c w) P and all
+ * windows can share one bucket set.
  */
-CZ_HD void write_entries(const scalar &k, uint32_t i, size_t j, int c, int W, size_t stride, uint32_t *keys,
-                         uint32_t *vals)
+CZ_HD void write_entries(const scalar &k, uint32_t v0, size_t j, int c, int W, size_t stride, uint32_t *keys,
+                         uint32_t *vals, uint32_t vstep = 0)
 {
     for (int w = 0; w < W; w++) {
         int d = digit(k, w, c);
+        const uint32_t i = v0 + (uint32_t)w * vstep;
         uint32_t key = 0, val = SENT;
         if (d > 0) {
             key = (uint32_t)d - 1;
@@ -214,6 +223,59 @@ template <class F> xyzz<F> combine_windows(const xyzz<F> *win, int W, int c)
     }
     return acc;
 }
+
+/* ---- the table of multiples ----------------------------------------------------- */
+
+/*
+ * Precomputation for resident bases: tab[w n + i] = 2^(c w) P_i (affine)
+ * for the n points P_i of a block and w < W, so that digit w of a scalar
+ * is an entry for the point 2^(c w) P_i and all W windows share one bucket
+ * set (plan.shared): one reduction instead of W, and no doublings between
+ * windows, so that the window can grow (fewer windows, fewer entries).
+ * cuda/msm.cu builds a block's table once (window 0 is a copy of the
+ * bases), one window after the other: launch w (1 <= w < W) over the
+ * points [lo, hi) of a piece, K consecutive points per thread: acc[i - lo]
+ * (window w - 1's point in XYZZ form, or P_i when w = 1) doubled c times
+ * and kept for the next window, then made affine with one inversion per
+ * thread (Montgomery's trick: the running product of the ZZZ goes through
+ * tab's x on the way; 1/ZZ = ZZ^2 / ZZZ^2 since ZZ^3 = ZZZ^2). Points at
+ * infinity (and any that a doubling takes there) become (0, 0).
+ */
+static const size_t TAB_K = 16;
+template <class F> struct table_fn {
+    const affine<F> *src; /* the n bases */
+    affine<F> *tab;       /* W x n */
+    xyzz<F> *acc;         /* hi - lo */
+    size_t n, lo, hi, K;
+    int c, w;
+    CZ_HD void operator()(size_t t) const
+    {
+        const size_t a = lo + t * K, e = a + K < hi ? a + K : hi;
+        if (a >= e) return;
+        affine<F> *out = tab + (size_t)w * n;
+        F run = F::one();
+        for (size_t i = a; i < e; i++) {
+            xyzz<F> p = w == 1 ? xyzz<F>::from_affine(src[i]) : acc[i - lo];
+            for (int k = 0; k < c; k++) p = p.dbl();
+            acc[i - lo] = p;
+            if (!p.is_inf()) run = run * p.ZZZ;
+            out[i].x = run; /* the product of the ZZZ of [a, i] */
+        }
+        F inv = run.inv();
+        for (size_t i = e; i-- > a;) {
+            const xyzz<F> p = acc[i - lo];
+            if (p.is_inf()) {
+                out[i] = affine<F>::inf();
+                continue;
+            }
+            const F u = i > a ? inv * out[i - 1].x : inv; /* 1 / ZZZ_i */
+            inv = inv * p.ZZZ;                              /* 1 / the product of [a, i) */
+            const F u2 = u.sqr();
+            out[i].x = p.X * p.ZZ.sqr() * u2;
+            out[i].y = p.Y * u;
+        }
+    }
+};
 
 /* ---- bucket accumulation: one run of entries ---------------------------------- */
 
@@ -399,7 +461,7 @@ template <class F> struct ones_fn {
  * calls them: five kernels per group took 10 minutes to build, one takes
  * under one), and the host test runs the very same dispatch.
  */
-enum { OP_LEVEL0, OP_LEVELK, OP_REDUCE, OP_SUM, OP_ONES };
+enum { OP_LEVEL0, OP_LEVELK, OP_REDUCE, OP_SUM, OP_ONES, OP_TABLE };
 
 template <class F> struct op {
     int kind;
@@ -409,6 +471,7 @@ template <class F> struct op {
         reduce_fn<F> r;
         sum_fn<F> s;
         ones_fn<F> o;
+        table_fn<F> tb;
     };
     CZ_HD void operator()(size_t t) const
     {
@@ -417,6 +480,7 @@ template <class F> struct op {
         case OP_LEVELK: lk(t); break;
         case OP_REDUCE: r(t); break;
         case OP_SUM: s(t); break;
+        case OP_TABLE: tb(t); break;
         default: o(t); break;
         }
     }
@@ -457,6 +521,13 @@ template <class F> CZ_HD op<F> make_op(const ones_fn<F> &f)
     x.o = f;
     return x;
 }
+template <class F> CZ_HD op<F> make_op(const table_fn<F> &f)
+{
+    op<F> x;
+    x.kind = OP_TABLE;
+    x.tb = f;
+    return x;
+}
 
 /* ---- the plan ------------------------------------------------------------------ */
 
@@ -491,6 +562,43 @@ inline int choose_window(size_t m, int bits, double mul_per_us)
         }
     }
     return best;
+}
+
+/*
+ * The same cost for one bucket set shared by all windows (a table of
+ * multiples): the W m entries and their additions stay, the reduction and
+ * the fixed launches are paid once.
+ */
+inline double shared_cost(size_t m, int c, int bits, double mul_per_us)
+{
+    const double W = (double)windows_of(c, bits), nb = (double)((size_t)1 << (c - 1));
+    return W * (double)m * (10.0 + 6e-5 * mul_per_us) + nb * 36.0 + 60.0 * mul_per_us;
+}
+
+/* The window of a table for calls of up to n points: the cheapest shared
+ * c in [TAB_C_MIN, TAB_C_MAX] with W n <= TAB_MAX_ENTRIES; 0 if none. */
+inline int table_window(size_t n, int bits, double mul_per_us)
+{
+    int best = 0;
+    double bc = 0;
+    for (int c = TAB_C_MIN; c <= TAB_C_MAX; c++) {
+        if ((size_t)windows_of(c, bits) * n > TAB_MAX_ENTRIES) continue;
+        double k = shared_cost(n, c, bits, mul_per_us);
+        if (best == 0 || k < bc) {
+            bc = k;
+            best = c;
+        }
+    }
+    return best;
+}
+
+/* Whether m points go faster through a table of window tc than through
+ * the per-window plan (at its own best window). */
+inline bool table_pays(size_t m, int tc, int bits, double mul_per_us)
+{
+    if (m == 0 || tc < TAB_C_MIN || tc > TAB_C_MAX || (size_t)windows_of(tc, bits) * m > TAB_MAX_ENTRIES) return false;
+    const int c = choose_window(m, bits, mul_per_us);
+    return shared_cost(m, tc, bits, mul_per_us) < window_cost(m, c, bits, mul_per_us);
 }
 
 /* Tunables (0 = default; cuda/msm.cu reads them from the environment). */
@@ -536,32 +644,41 @@ inline size_t tree_tmp_cap(size_t W, size_t cnt) { return W * ((cnt + TREE_G_MIN
 static const size_t CHUNK_DEFAULT = (size_t)1 << 25;
 
 /* Everything the launches after the sort need, for m other points (in W
- * windows of c bits) and m1 ones. */
+ * windows of c bits) and m1 ones: per window a bucket set of m entries, or
+ * (shared: a table of multiples) one bucket set of W m entries. */
 struct plan {
     int c, W;
-    size_t nb;           /* buckets per window, 2^(c-1) */
+    bool shared;         /* one bucket set for all windows */
+    int A;               /* bucket sets: W, or 1 when shared */
+    size_t nb;           /* buckets per set, 2^(c-1) */
     size_t m, m1;
+    size_t E;            /* entries per set: m, or W m when shared */
     int levels;          /* accumulation launches (0 when m = 0) */
-    size_t cnt[MAX_LEVELS], T[MAX_LEVELS], L[MAX_LEVELS]; /* per window */
+    size_t cnt[MAX_LEVELS], T[MAX_LEVELS], L[MAX_LEVELS]; /* per set */
     size_t S, nseg;      /* reduction segments */
     size_t G;            /* bases per thread in the ones' first sum */
 };
 
-/* Fills p for (m, m1, c); returns false if the knobs are out of range. */
-inline bool make_plan(plan *p, size_t m, size_t m1, int c, int bits, const knobs &k)
+/* Fills p for (m, m1, c) (shared: one bucket set, c up to TAB_C_MAX);
+ * returns false if the knobs are out of range. */
+inline bool make_plan(plan *p, size_t m, size_t m1, int c, int bits, const knobs &k, bool shared = false)
 {
-    if (c < 2 || c > C_MAX) return false;
+    if (c < 2 || c > (shared ? TAB_C_MAX : C_MAX)) return false;
     p->c = c;
     p->W = windows_of(c, bits);
     if (p->W > MAX_WINDOWS) return false;
+    p->shared = shared;
+    p->A = shared ? 1 : p->W;
+    if (shared && (size_t)p->W * m > TAB_MAX_ENTRIES) return false;
     p->nb = (size_t)1 << (c - 1);
     p->m = m;
     p->m1 = m1;
+    p->E = shared ? (size_t)p->W * m : m;
     const size_t L0 = k.run ? k.run : run_default(m, p->W);
     if (L0 < 8) return false;
     p->levels = 0;
     if (m > 0) {
-        size_t cnt = m, L = L0;
+        size_t cnt = p->E, L = L0;
         for (;;) {
             if (p->levels == MAX_LEVELS) return false;
             size_t T = (cnt + L - 1) / L;
@@ -576,7 +693,7 @@ inline bool make_plan(plan *p, size_t m, size_t m1, int c, int bits, const knobs
     }
     /* segments: enough threads to fill the GPU, at most 64 buckets each */
     size_t S = 64;
-    while (S > 16 && (size_t)p->W * (p->nb / S) < ((size_t)1 << 16)) S /= 2;
+    while (S > 16 && (size_t)p->A * (p->nb / S) < ((size_t)1 << 16)) S /= 2;
     if (S > p->nb) S = p->nb;
     p->S = S;
     p->nseg = p->nb / S;
@@ -584,21 +701,30 @@ inline bool make_plan(plan *p, size_t m, size_t m1, int c, int bits, const knobs
     return true;
 }
 
+/* The chunk's sum from the plan's results out[0, A] (A set sums, then the
+ * ones): sum_w 2^(wc) out[w] (host doublings) unless the set is shared. */
+template <class F> xyzz<F> plan_result(const plan &p, const xyzz<F> *out)
+{
+    return (p.shared ? out[0] : combine_windows<F>(out, p.W, p.c)).add(out[p.A]);
+}
+
 /* ---- the launches after the sort ------------------------------------------------- */
 
 /*
  * Buffers of msm_after_sort (device pointers on the GPU, host pointers in the
  * host test). Sizes for a plan p (per entry: key 4 bytes, points sizeof):
- *   keys, vals      W * m sorted entries (window w at w * m)
+ *   keys, vals      W * m sorted entries (set a's E at a * E)
  *   idx1            m1 base indices of the ones
- *   pkey/pval[q]    pieces of the levels k with k % 2 == q: max W * 2 T[k]
- *   buckets         W * nb
- *   seg[0]          W * nseg; seg[1]: tree_tmp_cap(W, nseg)
+ *   pkey/pval[q]    pieces of the levels k with k % 2 == q: max A * 2 T[k]
+ *   buckets         A * nb
+ *   seg[0]          A * nseg; seg[1]: tree_tmp_cap(A, nseg)
  *   ones[0]         ceil(m1 / G); ones[1]: tree_tmp_cap(1, ceil(m1 / G))
- *   out             W + 1 points: the window sums, then the sum of the ones
+ *   out             A + 1 points: the set sums, then the sum of the ones
+ * bases are the chunk's (the ones' indices), ebases what the entries' vals
+ * index: the same, or a table of multiples (shared plans).
  */
 template <class F> struct bufs {
-    const affine<F> *bases;
+    const affine<F> *bases, *ebases;
     const uint32_t *keys, *vals;
     const uint32_t *idx1;
     uint32_t *pkey[2];
@@ -614,7 +740,7 @@ inline size_t piece_cap(const plan &p, int q)
 {
     size_t cap = 0;
     for (int k = q; k < p.levels; k += 2) {
-        size_t e = (size_t)p.W * 2 * p.T[k];
+        size_t e = (size_t)p.A * 2 * p.T[k];
         if (e > cap) cap = e;
     }
     return cap;
@@ -661,7 +787,7 @@ cz_status sum_tree(Exec &ex, const xyzz<F> *in, size_t cnt, size_t W, xyzz<F> *c
 template <class F, class Exec> cz_status ones_part(Exec &ex, const plan &p, const bufs<F> &b)
 {
     cz_status st;
-    const size_t W = (size_t)p.W;
+    const size_t W = (size_t)p.A;
     if (p.m1 == 0) {
         st = ex.zero(b.out + W, sizeof(xyzz<F>));
     } else {
@@ -676,7 +802,7 @@ template <class F, class Exec> cz_status ones_part(Exec &ex, const plan &p, cons
 template <class F, class Exec> cz_status acc_part(Exec &ex, const plan &p, const bufs<F> &b)
 {
     cz_status st;
-    const size_t W = (size_t)p.W;
+    const size_t W = (size_t)p.A; /* bucket sets */
     if (p.m == 0) {
         st = ex.zero(b.out, W * sizeof(xyzz<F>));
         return st == CZ_OK ? ex.mark(PH_ACC) : st;
@@ -688,7 +814,7 @@ template <class F, class Exec> cz_status acc_part(Exec &ex, const plan &p, const
     for (int k = 0; k < p.levels; k++) {
         const int q = k % 2;
         if (k == 0) {
-            level0_fn<F> f = {b.keys, b.vals, b.bases, p.cnt[0], p.L[0], p.T[0], p.nb,
+            level0_fn<F> f = {b.keys, b.vals, b.ebases, p.cnt[0], p.L[0], p.T[0], p.nb,
                               b.buckets, b.pkey[q], b.pval[q]};
             st = ex.run(make_op(f), W * p.T[0]);
         } else {

@@ -160,15 +160,25 @@ struct emu_info {
     bool canaries_ok;
 };
 
+/* A block's table of multiples (msm.cuh table_fn) for the emulator: tab
+ * holds W x tab_n points, the MSM's bases are the block's from tab_first on. */
+template <class F> struct emu_table {
+    const affine<F> *tab;
+    size_t tab_n, tab_first;
+    int c;
+};
+
 /*
  * sum s_i P_i the way cuda/msm.cu computes it, on the host. per_window: run
  * after_sort once per window (W = 1 on that window's slices, so the buckets
  * of large windows fit in memory); the GPU runs all windows at once, which
- * the default mode does here.
+ * the default mode does here. tb: through a table of multiples (the shared
+ * plan, as cuda/msm.cu runs it where table_pays; forced here).
  */
 template <class T>
 static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, size_t n, bool mont, const knobs &kn,
-                         bool per_window, xyzz<typename T::F> *result, emu_info *info)
+                         bool per_window, xyzz<typename T::F> *result, emu_info *info,
+                         const emu_table<typename T::F> *tb = NULL)
 {
     typedef typename T::F F;
     typedef xyzz<F> X;
@@ -191,9 +201,9 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
             m += cls[i] == CLS_OTHER;
             m1 += cls[i] == CLS_ONE;
         }
-        int c = kn.window ? kn.window : choose_window(m > 0 ? m : 1, T::bits, T::mul_per_us);
+        int c = tb ? tb->c : kn.window ? kn.window : choose_window(m > 0 ? m : 1, T::bits, T::mul_per_us);
         plan p;
-        if (!make_plan(&p, m, m1, c, T::bits, kn)) return CZ_ERR_INTERNAL;
+        if (!make_plan(&p, m, m1, c, T::bits, kn, tb != NULL)) return CZ_ERR_INTERNAL;
         info->c = c;
         info->W = p.W;
         info->levels = p.levels;
@@ -206,25 +216,26 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
         vals.init(W * m * 4, 0xa5);
         idx1.init(m1 * 4, 0xa5);
         size_t j = 0, j1 = 0;
+        const uint32_t v0 = tb ? (uint32_t)(tb->tab_first + off) : 0, vstep = tb ? (uint32_t)tb->tab_n : 0;
         for (size_t i = 0; i < len; i++) {
             if (cls[i] == CLS_OTHER) {
                 scalar s = load_scalar((const uint32_t *)(scalars + 32 * (off + i)));
-                write_entries(canonical<typename T::FRP>(s, mont), (uint32_t)i, j++, p.c, p.W, m,
-                              keys.as<uint32_t>(), vals.as<uint32_t>());
+                write_entries(canonical<typename T::FRP>(s, mont), v0 + (uint32_t)i, j++, p.c, p.W, m,
+                              keys.as<uint32_t>(), vals.as<uint32_t>(), vstep);
             } else if (cls[i] == CLS_ONE) {
                 idx1.as<uint32_t>()[j1++] = (uint32_t)i;
             }
         }
-        /* the sort, per window, ties in random order */
+        /* the sort, per bucket set (a window, or all of them when shared), ties in random order */
         {
-            std::vector<uint64_t> tmp(m);
-            for (size_t w = 0; w < W; w++) {
-                uint32_t *k = keys.as<uint32_t>() + w * m, *v = vals.as<uint32_t>() + w * m;
-                std::vector<std::pair<uint64_t, uint32_t>> e(m);
-                for (size_t q = 0; q < m; q++)
+            const size_t E = p.E;
+            for (size_t w = 0; w < (size_t)p.A; w++) {
+                uint32_t *k = keys.as<uint32_t>() + w * E, *v = vals.as<uint32_t>() + w * E;
+                std::vector<std::pair<uint64_t, uint32_t>> e(E);
+                for (size_t q = 0; q < E; q++)
                     e[q] = std::make_pair(((uint64_t)k[q] << 32) | (cz_rng_u64(&g_rng) & 0xffffffffu), v[q]);
                 std::sort(e.begin(), e.end());
-                for (size_t q = 0; q < m; q++) {
+                for (size_t q = 0; q < E; q++) {
                     k[q] = (uint32_t)(e[q].first >> 32);
                     v[q] = e[q].second;
                 }
@@ -233,25 +244,27 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
         /* after_sort on exactly-sized buffers; garbage where the GPU's scratch may hold garbage */
         plan pr = p; /* the plan the buffers are sized for */
         size_t nwin = W;
-        if (per_window) pr.W = 1;
+        if (per_window && tb) return CZ_ERR_INVALID_ARG; /* one set already */
+        if (per_window) pr.W = pr.A = 1;
         guarded pkey[2], pval[2], buckets, seg[2], ones[2], out;
         for (int q = 0; q < 2; q++) {
             size_t cap = piece_cap(pr, q);
             pkey[q].init(cap * 4, 0xa5);
             pval[q].init(cap * sizeof(X), 0xa5);
         }
-        buckets.init((size_t)pr.W * pr.nb * sizeof(X), 0xa5);
-        seg[0].init((size_t)pr.W * pr.nseg * sizeof(X), 0xa5);
-        seg[1].init(tree_tmp_cap(pr.W, pr.nseg) * sizeof(X), 0xa5);
+        buckets.init((size_t)pr.A * pr.nb * sizeof(X), 0xa5);
+        seg[0].init((size_t)pr.A * pr.nseg * sizeof(X), 0xa5);
+        seg[1].init(tree_tmp_cap(pr.A, pr.nseg) * sizeof(X), 0xa5);
         size_t g1 = (m1 + p.G - 1) / p.G;
         ones[0].init(g1 * sizeof(X), 0xa5);
         ones[1].init(tree_tmp_cap(1, g1) * sizeof(X), 0xa5);
-        out.init(((size_t)pr.W + 1) * sizeof(X), 0xa5);
+        out.init(((size_t)pr.A + 1) * sizeof(X), 0xa5);
         std::vector<X> win(W + 1);
         host_exec ex;
         for (size_t w = 0; w < (per_window ? nwin : 1); w++) {
             bufs<F> b;
             b.bases = dbases + off;
+            b.ebases = tb ? tb->tab : b.bases;
             b.keys = keys.as<uint32_t>() + (per_window ? w * m : 0);
             b.vals = vals.as<uint32_t>() + (per_window ? w * m : 0);
             b.idx1 = idx1.as<uint32_t>();
@@ -271,7 +284,7 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
                 win[w] = out.as<X>()[0];
                 if (w == 0) win[W] = out.as<X>()[1];
             } else {
-                for (size_t q = 0; q <= W; q++) win[q] = out.as<X>()[q];
+                for (size_t q = 0; q <= (size_t)pr.A; q++) win[q] = out.as<X>()[q];
             }
         }
         bool ok = keys.intact() && vals.intact() && idx1.intact() && buckets.intact() && out.intact();
@@ -279,7 +292,8 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
             ok = ok && pkey[q].intact() && pval[q].intact() && seg[q].intact() && ones[q].intact();
         info->canaries_ok &= ok;
         info->launches += ex.launches;
-        *result = result->add(combine_windows<F>(win.data(), p.W, p.c).add(win[W]));
+        *result = result->add(per_window ? combine_windows<F>(win.data(), p.W, p.c).add(win[W])
+                                         : plan_result<F>(p, win.data()));
     }
     return CZ_OK;
 }
@@ -570,6 +584,57 @@ static void test_plan(void)
     tree_bad += tree_group(1, (size_t)32 << 16) != 32 || tree_group(1, ((size_t)32 << 16) - 32) != 8 ||
                 tree_group(1, 1000) != 4;
     CHECK_MSG(tree_bad == 0, "tree_group: %ld bad in %ld trees", tree_bad, trees);
+
+    /* shared plans (a table of multiples): one set of W m entries, windows
+     * up to TAB_C_MAX, at most TAB_MAX_ENTRIES entries; their scratch sizing
+     * as above (msm.cu var_reserve sizes the shared plan up to the chunk) */
+    long sh_bad = 0;
+    for (int c = TAB_C_MIN; c <= TAB_C_MAX; c++) {
+        const int W = windows_of(c, 255);
+        for (size_t m : {(size_t)1, (size_t)1000, (size_t)1 << 20, (size_t)1 << 25}) {
+            plan q;
+            if (!make_plan(&q, m, 3, c, 255, knob(), true)) {
+                sh_bad++;
+                continue;
+            }
+            sh_bad += !q.shared || q.A != 1 || q.E != (size_t)W * m || q.cnt[0] != q.E || q.T[q.levels - 1] != 1;
+            sh_bad += q.nseg * q.S != q.nb;
+        }
+        plan q;
+        sh_bad += make_plan(&q, TAB_MAX_ENTRIES / (size_t)W + 1, 0, c, 255, knob(), true); /* too many entries */
+        sh_bad += c > C_MAX && make_plan(&q, 100, 0, c, 255, knob()); /* only shared plans go past C_MAX */
+        const size_t small = (RUN_BIG_ENTRIES - 1) / (size_t)W, hi = (size_t)1 << 22;
+        plan ph, ps;
+        make_plan(&ph, hi, 0, c, 255, knob(), true);
+        make_plan(&ps, small, 0, c, 255, knob(), true);
+        for (size_t m = 1; m <= hi; m = m * 2 + 1) {
+            plan pm;
+            make_plan(&pm, m, 0, c, 255, knob(), true);
+            for (int q2 = 0; q2 < 2; q2++)
+                sh_bad += piece_cap(pm, q2) > std::max(piece_cap(ph, q2), small < hi ? piece_cap(ps, q2) : 0);
+        }
+    }
+    /* table_window: in range, W n within TAB_MAX_ENTRIES; table_pays: never
+     * for m = 0, for full-width 2^22 and 2^24 at the window it chose */
+    for (double rate : {16800.0, 5600.0, 37500.0}) {
+        for (int e = 4; e <= 30; e++) {
+            size_t n = (size_t)1 << e;
+            int tc = table_window(n, 255, rate);
+            if (tc == 0) { /* only when no window fits */
+                sh_bad += (size_t)windows_of(TAB_C_MAX, 255) * n <= TAB_MAX_ENTRIES;
+                continue;
+            }
+            sh_bad += tc < TAB_C_MIN || tc > TAB_C_MAX || (size_t)windows_of(tc, 255) * n > TAB_MAX_ENTRIES;
+            sh_bad += table_pays(0, tc, 255, rate);
+            if (e == 22 || e == 24) sh_bad += !table_pays(n, tc, 255, rate);
+        }
+    }
+    printf("test_cuda_msm: table windows (BLS12-381 G1 / G2 / BN254 G1): ");
+    for (int e = 16; e <= 26; e += 2)
+        printf("2^%d: %d/%d/%d  ", e, table_window((size_t)1 << e, 255, 16800.0),
+               table_window((size_t)1 << e, 255, 5600.0), table_window((size_t)1 << e, 254, 37500.0));
+    printf("\n");
+    CHECK_MSG(sh_bad == 0, "shared plans / table windows: %ld bad", sh_bad);
 }
 
 /* ---- point helpers ------------------------------------------------------------------------------------------------ */
@@ -657,7 +722,7 @@ template <class T> static void test_levels(void)
                 bad++;
                 continue;
             }
-            p.W = 1; /* one window here */
+            p.W = p.A = 1; /* one window here */
             /* keys: 0 one bucket; 1 random; 2 runs of length run; 3 run +- 1; 4 long run in the middle;
              * 5 every key distinct, gaps */
             std::vector<uint32_t> keys(m), vals(m);
@@ -708,7 +773,7 @@ template <class T> static void test_levels(void)
             on[1].init(tree_tmp_cap(1, g1) * sizeof(X), 0xa5);
             out.init(2 * sizeof(X), 0xa5);
             bufs<F> b;
-            b.bases = (const affine<F> *)I.bases.data();
+            b.bases = b.ebases = (const affine<F> *)I.bases.data();
             b.keys = keys.data();
             b.vals = vals.data();
             b.idx1 = idx1.data();
@@ -943,6 +1008,88 @@ template <class T> static void test_edge_bases(void)
     check<T>(J, &expect, knob(), "all infinity");
 }
 
+/* ---- the table of multiples ------------------------------------------------------------------------------------ */
+
+/*
+ * table_fn against the CPU (window w of point i = 2^(c w) P_i, infinity and
+ * its doublings included), built in pieces and runs of K that do not divide
+ * the block; then MSMs over sub-ranges of the block through the table (the
+ * shared plan, entries naming table points), chunked too, against the CPU.
+ */
+template <class T> static void test_table(void)
+{
+    typedef typename T::F F;
+    const size_t nblk = T::g1 ? (g_quick ? 120 : 400) : (g_quick ? 40 : 100);
+    inst<T> B;
+    B.init(nblk);
+    memset(&B.bases[3], 0, sizeof B.bases[3]); /* infinity */
+    B.bases[7] = B.bases[5];                   /* repeated */
+    T::affine_neg(&B.bases[8], &B.bases[5]);   /* P, -P */
+    const int cs[] = {TAB_C_MIN, 11, 13};
+    long bad = 0;
+    for (int c : cs) {
+        if (g_quick && c == 11) continue;
+        const int W = windows_of(c, T::bits);
+        std::vector<affine<F>> tab((size_t)W * nblk);
+        std::vector<xyzz<F>> acc(nblk);
+        const affine<F> *src = (const affine<F> *)B.bases.data();
+        memcpy(tab.data(), src, nblk * sizeof(affine<F>));
+        const size_t piece = c == TAB_C_MIN ? nblk : nblk / 3 + 1, K = c == 13 ? 3 : TAB_K;
+        host_exec ex;
+        for (size_t lo = 0; lo < nblk; lo += piece) {
+            const size_t hi = nblk - lo < piece ? nblk : lo + piece;
+            for (int w = 1; w < W; w++) {
+                table_fn<F> f = {src, tab.data(), acc.data(), nblk, lo, hi, K, c, w};
+                ex.run(make_op(f), (hi - lo + K - 1) / K);
+            }
+        }
+        for (int w = 0; w < W; w++) {
+            for (size_t i = 0; i < nblk; i += (w % 5 == 1 ? 1 : 7)) {
+                typename T::jac P, R, G;
+                T::from_affine(&P, &B.bases[i]);
+                uint64_t k[5] = {0, 0, 0, 0, 0};
+                k[(c * w) / 64] = 1ull << ((c * w) % 64);
+                T::mul(&R, &P, k, 5);
+                typename T::caff a;
+                memcpy(&a, &tab[(size_t)w * nblk + i], sizeof a);
+                T::from_affine(&G, &a);
+                bad += !T::eq(&R, &G);
+            }
+        }
+        CHECK_MSG(bad == 0, "%s table c=%d W=%d: %ld points wrong", T::name(), c, W, bad);
+        /* MSMs through it: the whole block, and a sub-range chunked */
+        for (int rg = 0; rg < 2; rg++) {
+            const size_t first = rg ? 5 : 0, n = rg ? nblk - 9 : nblk;
+            inst<T> I;
+            I.n = n;
+            I.bases.assign(B.bases.begin() + first, B.bases.begin() + first + n);
+            I.s.resize(n);
+            I.canon.resize(32 * n);
+            for (size_t i = 0; i < n; i++) {
+                T::fr_random(&I.s[i], &g_rng);
+                if (i % 5 == 1) I.set_u64(i, i % 3); /* 0, 1, 2 */
+            }
+            I.s[n - 1] = I.s[n - 2];
+            T::fr_neg(&I.s[n - 2], &I.s[n - 2]);
+            I.sync();
+            typename T::jac expect;
+            oracle<T>(I, &expect);
+            emu_table<F> tb = {tab.data(), nblk, first, c};
+            for (int mont = 0; mont < 2; mont++) {
+                xyzz<F> r;
+                emu_info info;
+                knobs kn = knob(0, rg ? 8 : 0, rg ? n / 3 : 0);
+                cz_status st = emulate<T>(I.bases.data(), I.scalars(mont), n, mont != 0, kn, false, &r, &info, &tb);
+                typename T::jac R;
+                to_jac<T>(&R, r);
+                CHECK_MSG(st == CZ_OK && T::eq(&R, &expect) && info.canaries_ok,
+                          "%s table MSM c=%d n=%zu first=%zu form=%d chunks=%zu: status %s, canaries %s", T::name(), c,
+                          n, first, mont, info.chunks, cz_status_str(st), info.canaries_ok ? "ok" : "OVERWRITTEN");
+            }
+        }
+    }
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -965,8 +1112,10 @@ template <class T> static void run_group(void)
     test_edge_scalars<T>();
     test_edge_bases<T>();
     double t4 = now_s();
-    printf("%s: %s (s: units %.1f, sizes %.1f, windows %.1f, edges %.1f)\n", T::name(),
-           cz_test_failed == before ? "ok" : "FAILED", t1 - t0, t2 - t1, t3 - t2, t4 - t3);
+    test_table<T>();
+    double t5 = now_s();
+    printf("%s: %s (s: units %.1f, sizes %.1f, windows %.1f, edges %.1f, table %.1f)\n", T::name(),
+           cz_test_failed == before ? "ok" : "FAILED", t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4);
     fflush(stdout);
 }
 
