@@ -20,6 +20,10 @@
  * bench.h's (--write, --repeats, ...). --trace prints each call's plan and
  * phase times; --window=c forces the window (cz_cuda_opts). --sweep=ROWS
  * times rows at a range of windows and level-0 runs instead (see --help).
+ * --table=eager (default) builds the table of multiples of the resident
+ * bases in the warm-up call (its build time goes to stderr), so the
+ * 'resident' rows time calls through it; the 'no table' rows time the same
+ * calls with the per-window plan, in the same run (the A/B).
  */
 #include <string.h>
 
@@ -70,6 +74,19 @@ GROUP(bn254_g2, cz_bn254_fr, CZ_CURVE_BN254, false, "BN254 G2", 0x1fffffffffffff
 static cz_cuda *g_ctx;
 static cz_rng g_rng;
 static int g_trace; /* --trace: kept by the sweep's options too */
+static cz_cuda_opts g_opts; /* the command line's */
+
+/* g_opts with the table mode t */
+static bool set_table(int t)
+{
+    cz_cuda_opts o = g_opts;
+    o.msm_table = t;
+    cz_error err;
+    cz_error_clear(&err);
+    if (cz_cuda_set_opts(g_ctx, &o, &err) == CZ_OK) return true;
+    fprintf(stderr, "bench_gpu_msm: %s\n", cz_error_msg(&err));
+    return false;
+}
 
 /* one timed configuration */
 template <class T> struct run_ctx {
@@ -192,11 +209,18 @@ static int bench_group(cz_bench *b, cz_bench_table *t, int logn, bool pageable_t
     if (!resident) fprintf(stderr, "%s 2^%d: bases not resident: %s\n", T::label(), logn, cz_error_msg(&err));
     typename T::jac ref;
     bool have_ref = false;
-    for (int mode = 0; mode < 5 && rc == 0; mode++) {
-        /* 0 resident, 1 streamed pinned, 2 streamed pageable, 3 witness-like
-         * resident, 4 resident with 2^16 bases repeated (the old, flattering
-         * input: last, it overwrites the bases) */
-        if (mode == 0 && !resident) continue;
+    static const int modes[] = {0, 5, 1, 2, 3, 6, 4};
+    for (size_t mi = 0; mi < sizeof modes / sizeof modes[0] && rc == 0; mi++) {
+        /* 0 resident (the table, if the options allow one, built in the
+         * warm-up: --table), 5 resident without a table (the per-window
+         * plan: the A/B of the table), 1 streamed pinned, 2 streamed
+         * pageable, 3 witness-like resident, 6 the same without a table, 4
+         * resident with 2^16 bases repeated (the old, flattering input:
+         * last, it overwrites the bases) */
+        const int mode = modes[mi];
+        if ((mode == 5 || mode == 6) && g_opts.msm_table == CZ_CUDA_TABLE_OFF) continue;
+        if ((mode == 0 || mode == 5) && !resident) continue;
+        if (mode == 6 && (!witness_too || !resident)) continue;
         if (mode == 2 && !pageable_too) continue;
         if (mode == 3 && (!witness_too || !resident)) continue;
         if (mode == 4 && !repeated_too) continue;
@@ -218,19 +242,23 @@ static int bench_group(cz_bench *b, cz_bench_table *t, int logn, bool pageable_t
             cz_cuda_bases_release(g_ctx, bases);
             if (!make_bases<T>(bases, n, false) || cz_cuda_bases_pin(g_ctx, bases, bbytes, &err) != CZ_OK) continue;
         }
-        if (mode == 3) {
+        if (mode == 3 || mode == 6) {
             if (cz_cuda_bases_pin(g_ctx, bases, bbytes, &err) != CZ_OK) continue;
             wscal = (uint64_t *)pinned_alloc(32 * n);
             if (!wscal) continue;
+            cz_rng wr = g_rng; /* the same mix for modes 3 and 6 */
             make_scalars<T>(wscal, n, true);
+            if (mode == 3) g_rng = wr;
             c.scalars = wscal;
         }
-        run_fn<T>(&c, 1); /* warm-up: scratch, staging */
+        if ((mode == 5 || mode == 6) && !set_table(CZ_CUDA_TABLE_OFF)) rc = 1;
+        run_fn<T>(&c, 1); /* warm-up: scratch, staging, the table */
         double ns = c.st == CZ_OK ? cz_bench_time(b, run_fn<T>, &c) : 0;
+        if ((mode == 5 || mode == 6) && !set_table(g_opts.msm_table)) rc = 1;
         if (c.st != CZ_OK) {
             fprintf(stderr, "%s 2^%d: %s\n", T::label(), logn, c.msg);
             rc = 1;
-        } else if (mode < 3) {
+        } else if (mode < 3 || mode == 5) {
             if (!have_ref) {
                 ref = c.out;
                 have_ref = true;
@@ -240,7 +268,8 @@ static int bench_group(cz_bench *b, cz_bench_table *t, int logn, bool pageable_t
             }
         }
         static const char *mode_name[] = {"resident", "streamed (pinned)", "streamed (pageable)",
-                                          "resident, witness-like", "resident, 2^16 bases repeated (extra)"};
+                                          "resident, witness-like", "resident, 2^16 bases repeated (extra)",
+                                          "resident, no table", "resident, witness-like, no table"};
         if (c.st == CZ_OK)
             cz_bench_table_addf(t, "%s|2^%d|%s|%.2f|%.2f", T::label(), logn, mode_name[mode], ns * 1e-6,
                                 ns / (double)n);
@@ -393,13 +422,17 @@ static void trace_line(void *ctx, cz_log_level level, const char *component, con
 int main(int argc, char **argv)
 {
     cz_bench b;
-    static const char *const own[] = {"--max-log", "--g2-log",     "--window", "--trace",
+    static const char *const own[] = {"--max-log", "--g2-log",        "--window",     "--trace", "--table",
                                       "--sweep",   "--sweep-windows", "--sweep-runs", NULL};
     int rc = cz_bench_init(&b, "bench_gpu_msm", argc, argv, own,
                            "  --max-log=K   largest BLS12-381 G1 size 2^K (default 26)\n"
                            "  --g2-log=K    G2 size 2^K (default 22)\n"
                            "  --window=C    force the MSM window (default: the plan's)\n"
                            "  --trace       each call's plan and phase times on stderr\n"
+                           "  --table=MODE  tables of multiples of resident bases: eager (default: built\n"
+                           "                in the warm-up call, so the timed calls use it; rows 'no\n"
+                           "                table' time the same calls without), auto (built on the 2nd\n"
+                           "                call, as in the prover) or off\n"
                            "  --sweep=ROWS  instead of the table: each row (GROUP:LOG, comma-separated;\n"
                            "                GROUP bls-g1, bn-g1, bls-g2, bn-g2) with resident bases at\n"
                            "                every window and run below, full-width and witness-like\n"
@@ -429,6 +462,17 @@ int main(int argc, char **argv)
     memset(&co, 0, sizeof co);
     co.msm_window = (int)cz_bench_opt_long(&b, "--window", 0);
     co.msm_trace = g_trace = cz_bench_has(&b, "--trace");
+    const char *tm = cz_bench_opt_str(&b, "--table");
+    co.msm_table = CZ_CUDA_TABLE_EAGER;
+    if (tm && !strcmp(tm, "auto"))
+        co.msm_table = CZ_CUDA_TABLE_AUTO;
+    else if (tm && !strcmp(tm, "off"))
+        co.msm_table = CZ_CUDA_TABLE_OFF;
+    else if (tm && strcmp(tm, "eager")) {
+        fprintf(stderr, "bench_gpu_msm: --table=%s: expected eager, auto or off\n", tm);
+        return 2;
+    }
+    g_opts = co;
     static const cz_logger trace_log = {trace_line, NULL, CZ_LOG_DEBUG};
     cz_cuda_set_logger(g_ctx, &trace_log);
     if ((st = cz_cuda_set_opts(g_ctx, &co, &err)) != CZ_OK) {
@@ -439,7 +483,8 @@ int main(int argc, char **argv)
     cz_bench_note(&b, "GPU: %s. Whole call: Montgomery scalars from pinned host memory, result on the host; "
                       "median of %d calls after a warm-up. Bases: 2^n distinct random points (the '2^16 bases repeated' rows "
                       "are an extra: those fit in the L2). Scalars: full-width random; witness-like: 50%% zero, 44%% "
-                      "one, 3%% small, 3%% full width.",
+                      "one, 3%% small, 3%% full width. Resident rows use the bases' table of multiples (built in the "
+                      "warm-up) where the plan finds it cheaper; 'no table' rows are the per-window plan.",
                   cz_cuda_name(g_ctx), b.repeats);
     const char *rows = cz_bench_opt_str(&b, "--sweep");
     if (rows) {

@@ -197,7 +197,10 @@ static cz_status prove_load(prove_cmd *pc)
     cz_backend_opts bo;
     memset(&bo, 0, sizeof bo);
     bo.budget = pc->budget;
-    bo.log = &cli_log;
+    /* -v: the device's notes too (an MSM table built, bases streamed) */
+    cz_logger blog = cli_log;
+    if (cli_verbose && blog.level < CZ_LOG_INFO) blog.level = CZ_LOG_INFO;
+    bo.log = &blog;
     bo.fallback = 1;
     if ((st = cz_backend_create(&pc->be, pc->device, &bo, &pc->err)) != CZ_OK) {
         pc->device_failed = 1; /* the spec parsed (prove_parse): the device is missing or failed */

@@ -29,9 +29,10 @@
 #include "msm_test_groups.h"
 #pragma nv_diag_default 550
 
-#define GROUP(NAME, CURVE, G1)                                                                                       \
+#define GROUP(NAME, CURVE, G1, BITS)                                                                                 \
     struct NAME : cpu_##NAME {                                                                                       \
         static constexpr bool g1 = G1;                                                                               \
+        static constexpr int bits = BITS;                                                                            \
         static constexpr cz_curve curve_id = CURVE;                                                                  \
         static cz_status gpu(cz_cuda *ctx, jac *out, const void *b, const void *s, size_t n, cz_msm_scalar_form f,   \
                              cz_error *err)                                                                          \
@@ -41,10 +42,10 @@
         }                                                                                                            \
     };
 
-GROUP(bls12_381_g1, CZ_CURVE_BLS12_381, true)
-GROUP(bls12_381_g2, CZ_CURVE_BLS12_381, false)
-GROUP(bn254_g1, CZ_CURVE_BN254, true)
-GROUP(bn254_g2, CZ_CURVE_BN254, false)
+GROUP(bls12_381_g1, CZ_CURVE_BLS12_381, true, CZ_BLS12_381_FR_BITS)
+GROUP(bls12_381_g2, CZ_CURVE_BLS12_381, false, CZ_BLS12_381_FR_BITS)
+GROUP(bn254_g1, CZ_CURVE_BN254, true, CZ_BN254_FR_BITS)
+GROUP(bn254_g2, CZ_CURVE_BN254, false, CZ_BN254_FR_BITS)
 #undef GROUP
 
 static cz_cuda *g_ctx;
@@ -230,13 +231,14 @@ template <class T> static void test_witness_like(size_t n)
 }
 
 /* the kernels' tuning knobs (cz_cuda_opts), one at a time; 0: automatic */
-enum knob { K_WINDOW, K_RUN, K_CHUNK };
+enum knob { K_WINDOW, K_RUN, K_CHUNK, K_TABLE };
 static void set_knob(knob k, long v)
 {
     static cz_cuda_opts o;
     if (k == K_WINDOW) o.msm_window = (int)v;
     if (k == K_RUN) o.msm_run = (size_t)v;
     if (k == K_CHUNK) o.msm_chunk = (size_t)v;
+    if (k == K_TABLE) o.msm_table = (int)v;
     cz_error e;
     cz_error_clear(&e);
     CHECK_MSG(cz_cuda_set_opts(g_ctx, &o, &e) == CZ_OK, "cz_cuda_set_opts: %s", cz_error_msg(&e));
@@ -293,6 +295,120 @@ template <class T> static void test_knobs(void)
     oracle<T>(J, &ej);
     check<T>(J, &ej, "chunk 1", B_ALL, F_BOTH);
     set_knob(K_CHUNK, 0);
+}
+
+/*
+ * Tables of multiples (cz_cuda_opts msm_table): the bases of a block pinned
+ * once; EAGER builds the block's table after the first call that would use
+ * one (its VRAM shows in cz_cuda_bases_resident), later calls go through it
+ * (the shared plan) and must still equal the CPU: full-width, digit
+ * extremes, r - 1, witness-like mixes, sub-ranges of the block, chunks
+ * (the table's index of a chunk's points), both forms; AUTO builds on the
+ * second such call only; releasing the bases frees the table.
+ */
+template <class T> static void test_table(void)
+{
+    const size_t sizes[] = {1000, 4097, (1u << 16) + 3, T::g1 ? (1u << 20) : (1u << 18)};
+    for (size_t n : sizes) {
+        inst<T> B;
+        B.init(n);
+        memset(&B.bases[3], 0, sizeof B.bases[3]); /* infinity */
+        B.bases[7] = B.bases[5];                   /* repeated */
+        T::affine_neg(&B.bases[8], &B.bases[5]);   /* P, -P */
+        const size_t bbytes = n * sizeof(typename T::caff);
+        cz_error err;
+        cz_error_clear(&err);
+        if (cz_cuda_bases_pin(g_ctx, B.bases.data(), bbytes, &err) != CZ_OK) {
+            CHECK_MSG(0, "%s: bases_pin: %s", T::name(), cz_error_msg(&err));
+            continue;
+        }
+        const size_t res0 = cz_cuda_bases_resident(g_ctx);
+        set_knob(K_TABLE, n == 4097 ? CZ_CUDA_TABLE_AUTO : CZ_CUDA_TABLE_EAGER);
+        /* call k on the scalars of I over bases + first */
+        auto run = [&](inst<T> &I, size_t first, const char *what, int k) {
+            typename T::jac expect, R;
+            oracle<T>(I, &expect);
+            for (int mont = 0; mont < 2; mont++) {
+                cz_error e;
+                cz_error_clear(&e);
+                cz_status st = T::gpu(g_ctx, &R, B.bases.data() + first, I.scalars(mont != 0), I.n,
+                                      mont ? CZ_MSM_MONTGOMERY : CZ_MSM_CANONICAL, &e);
+                CHECK_MSG(st == CZ_OK && T::eq(&R, &expect), "%s table n=%zu %s (call %d, first %zu, form %d): %s",
+                          T::name(), n, what, k, first, mont, st == CZ_OK ? "wrong result" : cz_error_msg(&e));
+            }
+        };
+        inst<T> I;
+        I.n = n;
+        I.bases = B.bases;
+        I.s.resize(n);
+        I.canon.resize(32 * n);
+        for (size_t i = 0; i < n; i++) T::fr_random(&I.s[i], &g_rng);
+        I.sync();
+        run(I, 0, "full-width", 1);
+        const size_t res1 = cz_cuda_bases_resident(g_ctx);
+        run(I, 0, "full-width", 2);
+        const size_t res2 = cz_cuda_bases_resident(g_ctx);
+        /* EAGER: built after the first call; AUTO: after the second (the
+         * two forms of one run count as two calls) */
+        CHECK_MSG(res2 > res0 && (n == 4097 || res1 > res0), "%s table n=%zu: resident %zu -> %zu -> %zu bytes",
+                  T::name(), n, res0, res1, res2);
+        /* digit extremes at the windows a table may have, and r - 1 */
+        for (int c : {16, 20, 22}) {
+            for (size_t i = 0; i < n; i++) {
+                uint64_t v[4] = {0, 0, 0, 0};
+                for (int b = 0; b < T::bits - 1; b++) {
+                    int pos = b % c, kind = (int)(i % 4);
+                    int set = kind == 0   ? pos < c - 1
+                              : kind == 1 ? ((b / c) % 2 == 0 && pos == c - 1)
+                              : kind == 2 ? 1
+                                          : pos == c - 1;
+                    if (set) v[b / 64] |= 1ull << (b % 64);
+                }
+                T::fr_from_canonical(&I.s[i], v);
+            }
+            uint64_t one[4] = {1, 0, 0, 0};
+            typename T::fr f1;
+            T::fr_from_canonical(&f1, one);
+            T::fr_neg(&I.s[n / 2], &f1); /* r - 1 */
+            I.sync();
+            char what[32];
+            snprintf(what, sizeof what, "digit extremes c=%d", c);
+            run(I, 0, what, 3);
+        }
+        /* witness-like: mostly 0 and 1 (the plan may leave the table) */
+        for (size_t i = 0; i < n; i++) {
+            uint64_t r = cz_rng_u64(&g_rng) % 100;
+            if (r < 50)
+                I.set_u64(i, 0);
+            else if (r < 94)
+                I.set_u64(i, 1);
+            else if (r < 97)
+                I.set_u64(i, 2 + cz_rng_u64(&g_rng) % 1000);
+            else
+                T::fr_random(&I.s[i], &g_rng);
+        }
+        I.sync();
+        run(I, 0, "witness-like", 4);
+        /* a sub-range of the block, whole and in chunks */
+        {
+            const size_t first = 9, len = n - 9 - 5;
+            inst<T> J;
+            J.n = len;
+            J.bases.assign(B.bases.begin() + first, B.bases.begin() + first + len);
+            J.s.resize(len);
+            J.canon.resize(32 * len);
+            for (size_t i = 0; i < len; i++) T::fr_random(&J.s[i], &g_rng);
+            J.sync();
+            run(J, first, "sub-range", 5);
+            set_knob(K_CHUNK, (long)(len / 3 + 1));
+            run(J, first, "sub-range in 3 chunks", 6);
+            set_knob(K_CHUNK, 0);
+        }
+        cz_cuda_bases_release(g_ctx, B.bases.data());
+        CHECK_MSG(cz_cuda_bases_resident(g_ctx) == res0 - bbytes, "%s table n=%zu: %zu bytes left resident", T::name(),
+                  n, cz_cuda_bases_resident(g_ctx));
+    }
+    set_knob(K_TABLE, CZ_CUDA_TABLE_AUTO);
 }
 
 template <class T> static void test_edge_scalars(void)
@@ -550,6 +666,7 @@ template <class T> static void run_group(void)
     test_edge_bases<T>();
     test_knobs<T>();
     test_h_kept<T>();
+    test_table<T>();
     test_random_sizes<T>();
     test_witness_like<T>(T::g1 ? ((size_t)1 << 20) : ((size_t)1 << 18));
     if (g_big && T::g1) test_big<T>();
