@@ -129,8 +129,8 @@ typedef struct cz_backend_opts {
     size_t msm_chunk;      /* CUDA: points per upload chunk */
     int msm_trace;         /* CUDA: per-phase MSM times on the logger at debug level */
     int msm_table;         /* CUDA: tables of multiples of resident bases, CZ_CUDA_TABLE_* of
-                            * cuda/cuda.h (0 auto, 1 off, 2 eager); CZ_MSM_TABLE=auto|off|eager
-                            * in the environment overrides auto */
+                            * cuda/cuda.h: 0 auto (built on the 2nd MSM that would use one),
+                            * 1 off, 2 eager (the CLI maps CZ_MSM_TABLE=auto|off|eager here) */
     /* CUDA NTT: 1 = the simple kernel (one launch per level), for comparisons;
      * tile/cols: shared-memory pass shape (0: automatic) */
     int ntt_simple;

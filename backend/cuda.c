@@ -191,30 +191,19 @@ cz_status cz_backend_cuda_create(cz_backend **out, int device, const cz_backend_
         return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of host memory");
     }
     cz_status st = cz_cuda_open(&cx->gpu, device, err);
-    const char *tenv = getenv("CZ_MSM_TABLE");
-    if (st == CZ_OK && (opts || tenv)) {
+    if (st == CZ_OK && opts) {
         cz_cuda_opts co;
         memset(&co, 0, sizeof co);
-        if (opts) {
-            co.msm_window = opts->msm_window;
-            co.msm_run = opts->msm_run;
-            co.msm_chunk = opts->msm_chunk;
-            co.msm_table = opts->msm_table;
-            co.ntt_simple = opts->ntt_simple;
-            co.ntt_tile = opts->ntt_tile;
-            co.ntt_cols = opts->ntt_cols;
-            co.msm_trace = opts->log && cz_log_enabled(opts->log, CZ_LOG_DEBUG) && opts->msm_trace;
-        }
-        if (tenv && co.msm_table == CZ_CUDA_TABLE_AUTO) {
-            if (!strcmp(tenv, "off"))
-                co.msm_table = CZ_CUDA_TABLE_OFF;
-            else if (!strcmp(tenv, "eager"))
-                co.msm_table = CZ_CUDA_TABLE_EAGER;
-            else if (strcmp(tenv, "auto") && strcmp(tenv, ""))
-                st = cz_error_set(err, CZ_ERR_INVALID_ARG, "CZ_MSM_TABLE=%s: expected auto, off or eager", tenv);
-        }
-        if (st == CZ_OK) st = cz_cuda_set_opts(cx->gpu, &co, err);
-        if (opts && opts->log) {
+        co.msm_window = opts->msm_window;
+        co.msm_run = opts->msm_run;
+        co.msm_chunk = opts->msm_chunk;
+        co.msm_table = opts->msm_table;
+        co.ntt_simple = opts->ntt_simple;
+        co.ntt_tile = opts->ntt_tile;
+        co.ntt_cols = opts->ntt_cols;
+        co.msm_trace = opts->log && cz_log_enabled(opts->log, CZ_LOG_DEBUG) && opts->msm_trace;
+        st = cz_cuda_set_opts(cx->gpu, &co, err);
+        if (opts->log) {
             cx->log = *opts->log;
             cz_cuda_set_logger(cx->gpu, opts->log);
         }

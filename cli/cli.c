@@ -162,8 +162,26 @@ static void stderr_log(void *ctx, cz_log_level level, const char *component, con
 }
 const cz_logger cli_log = {stderr_log, NULL, CZ_LOG_WARN};
 
+int cli_msm_table_env(int *mode)
+{
+    const char *t = getenv("CZ_MSM_TABLE");
+    *mode = 0; /* CZ_CUDA_TABLE_AUTO */
+    if (!t || !*t || !strcmp(t, "auto")) return 1;
+    if (!strcmp(t, "off")) {
+        *mode = 1; /* CZ_CUDA_TABLE_OFF */
+        return 1;
+    }
+    if (!strcmp(t, "eager")) {
+        *mode = 2; /* CZ_CUDA_TABLE_EAGER */
+        return 1;
+    }
+    msg("CZ_MSM_TABLE='%s': expected auto, off or eager", t);
+    return 0;
+}
+
 int cli_engine_env(cz_engine_config *c)
 {
+    if (!cli_msm_table_env(&c->backend.msm_table)) return 0;
     const char *tl = getenv("CZ_ENGINE_TIMELINE");
     c->timeline = tl && *tl == '1';
     c->log = cli_log;

@@ -30,6 +30,12 @@
  *    for the sort and the accumulation: ~4 ms of a witness-like 2^22
  *    BLS12-381 G1 MSM, bench/RESULTS.md); the W window sums and the sum of
  *    the ones come back and the host combines them (c doublings per window).
+ *  - tables of multiples (msm.cuh table_fn, shared plans): a resident block
+ *    of bases gets one (build_table, after the call) once a second call
+ *    (cz_cuda_opts.msm_table AUTO; EAGER: the first) would have used it;
+ *    a chunk whose count m makes the shared plan a tenth cheaper
+ *    (table_pays) writes entries that name table points and sorts them as
+ *    one set;
  *  - scratch: one block from cz_cuda_scratch per call, sized up front for
  *    the worst (c, m) the chunk size allows (the fixed part: scalars, block
  *    counts, ones, streamed bases; the variable part: the largest layout over
@@ -47,8 +53,7 @@
  * (ncu: 12 warps per SM at 166 registers, issue active 43%, most stalls
  * fixed-latency waits and the multiply pipe): BLS12-381's Fq2 product
  * with merged reductions in fewer registers (BN254's has them,
- * cuda/ff.cuh); precomputed multiples 2^(c j) P of resident bases so that
- * all windows share one bucket set; batch-affine accumulation; skipping the
+ * cuda/ff.cuh); batch-affine accumulation; skipping the
  * upload of bases whose scalar is 0; 16-bit sort keys. (Tried and measured,
  * bench/RESULTS.md: inlining the 381-bit product; __launch_bounds__(128, 4)
  * at level 0, slower except for BN254 G2; the merged Y3 for BLS12-381.)

@@ -40,6 +40,14 @@
  *  6. host: the W window sums are combined (c doublings per window, top
  *     first), the ones added (combine_windows), the chunks added.
  *
+ * Shared plans (plan.shared): where the bases are resident with a table of
+ * their multiples 2^(c w) P (table_fn), digit w of point i is an entry for
+ * the table point 2^(c w) P_i, so all W m entries go into one bucket set:
+ * one sort, one accumulation (the same levels over W m entries), one
+ * reduction, and the host adds the set's sum to the ones' (plan_result):
+ * no doublings between windows, and W - 1 fewer reductions, so the window
+ * grows (TAB_C_MAX) and W shrinks. table_pays decides per chunk.
+ *
  * Everything a thread does is a __host__ __device__ functor here; the
  * sequence of launches after the sort is after_sort(), templated over an
  * executor: cuda/msm.cu runs it with kernel launches, the host test with
