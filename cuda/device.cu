@@ -178,7 +178,7 @@ void cz_cuda_table_free(cz_cuda *ctx, cz_cuda_resident *r)
     r->tab = NULL;
     r->tab_bytes = 0;
     r->tab_group = NULL;
-    r->tab_c = r->tab_w = 0;
+    r->tab_c = 0;
 }
 
 static void free_slot(cz_cuda *ctx, cz_cuda_resident *r)

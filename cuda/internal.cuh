@@ -20,14 +20,14 @@ typedef struct cz_cuda_resident {
     uint64_t last_use; /* ctx->tick at the last lookup (least recently used goes first) */
     int pending;       /* allocated, not copied yet (cz_cuda_bases_pin_later) */
     /* the MSM's table of multiples of these bases (cuda/msm.cu, msm.cuh
-     * table_fn): tab_w windows of c bits, window w of point i at
+     * table_fn): the windows of tab_c bits, window w of point i at
      * tab[w * (bytes / point size) + i]; device.cu only owns the memory
      * (cz_cuda_table_alloc / _free, counted in res_bytes, freed before any
      * block when VRAM runs short, dropped when the block's content changes) */
     void *tab;
     size_t tab_bytes;
     const char *tab_group; /* the group it was built for (a static name) */
-    int tab_c, tab_w;
+    int tab_c;
     unsigned tab_wants;    /* MSM calls that would have used a table (msm.cu builds on the 2nd) */
     int tab_failed;        /* a build failed or did not fit: not tried again for this block */
 } cz_cuda_resident;

@@ -899,7 +899,6 @@ template <class T> static cz_status build_table(cz_cuda *ctx, cz_cuda_resident *
     }
     r->tab_group = T::name();
     r->tab_c = c;
-    r->tab_w = W;
     CZ_LOG(&ctx->log, CZ_LOG_INFO, "cuda", "%s: MSM table of %zu points, window %d (%d windows): %zu MiB in %.2f s",
            T::name(), n, c, W, r->tab_bytes >> 20, cz_now() - t0);
     return CZ_OK;
@@ -955,7 +954,8 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
         carver cv = {NULL, 0};
         carve_fixed<T>(cv, cl.fx, nc, cl.resident == NULL);
         size_t fixed = (cv.used + 255) & ~(size_t)255, var;
-        if ((s = var_reserve<T>(ctx, nc, cl.kn, cl.tab_c, &var, err)) != CZ_OK) return s;
+        /* (a forced window never takes the shared plan: phase2) */
+        if ((s = var_reserve<T>(ctx, nc, cl.kn, cl.kn.window ? 0 : cl.tab_c, &var, err)) != CZ_OK) return s;
         void *mem;
         if (round == 0 || fixed + var > ctx->scratch_bytes) {
             if ((s = cz_cuda_scratch(ctx, fixed + var, &mem, err)) != CZ_OK) return s;

@@ -107,6 +107,24 @@ template <class T> struct inst {
     const uint8_t *scalars(bool mont) const { return mont ? (const uint8_t *)s.data() : canon.data(); }
 };
 
+/* scalar i of I with extreme signed digits in windows of c bits (below
+ * bit bits - 1), by i % 4: the low c - 1 bits of every window set; the top
+ * bit of every other window; every bit (carries through all windows); the
+ * top bit of every window. T needs bits (the scalar field's). */
+template <class T> static void set_digit_extremes(inst<T> &I, size_t i, int c)
+{
+    uint64_t v[4] = {0, 0, 0, 0};
+    for (int b = 0; b < T::bits - 1; b++) {
+        int pos = b % c, kind = (int)(i % 4);
+        int set = kind == 0   ? pos < c - 1
+                  : kind == 1 ? ((b / c) % 2 == 0 && pos == c - 1)
+                  : kind == 2 ? 1
+                              : pos == c - 1;
+        if (set) v[b / 64] |= 1ull << (b % 64);
+    }
+    T::fr_from_canonical(&I.s[i], v);
+}
+
 /* the CPU MSM */
 template <class T> static void oracle(const inst<T> &I, typename T::jac *r)
 {

@@ -848,14 +848,7 @@ template <class T> static void test_windows(void)
                 T::fr_random(&I.s[i], &g_rng);
                 continue;
             }
-            uint64_t v[4] = {0, 0, 0, 0};
-            for (int b = 0; b < T::bits - 1; b++) {
-                int pos = b % c, kind = (int)(i % 4);
-                int set = kind == 0 ? pos < c - 1 : kind == 1 ? ((b / c) % 2 == 0 && pos == c - 1) : kind == 2 ? 1
-                                                                                                             : pos == c - 1;
-                if (set) v[b / 64] |= 1ull << (b % 64);
-            }
-            T::fr_from_canonical(&I.s[i], v);
+            set_digit_extremes<T>(I, i, c);
         }
         I.sync();
         typename T::jac expect;

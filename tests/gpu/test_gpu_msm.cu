@@ -362,18 +362,7 @@ template <class T> static void test_table(void)
                   T::name(), n, res0, res1, res2);
         /* digit extremes at the windows a table may have, and r - 1 */
         for (int c : {16, 20, 22}) {
-            for (size_t i = 0; i < n; i++) {
-                uint64_t v[4] = {0, 0, 0, 0};
-                for (int b = 0; b < T::bits - 1; b++) {
-                    int pos = b % c, kind = (int)(i % 4);
-                    int set = kind == 0   ? pos < c - 1
-                              : kind == 1 ? ((b / c) % 2 == 0 && pos == c - 1)
-                              : kind == 2 ? 1
-                                          : pos == c - 1;
-                    if (set) v[b / 64] |= 1ull << (b % 64);
-                }
-                T::fr_from_canonical(&I.s[i], v);
-            }
+            for (size_t i = 0; i < n; i++) set_digit_extremes<T>(I, i, c);
             uint64_t one[4] = {1, 0, 0, 0};
             typename T::fr f1;
             T::fr_from_canonical(&f1, one);
