@@ -497,7 +497,9 @@ template <class P> struct fp {
         }
         return r;
     }
-    /* a^(p-2) = 1/a (0 for 0); slow, for tests and one-off uses */
+    /* a^(p-2) = 1/a (0 for 0), by fixed 4-bit windows of the exponent
+     * (32N squarings and ~8N products, against ~16N products bit by bit):
+     * the one inversion per thread of the MSM's batch-affine rounds */
     CZ_HD fp inv() const
     {
         uint32_t e[N];
@@ -508,7 +510,21 @@ template <class P> struct fp {
             e[i] = (uint32_t)t;
             br = (t >> 32) & 1;
         }
-        return pow(e, N);
+        fp t[16];
+        t[0] = one();
+        t[1] = *this;
+        for (int i = 2; i < 16; i++) t[i] = t[i - 1] * *this;
+        fp r = one();
+        bool started = false;
+        for (int i = 8 * N - 1; i >= 0; i--) {
+            const uint32_t nib = (e[i >> 3] >> ((i & 7) * 4)) & 15;
+            if (started) r = r.sqr().sqr().sqr().sqr();
+            if (nib) {
+                r = started ? r * t[nib] : t[nib];
+                started = true;
+            }
+        }
+        return r;
     }
 };
 

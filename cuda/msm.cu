@@ -193,7 +193,24 @@ static knobs read_knobs(const cz_cuda *ctx)
     k.window = o.msm_window >= C_FORCE_MIN && o.msm_window <= C_MAX ? o.msm_window : 0;
     k.run = o.msm_run >= 8 && o.msm_run <= ((size_t)1 << 20) ? o.msm_run : 0;
     k.chunk = o.msm_chunk;
+    k.aff_batch = k.aff_min = k.aff_threads = 0; /* per group: msm_call */
     return k;
+}
+
+/* the batch-affine knobs of a group whose points take point_bytes */
+static void aff_knobs(knobs *k, const cz_cuda_opts &o, size_t point_bytes)
+{
+    if (o.msm_affine == CZ_CUDA_AFFINE_OFF) return;
+    if (o.msm_affine == CZ_CUDA_AFFINE_FORCE) { /* tests: rounds on a few points */
+        k->aff_batch = 256;
+        k->aff_min = 1;
+        k->aff_threads = 5;
+    } else {
+        k->aff_batch = aff_batch_for(point_bytes);
+        k->aff_min = AFF_MIN_MERGES;
+        k->aff_threads = AFF_THREADS;
+    }
+    if (o.msm_affine_threads) k->aff_threads = o.msm_affine_threads;
 }
 
 /* ---- kernels ---------------------------------------------------------------------------- */
@@ -363,6 +380,13 @@ struct dev_exec {
             else
                 return launch<L0_MIN_BLOCKS<F>>(fn.l0, count);
         }
+        if (fn.kind == OP_LEVEL0S) {
+            if constexpr (L0_INLINE<F>)
+                return launch<L0_MIN_BLOCKS<F>>(level0s_inlined(fn.l0s), count);
+            else
+                return launch<L0_MIN_BLOCKS<F>>(fn.l0s, count);
+        }
+        if (fn.kind == OP_AFF) return launch(fn.af, count); /* registers of its own */
         return launch(fn, count);
     }
     cz_status zero(void *p, size_t bytes)
@@ -426,6 +450,8 @@ template <class T> struct var_part {
     uint32_t *keys, *vals, *keys_alt, *vals_alt;
     uint32_t *pkey[2];
     xyzz<typename T::F> *pval[2], *buckets, *seg[2], *out;
+    affine<typename T::F> *aslot;
+    typename T::F *apre;
     void *sort_tmp;
     size_t sort_bytes;
 };
@@ -456,6 +482,8 @@ template <class T> static void carve_var(carver &cv, var_part<T> &v, const plan 
     v.seg[0] = cv.template take<xyzz<F>>(W * p.nseg);
     v.seg[1] = cv.template take<xyzz<F>>(tree_tmp_cap(W, p.nseg));
     v.out = cv.template take<xyzz<F>>(W + 1);
+    v.aslot = cv.template take<affine<F>>(aff_slots(p));
+    v.apre = cv.template take<F>(aff_pre(p));
     v.sort_tmp = cv.template take<char>(sort_bytes);
     v.sort_bytes = sort_bytes;
 }
@@ -800,6 +828,8 @@ template <class T> struct call {
         }
         b.buckets = v.buckets;
         b.out = v.out;
+        b.aslot = v.aslot;
+        b.apre = v.apre;
         /* the ones on ctx->aux from the compaction on (ev_prep) and the
          * bases, beside the sort and the accumulation; joined before the
          * results' copy (so the next chunk's compaction, later on
@@ -842,9 +872,9 @@ template <class T> struct call {
             }
         }
         cz_log(&ctx->log, CZ_LOG_DEBUG, "cuda",
-                "cz_cuda_msm %s: chunk %zu+%zu m=%zu m1=%zu c=%d W=%d%s levels=%d S=%zu | ms from start: prep %.3f "
-                "sort %.3f ones %.3f acc %.3f end %.3f | %s bases\n",
-                T::name(), off, len, p.m, p.m1, p.c, p.W, p.shared ? " shared (table)" : "", p.levels, p.S,
+                "cz_cuda_msm %s: chunk %zu+%zu m=%zu m1=%zu c=%d W=%d%s affine rounds=%d levels=%d S=%zu | ms from "
+                "start: prep %.3f sort %.3f ones %.3f acc %.3f end %.3f | %s bases\n",
+                T::name(), off, len, p.m, p.m1, p.c, p.W, p.shared ? " shared (table)" : "", p.aR, p.levels, p.S,
                 ms[PH_PREP], ms[PH_SORT], ms[PH_ONES], ms[PH_ACC], ms[PH_END], resident ? "resident" : "streamed");
     }
 };
@@ -919,6 +949,7 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
     cl.st = st;
     cl.err = err;
     cl.kn = read_knobs(ctx);
+    aff_knobs(&cl.kn, ctx->opts, sizeof(affine<F>));
     cl.mont = form == CZ_MSM_MONTGOMERY;
     cl.trace = ctx->opts.msm_trace;
     cl.h_scal = (const uint8_t *)scalars;
