@@ -202,9 +202,9 @@ static void aff_knobs(knobs *k, const cz_cuda_opts &o, size_t point_bytes)
 {
     if (o.msm_affine == CZ_CUDA_AFFINE_OFF) return;
     if (o.msm_affine == CZ_CUDA_AFFINE_FORCE) { /* tests: rounds on a few points */
-        k->aff_batch = 256;
+        k->aff_batch = 1024;
         k->aff_min = 1;
-        k->aff_threads = 5;
+        k->aff_threads = 64;
     } else {
         k->aff_batch = aff_batch_for(point_bytes);
         k->aff_min = AFF_MIN_MERGES;
