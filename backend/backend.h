@@ -131,8 +131,6 @@ typedef struct cz_backend_opts {
     int msm_table;         /* CUDA: tables of multiples of resident bases, CZ_CUDA_TABLE_* of
                             * cuda/cuda.h: 0 auto (built on the 2nd MSM that would use one),
                             * 1 off, 2 eager (the CLI maps CZ_MSM_TABLE=auto|off|eager here) */
-    int msm_affine;        /* CUDA: batch-affine rounds, CZ_CUDA_AFFINE_* of cuda/cuda.h: 0 auto,
-                            * 1 off, 2 force (tests) (the CLI maps CZ_MSM_AFFINE=auto|off here) */
     /* CUDA NTT: 1 = the simple kernel (one launch per level), for comparisons;
      * tile/cols: shared-memory pass shape (0: automatic) */
     int ntt_simple;

@@ -422,9 +422,8 @@ static void trace_line(void *ctx, cz_log_level level, const char *component, con
 int main(int argc, char **argv)
 {
     cz_bench b;
-    static const char *const own[] = {"--max-log", "--g2-log",        "--window",     "--trace",  "--table",
-                                      "--sweep",   "--sweep-windows", "--sweep-runs", "--affine", "--affine-threads",
-                                      NULL};
+    static const char *const own[] = {"--max-log", "--g2-log",        "--window",     "--trace", "--table",
+                                      "--sweep",   "--sweep-windows", "--sweep-runs", NULL};
     int rc = cz_bench_init(&b, "bench_gpu_msm", argc, argv, own,
                            "  --max-log=K   largest BLS12-381 G1 size 2^K (default 26)\n"
                            "  --g2-log=K    G2 size 2^K (default 22)\n"
@@ -434,9 +433,6 @@ int main(int argc, char **argv)
                            "                in the warm-up call, so the timed calls use it; rows 'no\n"
                            "                table' time the same calls without), auto (built on the 2nd\n"
                            "                call, as in the prover) or off\n"
-                           "  --affine=MODE batch-affine rounds of the accumulation: auto (default: where\n"
-                           "                a bucket set is large enough) or off, to compare\n"
-                           "  --affine-threads=N  threads per batch-affine round (default: automatic)\n"
                            "  --sweep=ROWS  instead of the table: each row (GROUP:LOG, comma-separated;\n"
                            "                GROUP bls-g1, bn-g1, bls-g2, bn-g2) with resident bases at\n"
                            "                every window and run below, full-width and witness-like\n"
@@ -476,14 +472,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_gpu_msm: --table=%s: expected eager, auto or off\n", tm);
         return 2;
     }
-    const char *am = cz_bench_opt_str(&b, "--affine");
-    if (am && !strcmp(am, "off"))
-        co.msm_affine = CZ_CUDA_AFFINE_OFF;
-    else if (am && strcmp(am, "auto")) {
-        fprintf(stderr, "bench_gpu_msm: --affine=%s: expected auto or off\n", am);
-        return 2;
-    }
-    co.msm_affine_threads = (size_t)cz_bench_opt_long(&b, "--affine-threads", 0);
     g_opts = co;
     static const cz_logger trace_log = {trace_line, NULL, CZ_LOG_DEBUG};
     cz_cuda_set_logger(g_ctx, &trace_log);

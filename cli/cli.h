@@ -62,13 +62,13 @@ extern const cz_logger cli_log;
 /* The environment variables the CLI maps onto the engine's configuration
  * (the library reads none): CZ_ENGINE_TIMELINE=1 (the per-stage timeline,
  * debug lines on stderr), CZ_ENGINE_FAIL_DEVICE=D:K (device D fails at
- * its K-th step), CZ_MSM_TABLE and CZ_MSM_AFFINE (cli_msm_env, into c->backend);
+ * its K-th step) and CZ_MSM_TABLE (cli_msm_table_env, into c->backend);
  * also sets c->log to cli_log. 0 after a message when one is malformed. */
 int cli_engine_env(cz_engine_config *c);
 /* CZ_MSM_TABLE=auto|off|eager (the GPU MSM's tables of multiples of resident
- * bases, bo->msm_table) and CZ_MSM_AFFINE=auto|off (its batch-affine rounds,
- * bo->msm_affine); unset: auto; 0 (after a message) on another value. */
-int cli_msm_env(cz_backend_opts *bo);
+ * bases, cz_backend_opts.msm_table; unset: auto) into *mode; 0 (after a
+ * message) on another value. */
+int cli_msm_table_env(int *mode);
 
 /* The environment variable the CLI maps onto a library setting for every
  * command (the library reads none): CZ_RNG_FAIL=1 makes every draw from

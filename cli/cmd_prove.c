@@ -50,8 +50,7 @@ const char USAGE_PROVE[] =
     "refuses, the command ends with exit code 7 and no output files.\n"
     "On a GPU, CZ_MSM_TABLE=auto|off|eager sets the MSM's tables of multiples\n"
     "of the resident key (auto: built on a section's second use, with --repeat;\n"
-    "eager: on its first; -v names each one built), and CZ_MSM_AFFINE=auto|off\n"
-    "its batch-affine additions (auto: where a bucket set is large enough).\n"
+    "eager: on its first; -v names each one built).\n"
     "\n"
     "The outputs appear together or not at all (see `cuzk --help`); proof.json or\n"
     "public.json may be '-', standard output. An output that is an input or\n"
@@ -205,9 +204,8 @@ static cz_status prove_load(prove_cmd *pc)
     cz_logger blog = cli_log;
     if (cli_verbose && blog.level < CZ_LOG_INFO) blog.level = CZ_LOG_INFO;
     bo.log = &blog;
-    if (!cli_msm_env(&bo))
-        return cz_error_set(&pc->err, CZ_ERR_INVALID_ARG,
-                            "CZ_MSM_TABLE: expected auto, off or eager; CZ_MSM_AFFINE: auto or off");
+    if (!cli_msm_table_env(&bo.msm_table))
+        return cz_error_set(&pc->err, CZ_ERR_INVALID_ARG, "CZ_MSM_TABLE: expected auto, off or eager");
     bo.fallback = 1;
     if ((st = cz_backend_create(&pc->be, pc->device, &bo, &pc->err)) != CZ_OK) {
         pc->device_failed = 1; /* the spec parsed (prove_parse): the device is missing or failed */

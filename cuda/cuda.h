@@ -53,8 +53,6 @@ typedef struct cz_cuda_opts {
     size_t msm_chunk; /* points per MSM chunk (>= 1) */
     int msm_trace;    /* 1: per-phase MSM times on the logger (debug) */
     int msm_table;    /* tables of multiples of resident bases (cuda/msm.cu): CZ_CUDA_TABLE_* */
-    int msm_affine;   /* batch-affine rounds of the MSM accumulation (cuda/msm.cuh aff_fn): CZ_CUDA_AFFINE_* */
-    size_t msm_affine_threads; /* threads per batch-affine round (0: automatic) */
     int ntt_simple;   /* 1: the per-level NTT kernels (for comparisons) */
     int ntt_tile;     /* tile log of the NTT pass kernel (clamped to what fits) */
     int ntt_cols;     /* column log of the upper passes (0: automatic, < tile) */
@@ -65,11 +63,6 @@ typedef struct cz_cuda_opts {
  * window by window). Environment override: CZ_MSM_TABLE=auto|eager|off
  * (backend/cuda.c, for comparisons in whole runs). */
 enum { CZ_CUDA_TABLE_AUTO = 0, CZ_CUDA_TABLE_OFF = 1, CZ_CUDA_TABLE_EAGER = 2 };
-/* msm_affine: AUTO runs batch-affine rounds where a bucket set has enough
- * entries for them to pay (the large full-width MSMs); OFF never; FORCE on
- * every set, in small sub-batches (tests). Environment override:
- * CZ_MSM_AFFINE=auto|off (backend/cuda.c). */
-enum { CZ_CUDA_AFFINE_AUTO = 0, CZ_CUDA_AFFINE_OFF = 1, CZ_CUDA_AFFINE_FORCE = 2 };
 cz_status cz_cuda_set_opts(cz_cuda *ctx, const cz_cuda_opts *o, cz_error *err);
 /* Where the CUDA layer's lines go (the MSM trace); NULL: silent. Copied. */
 void cz_cuda_set_logger(cz_cuda *ctx, const cz_logger *log);

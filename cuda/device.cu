@@ -143,12 +143,6 @@ extern "C" cz_status cz_cuda_set_opts(cz_cuda *ctx, const cz_cuda_opts *o, cz_er
     if (o->msm_table < CZ_CUDA_TABLE_AUTO || o->msm_table > CZ_CUDA_TABLE_EAGER)
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU MSM table mode %d: expected 0 (auto), 1 (off) or 2 (eager)",
                             o->msm_table);
-    if (o->msm_affine < CZ_CUDA_AFFINE_AUTO || o->msm_affine > CZ_CUDA_AFFINE_FORCE)
-        return cz_error_set(err, CZ_ERR_INVALID_ARG,
-                            "GPU MSM batch-affine mode %d: expected 0 (auto), 1 (off) or 2 (force)", o->msm_affine);
-    if (o->msm_affine_threads > ((size_t)1 << 24))
-        return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU MSM batch-affine threads %zu: expected at most 2^24",
-                            o->msm_affine_threads);
     if (o->ntt_tile < 0 || o->ntt_cols < 0)
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU NTT tile %d / cols %d: expected >= 0", o->ntt_tile,
                             o->ntt_cols);

@@ -53,10 +53,14 @@
  * (ncu: 12 warps per SM at 166 registers, issue active 43%, most stalls
  * fixed-latency waits and the multiply pipe): BLS12-381's Fq2 product
  * with merged reductions in fewer registers (BN254's has them,
- * cuda/ff.cuh); batch-affine accumulation; skipping the
- * upload of bases whose scalar is 0; 16-bit sort keys. (Tried and measured,
+ * cuda/ff.cuh); batch-affine accumulation with more independent work per
+ * thread than a running product (below); skipping the upload of bases
+ * whose scalar is 0; 16-bit sort keys. (Tried and measured,
  * bench/RESULTS.md: inlining the 381-bit product; __launch_bounds__(128, 4)
- * at level 0, slower except for BN254 G2; the merged Y3 for BLS12-381.)
+ * at level 0, slower except for BN254 G2; the merged Y3 for BLS12-381;
+ * batch-affine rounds before level 0 with one Fermat inversion per thread,
+ * commit c8e0825 + 2b1fd19, 18-39% slower for G1: serial chains at 8-16
+ * warps per SM.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,24 +197,7 @@ static knobs read_knobs(const cz_cuda *ctx)
     k.window = o.msm_window >= C_FORCE_MIN && o.msm_window <= C_MAX ? o.msm_window : 0;
     k.run = o.msm_run >= 8 && o.msm_run <= ((size_t)1 << 20) ? o.msm_run : 0;
     k.chunk = o.msm_chunk;
-    k.aff_batch = k.aff_min = k.aff_threads = 0; /* per group: msm_call */
     return k;
-}
-
-/* the batch-affine knobs of a group whose points take point_bytes */
-static void aff_knobs(knobs *k, const cz_cuda_opts &o, size_t point_bytes)
-{
-    if (o.msm_affine == CZ_CUDA_AFFINE_OFF) return;
-    if (o.msm_affine == CZ_CUDA_AFFINE_FORCE) { /* tests: rounds on a few points */
-        k->aff_batch = 1024;
-        k->aff_min = 1;
-        k->aff_threads = 64;
-    } else {
-        k->aff_batch = aff_batch_for(point_bytes);
-        k->aff_min = AFF_MIN_MERGES;
-        k->aff_threads = AFF_THREADS;
-    }
-    if (o.msm_affine_threads) k->aff_threads = o.msm_affine_threads;
 }
 
 /* ---- kernels ---------------------------------------------------------------------------- */
@@ -380,13 +367,6 @@ struct dev_exec {
             else
                 return launch<L0_MIN_BLOCKS<F>>(fn.l0, count);
         }
-        if (fn.kind == OP_LEVEL0S) {
-            if constexpr (L0_INLINE<F>)
-                return launch<L0_MIN_BLOCKS<F>>(level0s_inlined(fn.l0s), count);
-            else
-                return launch<L0_MIN_BLOCKS<F>>(fn.l0s, count);
-        }
-        if (fn.kind == OP_AFF) return launch(fn.af, count); /* registers of its own */
         return launch(fn, count);
     }
     cz_status zero(void *p, size_t bytes)
@@ -450,8 +430,6 @@ template <class T> struct var_part {
     uint32_t *keys, *vals, *keys_alt, *vals_alt;
     uint32_t *pkey[2];
     xyzz<typename T::F> *pval[2], *buckets, *seg[2], *out;
-    affine<typename T::F> *aslot;
-    typename T::F *apre;
     void *sort_tmp;
     size_t sort_bytes;
 };
@@ -482,8 +460,6 @@ template <class T> static void carve_var(carver &cv, var_part<T> &v, const plan 
     v.seg[0] = cv.template take<xyzz<F>>(W * p.nseg);
     v.seg[1] = cv.template take<xyzz<F>>(tree_tmp_cap(W, p.nseg));
     v.out = cv.template take<xyzz<F>>(W + 1);
-    v.aslot = cv.template take<affine<F>>(aff_slots(p));
-    v.apre = cv.template take<F>(aff_pre(p));
     v.sort_tmp = cv.template take<char>(sort_bytes);
     v.sort_bytes = sort_bytes;
 }
@@ -828,8 +804,6 @@ template <class T> struct call {
         }
         b.buckets = v.buckets;
         b.out = v.out;
-        b.aslot = v.aslot;
-        b.apre = v.apre;
         /* the ones on ctx->aux from the compaction on (ev_prep) and the
          * bases, beside the sort and the accumulation; joined before the
          * results' copy (so the next chunk's compaction, later on
@@ -872,9 +846,9 @@ template <class T> struct call {
             }
         }
         cz_log(&ctx->log, CZ_LOG_DEBUG, "cuda",
-                "cz_cuda_msm %s: chunk %zu+%zu m=%zu m1=%zu c=%d W=%d%s affine rounds=%d levels=%d S=%zu | ms from "
-                "start: prep %.3f sort %.3f ones %.3f acc %.3f end %.3f | %s bases\n",
-                T::name(), off, len, p.m, p.m1, p.c, p.W, p.shared ? " shared (table)" : "", p.aR, p.levels, p.S,
+                "cz_cuda_msm %s: chunk %zu+%zu m=%zu m1=%zu c=%d W=%d%s levels=%d S=%zu | ms from start: prep %.3f "
+                "sort %.3f ones %.3f acc %.3f end %.3f | %s bases\n",
+                T::name(), off, len, p.m, p.m1, p.c, p.W, p.shared ? " shared (table)" : "", p.levels, p.S,
                 ms[PH_PREP], ms[PH_SORT], ms[PH_ONES], ms[PH_ACC], ms[PH_END], resident ? "resident" : "streamed");
     }
 };
@@ -949,7 +923,6 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
     cl.st = st;
     cl.err = err;
     cl.kn = read_knobs(ctx);
-    aff_knobs(&cl.kn, ctx->opts, sizeof(affine<F>));
     cl.mont = form == CZ_MSM_MONTGOMERY;
     cl.trace = ctx->opts.msm_trace;
     cl.h_scal = (const uint8_t *)scalars;

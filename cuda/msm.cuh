@@ -409,254 +409,6 @@ template <class F> struct levelk_fn {
     }
 };
 
-/* ---- batch-affine rounds before level 0 ------------------------------------------ */
-
-/*
- * Where a bucket set's sorted entries are many (E >= 2^23 or so: the large
- * full-width MSMs), the accumulation starts with R rounds of affine
- * additions whose inversions are shared (Montgomery's trick: one inversion
- * and 3 products per addition, then 2 products and a squaring for the sum,
- * ~6 products against ~10 for a mixed XYZZ addition).
- *
- * The set's E entries are cut into sub-batches of B (a power of two) sorted
- * positions, each with B affine slots (slot[p] for position s + p). Round r
- * merges blocks of 2h = 2^(r+1) positions: block [p, re) = L [p, p + h) +
- * R [p + h, re). A block keeps at most two pieces, as the level pieces of
- * acc_run do: the sum of its first bucket's entries in slot[p], and, when
- * it holds more than one bucket (its first and last keys differ), the sum of
- * its last bucket's entries in slot[re - 1]; the keys of both are the
- * sorted keys at p and re - 1, so nothing but the points is stored. A
- * bucket that begins and ends strictly inside a block is complete: it is
- * written to its XYZZ bucket then (exactly once) and is in no slot again.
- * Merge: when L's last key b equals R's first key c, one addition of L's
- * last piece and R's first; the sum becomes the new first piece (L holds
- * one bucket), the new last piece (R holds one) or a complete bucket (both
- * hold more); when b != c, L's last and R's first are complete if their
- * block holds more than one bucket, and a one-bucket R's sum moves to the
- * block's end. Round 0 reads the entries themselves (vals into the bases
- * or the table; a zero digit is infinity).
- *
- * A round is one launch of T threads with K merges each (merge i = k T + u,
- * so that a warp's accesses are adjacent): a forward pass keeps the running
- * product of the denominators (x_Q - x_P, or 2 y_P for a doubling) in pre[],
- * one inversion, and a backward pass makes the sums. After the R rounds, a
- * sub-batch's blocks of 2^R positions leave two entries each (first, last;
- * the last an empty one when the block holds one bucket), in key order:
- * level 0 accumulates them as it does sorted entries (level0s_fn), the
- * threads of one sub-batch at a time before the next sub-batch's rounds
- * reuse the slots; the levels above are unchanged.
- */
-
-/* what an affine addition P + Q needs: nothing (a side is infinity, or the
- * sum is), or the inverse of its denominator */
-enum { AFF_IS_P, AFF_IS_Q, AFF_IS_INF, AFF_ADD, AFF_DBL };
-template <class F> CZ_HD int aff_kind(const affine<F> &P, const affine<F> &Q, F &d)
-{
-    if (Q.is_inf()) return AFF_IS_P;
-    if (P.is_inf()) return AFF_IS_Q;
-    if (P.x != Q.x) {
-        d = Q.x - P.x;
-        return AFF_ADD;
-    }
-    if (P.y == Q.y && !P.y.is_zero()) {
-        d = P.y.dbl();
-        return AFF_DBL;
-    }
-    return AFF_IS_INF;
-}
-
-/* P + Q for kind AFF_ADD or AFF_DBL with di = 1 / d */
-template <class F> CZ_HD affine<F> aff_sum(const affine<F> &P, const affine<F> &Q, int kind, const F &di)
-{
-    F num;
-    if (kind == AFF_DBL) {
-        const F xx = P.x.sqr();
-        num = xx.dbl() + xx;
-    } else {
-        num = Q.y - P.y;
-    }
-    const F l = num * di;
-    affine<F> S;
-    S.x = l.sqr() - P.x - Q.x;
-    S.y = l * (P.x - S.x) - P.y;
-    return S;
-}
-
-template <class F> struct aff_fn {
-    const uint32_t *keys, *vals; /* the sub-batch's: position p at keys[p] */
-    const affine<F> *bases;      /* what vals name (round 0) */
-    affine<F> *slot;             /* len slots */
-    F *pre;                      /* T K running products */
-    xyzz<F> *bk;                 /* the set's buckets */
-    size_t len, h, nm, T, K;     /* positions, half block 2^r, merges, threads, merges per thread */
-
-    /* round 0: the point of entry p (infinity for a zero digit) */
-    CZ_HD affine<F> entry(size_t p) const
-    {
-        const uint32_t v = vals[p];
-        if (v == SENT) return affine<F>::inf();
-        affine<F> P = bases[v & ~SIGN];
-        if (v & SIGN) P.y = -P.y;
-        return P;
-    }
-    CZ_HD affine<F> piece(size_t p) const { return h == 1 ? entry(p) : slot[p]; }
-    CZ_HD F piece_x(size_t p) const
-    {
-        if (h > 1) return slot[p].x;
-        const uint32_t v = vals[p];
-        return v == SENT ? F::zero() : bases[v & ~SIGN].x;
-    }
-    /* L's last piece sits at p when L holds one bucket */
-    CZ_HD size_t lpos(size_t p) const { return keys[p] == keys[p + h - 1] ? p : p + h - 1; }
-    CZ_HD void complete(uint32_t key, const affine<F> &S) const
-    {
-        if (!S.is_inf()) bk[key] = xyzz<F>::from_affine(S);
-    }
-    /* the merge of block p when L's last key and R's first differ */
-    CZ_HD void apart(size_t p, size_t re) const
-    {
-        if (h == 1) {
-            slot[p] = entry(p);
-            slot[p + 1] = entry(p + 1);
-            return;
-        }
-        if (keys[p] != keys[p + h - 1]) complete(keys[p + h - 1], slot[p + h - 1]);
-        if (keys[p + h] != keys[re - 1])
-            complete(keys[p + h], slot[p + h]);
-        else if (re - 1 != p + h)
-            slot[re - 1] = slot[p + h];
-    }
-    /* where the sum S of a merge goes */
-    CZ_HD void place(size_t p, size_t re, const affine<F> &S) const
-    {
-        if (keys[p] == keys[p + h - 1])
-            slot[p] = S;
-        else if (keys[p + h] == keys[re - 1])
-            slot[re - 1] = S;
-        else
-            complete(keys[p + h], S);
-    }
-    CZ_HD void operator()(size_t u) const
-    {
-        F acc = F::one();
-        bool any = false;
-        for (size_t k = 0; k < K; k++) {
-            const size_t i = k * T + u;
-            if (i >= nm) break;
-            const size_t p = 2 * h * i;
-            if (p + h >= len) { /* no R: the block is L as it was */
-                if (h == 1) slot[p] = entry(p);
-                continue;
-            }
-            const size_t re = p + 2 * h < len ? p + 2 * h : len;
-            if (keys[p + h - 1] != keys[p + h]) {
-                apart(p, re);
-                continue;
-            }
-            const size_t lp = lpos(p);
-            const F px = piece_x(lp), qx = piece_x(p + h);
-            F d;
-            bool inv_needed;
-            if (!px.is_zero() && !qx.is_zero() && px != qx) { /* the usual case, on the x alone */
-                d = qx - px;
-                inv_needed = true;
-            } else {
-                const int kind = aff_kind(piece(lp), piece(p + h), d);
-                inv_needed = kind == AFF_ADD || kind == AFF_DBL;
-            }
-            if (inv_needed) {
-                pre[k * T + u] = acc;
-                acc = acc * d;
-                any = true;
-            }
-        }
-        F inv = any ? acc.inv() : F::one();
-        for (size_t k = K; k-- > 0;) {
-            const size_t i = k * T + u;
-            if (i >= nm) continue;
-            const size_t p = 2 * h * i;
-            if (p + h >= len) continue;
-            if (keys[p + h - 1] != keys[p + h]) continue;
-            const size_t re = p + 2 * h < len ? p + 2 * h : len;
-            const affine<F> P = piece(lpos(p)), Q = piece(p + h);
-            F d;
-            const int kind = aff_kind(P, Q, d);
-            affine<F> S;
-            if (kind == AFF_ADD || kind == AFF_DBL) {
-                const F di = inv * pre[k * T + u];
-                inv = inv * d;
-                S = aff_sum(P, Q, kind, di);
-            } else {
-                S = kind == AFF_IS_P ? P : kind == AFF_IS_Q ? Q : affine<F>::inf();
-            }
-            place(p, re, S);
-        }
-    }
-};
-
-/*
- * Level 0 over the pieces the rounds left: entry j of a set names block
- * j >> 1 of its sub-batch (2B >> R entries per sub-batch), its first piece
- * (j even) or its last (j odd, empty when the block holds one bucket). The
- * keys of all entries are the sorted keys; the points of sub-batch q only
- * are in slot.
- */
-template <class F, bool INL = false> struct src_slots {
-    const uint32_t *keys; /* the set's E sorted keys */
-    const affine<F> *slot;
-    size_t E, B, q;
-    int R, lgF; /* lgF = log2(2B >> R) */
-    CZ_HD size_t pos(size_t j, size_t *first) const
-    {
-        const size_t qq = j >> lgF, b = (j & (((size_t)1 << lgF) - 1)) >> 1;
-        const size_t st = qq * B + (b << R), end = st + ((size_t)1 << R) < E ? st + ((size_t)1 << R) : E;
-        *first = st;
-        return (j & 1) ? end - 1 : st;
-    }
-    CZ_HD uint32_t key(size_t j) const
-    {
-        size_t f;
-        return keys[pos(j, &f)];
-    }
-    CZ_HD void add(xyzz<F> &acc, size_t j) const
-    {
-        size_t f;
-        const size_t p = pos(j, &f);
-        if ((j & 1) && keys[f] == keys[p]) return; /* one bucket: no last piece */
-        const affine<F> &P = slot[p - q * B];
-        if constexpr (INL)
-            acc = acc.add_affine_inline(P);
-        else
-            acc = acc.add_affine(P);
-    }
-};
-
-/* the level-0 threads [u0, u0 + count) of one set, over sub-batch q's entries */
-template <class F, bool INL = false> struct level0s_fn {
-    const uint32_t *keys;
-    const affine<F> *slot;
-    size_t E, B, q;
-    int R, lgF;
-    size_t cnt, L, u0, nb;
-    xyzz<F> *buckets; /* the set's */
-    uint32_t *okey;   /* the set's 2 T slots */
-    xyzz<F> *oval;
-    CZ_HD void operator()(size_t t) const
-    {
-        const size_t u = u0 + t, lo = u * L, hi = lo + L < cnt ? lo + L : cnt;
-        if (lo >= hi) return;
-        src_slots<F, INL> s = {keys, slot, E, B, q, R, lgF};
-        acc_run<F>(s, cnt, lo, hi, buckets, okey + 2 * u, oval + 2 * u);
-    }
-};
-
-template <class F> CZ_HD level0s_fn<F, true> level0s_inlined(const level0s_fn<F> &a)
-{
-    level0s_fn<F, true> f = {a.keys, a.slot, a.E, a.B, a.q, a.R, a.lgF, a.cnt, a.L, a.u0, a.nb,
-                             a.buckets, a.okey, a.oval};
-    return f;
-}
-
 /* ---- reduction and sums ------------------------------------------------------ */
 
 /*
@@ -717,7 +469,7 @@ template <class F> struct ones_fn {
  * calls them: five kernels per group took 10 minutes to build, one takes
  * under one), and the host test runs the very same dispatch.
  */
-enum { OP_LEVEL0, OP_LEVELK, OP_REDUCE, OP_SUM, OP_ONES, OP_TABLE, OP_AFF, OP_LEVEL0S };
+enum { OP_LEVEL0, OP_LEVELK, OP_REDUCE, OP_SUM, OP_ONES, OP_TABLE };
 
 template <class F> struct op {
     int kind;
@@ -728,8 +480,6 @@ template <class F> struct op {
         sum_fn<F> s;
         ones_fn<F> o;
         table_fn<F> tb;
-        aff_fn<F> af;
-        level0s_fn<F> l0s;
     };
     CZ_HD void operator()(size_t t) const
     {
@@ -739,8 +489,6 @@ template <class F> struct op {
         case OP_REDUCE: r(t); break;
         case OP_SUM: s(t); break;
         case OP_TABLE: tb(t); break;
-        case OP_AFF: af(t); break;
-        case OP_LEVEL0S: l0s(t); break;
         default: o(t); break;
         }
     }
@@ -786,21 +534,6 @@ template <class F> CZ_HD op<F> make_op(const table_fn<F> &f)
     op<F> x;
     x.kind = OP_TABLE;
     x.tb = f;
-    return x;
-}
-
-template <class F> CZ_HD op<F> make_op(const aff_fn<F> &f)
-{
-    op<F> x;
-    x.kind = OP_AFF;
-    x.af = f;
-    return x;
-}
-template <class F> CZ_HD op<F> make_op(const level0s_fn<F> &f)
-{
-    op<F> x;
-    x.kind = OP_LEVEL0S;
-    x.l0s = f;
     return x;
 }
 
@@ -885,39 +618,7 @@ struct knobs {
     int window;   /* CZ_MSM_WINDOW: c, in [C_FORCE_MIN, C_MAX] */
     size_t run;   /* CZ_MSM_RUN: level-0 entries per thread, >= 8 */
     size_t chunk; /* CZ_MSM_CHUNK: points per chunk, >= 1 */
-    /* batch-affine rounds (aff_fn): sub-batch B (a power of two; 0: no
-     * rounds), the fewest merges a round must have, threads per round */
-    size_t aff_batch, aff_min, aff_threads;
 };
-
-/*
- * Batch-affine defaults: sub-batches of at most AFF_BYTES of slots; a round
- * only where it has at least AFF_MIN_MERGES merges, run by AFF_THREADS
- * threads (more when that would give one more than AFF_K_MAX merges): a
- * round's addition costs ~6 products plus a share of the thread's inversion
- * (~(32 + 8) N products, ~480 for BLS12-381's Fq), which pays against the
- * XYZZ addition's 10 from ~128 merges per thread on.
- */
-static const size_t AFF_BYTES = (size_t)4 << 30;
-static const size_t AFF_MIN_MERGES = (size_t)1 << 22;
-static const size_t AFF_THREADS = (size_t)1 << 15;
-static const size_t AFF_K_MAX = 1024;
-inline size_t aff_batch_for(size_t point_bytes)
-{
-    size_t b = 1;
-    while (2 * b * point_bytes <= AFF_BYTES) b *= 2;
-    return b;
-}
-/* threads T and merges per thread K of a round of nm merges */
-inline void aff_split(size_t nm, size_t t0, size_t *T, size_t *K)
-{
-    size_t t = (nm + AFF_K_MAX - 1) / AFF_K_MAX;
-    if (t < t0) t = t0;
-    if (t > nm) t = nm;
-    if (t == 0) t = 1;
-    *T = t;
-    *K = (nm + t - 1) / t;
-}
 
 /* Level-0 entries per thread: 64 where the level-0 launch has at least 2^25
  * entries (W m; at least 2^19 threads, ~16 waves of 132 SMs), else 32, so
@@ -964,9 +665,6 @@ struct plan {
     size_t nb;           /* buckets per set, 2^(c-1) */
     size_t m, m1;
     size_t E;            /* entries per set: m, or W m when shared */
-    int aR;              /* batch-affine rounds (0: none) */
-    size_t aB, aT;       /* their sub-batch (positions, a power of two) and threads */
-    int lgB;
     int levels;          /* accumulation launches (0 when m = 0) */
     size_t cnt[MAX_LEVELS], T[MAX_LEVELS], L[MAX_LEVELS]; /* per set */
     size_t S, nseg;      /* reduction segments */
@@ -990,33 +688,9 @@ inline bool make_plan(plan *p, size_t m, size_t m1, int c, int bits, const knobs
     p->E = shared ? (size_t)p->W * m : m;
     const size_t L0 = k.run ? k.run : run_default(m, p->W);
     if (L0 < 8) return false;
-    /* batch-affine rounds: while a round of the first sub-batch has
-     * aff_min merges, and a sub-batch's pieces tile level 0's runs */
-    p->aR = 0;
-    p->aB = p->aT = 0;
-    p->lgB = 0;
-    size_t cnt0 = p->E;
-    const size_t B = k.aff_batch;
-    if (m > 0 && B >= 2 && (B & (B - 1)) == 0) {
-        const size_t len0 = p->E < B ? p->E : B, amin = k.aff_min ? k.aff_min : 1;
-        int R = 0;
-        while (R < 30 && (B >> (R + 1)) >= 1 && len0 > ((size_t)1 << R)) {
-            const size_t nm = (len0 + ((size_t)2 << R) - 1) >> (R + 1);
-            if (nm < amin || ((2 * B) >> (R + 1)) % L0 != 0) break;
-            R++;
-        }
-        if (R > 0) {
-            p->aR = R;
-            p->aB = B;
-            while (((size_t)1 << p->lgB) < B) p->lgB++;
-            p->aT = k.aff_threads ? k.aff_threads : AFF_THREADS;
-            const size_t nq = (p->E + B - 1) / B, last = p->E - (nq - 1) * B;
-            cnt0 = (nq - 1) * ((2 * B) >> R) + 2 * ((last + ((size_t)1 << R) - 1) >> R);
-        }
-    }
     p->levels = 0;
     if (m > 0) {
-        size_t cnt = cnt0, L = L0;
+        size_t cnt = p->E, L = L0;
         for (;;) {
             if (p->levels == MAX_LEVELS) return false;
             size_t T = (cnt + L - 1) / L;
@@ -1071,12 +745,7 @@ template <class F> struct bufs {
     xyzz<F> *seg[2];
     xyzz<F> *ones[2];
     xyzz<F> *out;
-    affine<F> *aslot; /* aff_slots(p) slots and aff_pre(p) products (batch-affine rounds) */
-    F *apre;
 };
-
-inline size_t aff_slots(const plan &p) { return p.aR ? (p.E < p.aB ? p.E : p.aB) : 0; }
-inline size_t aff_pre(const plan &p) { return (aff_slots(p) + 1) / 2; }
 
 /* capacity (entries) the plan needs in pkey/pval[q] */
 inline size_t piece_cap(const plan &p, int q)
@@ -1142,36 +811,6 @@ template <class F, class Exec> cz_status ones_part(Exec &ex, const plan &p, cons
     return st == CZ_OK ? ex.mark(PH_ONES) : st;
 }
 
-/* the batch-affine rounds and level 0 of every set, sub-batch by sub-batch */
-template <class F, class Exec> cz_status aff_level0(Exec &ex, const plan &p, const bufs<F> &b)
-{
-    const size_t E = p.E, B = p.aB, nq = (E + B - 1) / B, L = p.L[0], T0 = p.T[0];
-    const int R = p.aR, lgF = p.lgB + 1 - R;
-    for (size_t a = 0; a < (size_t)p.A; a++) {
-        const uint32_t *keys = b.keys + a * E, *vals = b.vals + a * E;
-        xyzz<F> *bk = b.buckets + a * p.nb;
-        for (size_t q = 0; q < nq; q++) {
-            const size_t s0 = q * B, len = E - s0 < B ? E - s0 : B;
-            for (int r = 0; r < R; r++) {
-                const size_t h = (size_t)1 << r, nm = (len + 2 * h - 1) / (2 * h);
-                size_t T, K;
-                aff_split(nm, p.aT, &T, &K);
-                aff_fn<F> f = {keys + s0, vals + s0, b.ebases, b.aslot, b.apre, bk, len, h, nm, T, K};
-                cz_status st = ex.run(make_op(f), T);
-                if (st != CZ_OK) return st;
-            }
-            /* level-0 threads over this sub-batch's pieces */
-            const size_t e0 = q << lgF, e1 = e0 + 2 * ((len + ((size_t)1 << R) - 1) >> R);
-            const size_t u0 = e0 / L, u1 = (e1 + L - 1) / L < T0 ? (e1 + L - 1) / L : T0;
-            level0s_fn<F> f = {keys, b.aslot, E, B, q, R, lgF, p.cnt[0], L, u0, p.nb,
-                               bk, b.pkey[0] + a * 2 * T0, b.pval[0] + a * 2 * T0};
-            cz_status st = ex.run(make_op(f), u1 - u0);
-            if (st != CZ_OK) return st;
-        }
-    }
-    return CZ_OK;
-}
-
 template <class F, class Exec> cz_status acc_part(Exec &ex, const plan &p, const bufs<F> &b)
 {
     cz_status st;
@@ -1186,9 +825,7 @@ template <class F, class Exec> cz_status acc_part(Exec &ex, const plan &p, const
     if (st != CZ_OK) return st;
     for (int k = 0; k < p.levels; k++) {
         const int q = k % 2;
-        if (k == 0 && p.aR > 0) {
-            st = aff_level0<F>(ex, p, b);
-        } else if (k == 0) {
+        if (k == 0) {
             level0_fn<F> f = {b.keys, b.vals, b.ebases, p.cnt[0], p.L[0], p.T[0], p.nb,
                               b.buckets, b.pkey[q], b.pval[q]};
             st = ex.run(make_op(f), W * p.T[0]);

@@ -155,7 +155,7 @@ template <class T> static bool xyzz_eq(const xyzz<typename T::F> &a, const xyzz<
 /* ---- the emulator ---------------------------------------------------------------------------------------- */
 
 struct emu_info {
-    int c, W, levels, rounds;
+    int c, W, levels;
     size_t m, m1, chunks, launches;
     bool canaries_ok;
 };
@@ -246,10 +246,7 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
         size_t nwin = W;
         if (per_window && tb) return CZ_ERR_INVALID_ARG; /* one set already */
         if (per_window) pr.W = pr.A = 1;
-        guarded pkey[2], pval[2], buckets, seg[2], ones[2], out, aslot, apre;
-        aslot.init(aff_slots(pr) * sizeof(affine<F>), 0xa5);
-        apre.init(aff_pre(pr) * sizeof(F), 0xa5);
-        info->rounds = pr.aR;
+        guarded pkey[2], pval[2], buckets, seg[2], ones[2], out;
         for (int q = 0; q < 2; q++) {
             size_t cap = piece_cap(pr, q);
             pkey[q].init(cap * 4, 0xa5);
@@ -279,8 +276,6 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
             }
             b.buckets = buckets.as<X>();
             b.out = out.as<X>();
-            b.aslot = aslot.as<affine<F>>();
-            b.apre = apre.as<F>();
             plan pw = pr;
             if (per_window && w > 0) pw.m1 = 0;
             cz_status st = after_sort<F>(ex, pw, b);
@@ -292,8 +287,7 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
                 for (size_t q = 0; q <= (size_t)pr.A; q++) win[q] = out.as<X>()[q];
             }
         }
-        bool ok = keys.intact() && vals.intact() && idx1.intact() && buckets.intact() && out.intact() &&
-                  aslot.intact() && apre.intact();
+        bool ok = keys.intact() && vals.intact() && idx1.intact() && buckets.intact() && out.intact();
         for (int q = 0; q < 2; q++)
             ok = ok && pkey[q].intact() && pval[q].intact() && seg[q].intact() && ones[q].intact();
         info->canaries_ok &= ok;
@@ -306,40 +300,20 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
 
 /* ---- checks (instances and oracles: tests/msm_test_groups.h) ----------------------------------------------- */
 
-/* the batch-affine rounds forced onto a few points (as CZ_CUDA_AFFINE_FORCE
- * does on the GPU): sub-batches of 64, 256 or 1024 positions, 1 to 7
- * threads per round (several merges each), at random */
-static long g_aff_checks; /* emulations that ran batch-affine rounds */
-static knobs with_affine(knobs k)
-{
-    static const size_t bs[] = {64, 256, 1024};
-    k.aff_batch = bs[cz_rng_u64(&g_rng) % 3];
-    k.aff_min = 1;
-    k.aff_threads = 1 + cz_rng_u64(&g_rng) % 7;
-    return k;
-}
-
-/* emulate in both forms with knobs kn, and again with the batch-affine
- * rounds forced, and compare with expect */
+/* emulate in both forms with knobs kn and compare with expect */
 template <class T>
 static void check(const inst<T> &I, const typename T::jac *expect, knobs kn, const char *what, bool per_window = false)
 {
-    for (int aff = 0; aff < 2; aff++) {
-        const knobs k = aff ? with_affine(kn) : kn;
-        for (int mont = 0; mont < 2; mont++) {
-            xyzz<typename T::F> r;
-            emu_info info;
-            cz_status st = emulate<T>(I.bases.data(), I.scalars(mont), I.n, mont != 0, k, per_window, &r, &info);
-            g_aff_checks += info.rounds > 0;
-            typename T::jac R;
-            to_jac<T>(&R, r);
-            CHECK_MSG(st == CZ_OK && T::eq(&R, expect) && info.canaries_ok,
-                      "%s %s n=%zu form=%s c=%d(W=%d) run=%zu chunk=%zu affine B=%zu T=%zu rounds=%d m=%zu m1=%zu "
-                      "levels=%d: status %s, canaries %s",
-                      T::name(), what, I.n, mont ? "mont" : "canon", info.c, info.W, k.run, k.chunk, k.aff_batch,
-                      k.aff_threads, info.rounds, info.m, info.m1, info.levels, cz_status_str(st),
-                      info.canaries_ok ? "ok" : "OVERWRITTEN");
-        }
+    for (int mont = 0; mont < 2; mont++) {
+        xyzz<typename T::F> r;
+        emu_info info;
+        cz_status st = emulate<T>(I.bases.data(), I.scalars(mont), I.n, mont != 0, kn, per_window, &r, &info);
+        typename T::jac R;
+        to_jac<T>(&R, r);
+        CHECK_MSG(st == CZ_OK && T::eq(&R, expect) && info.canaries_ok,
+                  "%s %s n=%zu form=%s c=%d(W=%d) run=%zu chunk=%zu m=%zu m1=%zu levels=%d: status %s, canaries %s",
+                  T::name(), what, I.n, mont ? "mont" : "canon", info.c, info.W, kn.run, kn.chunk, info.m, info.m1,
+                  info.levels, cz_status_str(st), info.canaries_ok ? "ok" : "OVERWRITTEN");
     }
 }
 
@@ -349,7 +323,6 @@ static knobs knob(int window = 0, size_t run = 0, size_t chunk = 0)
     k.window = window;
     k.run = run;
     k.chunk = chunk;
-    k.aff_batch = k.aff_min = k.aff_threads = 0;
     return k;
 }
 
@@ -528,43 +501,6 @@ static void test_plan(void)
         printf("2^%d: %d/%d/%d  ", e, choose_window((size_t)1 << e, 255, 16800.0),
                choose_window((size_t)1 << e, 254, 37500.0), choose_window((size_t)1 << e, 255, 5600.0));
     printf("\n");
-    /* make_plan's batch-affine rounds: as many as keep aff_min merges in the
-     * first sub-batch's last round, each sub-batch's pieces a whole number
-     * of level-0 runs, level 0 over two pieces per block */
-    long abad = 0;
-    const size_t ams[] = {1, 2, 3, 100, 1000, 4097, 65536, (1u << 20) + 3};
-    const size_t abs_[] = {0, 2, 48, 64, 256, 1u << 20};
-    for (size_t mi = 0; mi < CZ_ARRAY_LEN(ams); mi++) {
-        for (size_t bi = 0; bi < CZ_ARRAY_LEN(abs_); bi++) {
-            for (size_t amin = 1; amin <= 4096; amin *= 8) {
-                for (int sh = 0; sh < 2; sh++) {
-                    knobs k = knob(0, sh ? 64 : 0);
-                    k.aff_batch = abs_[bi];
-                    k.aff_min = amin;
-                    plan p;
-                    if (!make_plan(&p, ams[mi], 0, 12, 255, k, sh != 0)) {
-                        abad++;
-                        continue;
-                    }
-                    const size_t B = abs_[bi], E = p.E, L = p.L[0];
-                    const bool pow2 = B >= 2 && (B & (B - 1)) == 0;
-                    if (!pow2 || p.aR == 0) {
-                        abad += p.aR != 0 || p.cnt[0] != E;
-                        const size_t len0 = E < B ? E : B;
-                        if (pow2 && len0 > 1 && (len0 + 1) / 2 >= amin && B % L == 0) abad++; /* one round fitted */
-                        continue;
-                    }
-                    const size_t len0 = E < B ? E : B, blk = (size_t)1 << p.aR;
-                    abad += ((2 * B) >> p.aR) % L != 0;
-                    abad += (len0 + blk - 1) / blk < amin; /* the last round's merges */
-                    size_t cnt = 0;
-                    for (size_t s0 = 0; s0 < E; s0 += B) cnt += 2 * (((E - s0 < B ? E - s0 : B) + blk - 1) / blk);
-                    abad += p.cnt[0] != cnt || p.aB != B || ((size_t)1 << p.lgB) != B;
-                }
-            }
-        }
-    }
-    CHECK_MSG(abad == 0, "make_plan affine rounds: %ld bad", abad);
     /* make_plan: levels shrink to one thread, the segments tile the buckets */
     long bad = 0;
     const size_t ms[] = {0, 1, 2, 7, 8, 9, 31, 32, 33, 100, 1000, 4097, 65536, 1u << 20, (1u << 24) + 3, 1u << 30};
@@ -1132,12 +1068,11 @@ template <class T> static void test_table(void)
             typename T::jac expect;
             oracle<T>(I, &expect);
             emu_table<F> tb = {tab.data(), nblk, first, c};
-            for (int mont = 0; mont < 4; mont++) { /* both forms, then again with the affine rounds */
+            for (int mont = 0; mont < 2; mont++) {
                 xyzz<F> r;
                 emu_info info;
                 knobs kn = knob(0, rg ? 8 : 0, rg ? n / 3 : 0);
-                if (mont >= 2) kn = with_affine(kn);
-                cz_status st = emulate<T>(I.bases.data(), I.scalars(mont & 1), n, (mont & 1) != 0, kn, false, &r, &info, &tb);
+                cz_status st = emulate<T>(I.bases.data(), I.scalars(mont), n, mont != 0, kn, false, &r, &info, &tb);
                 typename T::jac R;
                 to_jac<T>(&R, r);
                 CHECK_MSG(st == CZ_OK && T::eq(&R, &expect) && info.canaries_ok,
@@ -1157,7 +1092,7 @@ static double now_s(void)
 
 template <class T> static void run_group(void)
 {
-    long before = cz_test_failed, aff0 = g_aff_checks;
+    long before = cz_test_failed;
     double t0 = now_s();
     test_classify<T>();
     test_point_helpers<T>();
@@ -1172,8 +1107,6 @@ template <class T> static void run_group(void)
     double t4 = now_s();
     test_table<T>();
     double t5 = now_s();
-    CHECK_MSG(g_aff_checks - aff0 >= 40, "%s: only %ld emulations ran batch-affine rounds", T::name(),
-              g_aff_checks - aff0);
     printf("%s: %s (s: units %.1f, sizes %.1f, windows %.1f, edges %.1f, table %.1f)\n", T::name(),
            cz_test_failed == before ? "ok" : "FAILED", t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4);
     fflush(stdout);
