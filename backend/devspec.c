@@ -56,15 +56,20 @@ cz_status cz_devspec_parse(cz_devspec *out, const char *spec, int gpus, int pres
             return cz_error_set(err, CZ_ERR_INVALID_ARG,
                                 "device '%s': N in cuda:N must be a GPU index 0..1023 (a list: cuda:0,1)",
                                 spec);
-        for (int i = 0; i < k; i++)
-            if (out->dev[i].index == (int)d)
-                return cz_error_set(err, CZ_ERR_INVALID_ARG, "device '%s': GPU %ld is listed twice", spec, d);
+        int slot = 0;
+        for (int i = 0; i < k; i++) slot += out->dev[i].index == (int)d;
+        if (slot == CZ_DEVSPEC_PER_GPU) {
+            memset(out, 0, sizeof *out);
+            return cz_error_set(err, CZ_ERR_INVALID_ARG, "device '%s': GPU %ld is listed more than %d times", spec, d,
+                                CZ_DEVSPEC_PER_GPU);
+        }
         if (k == max) {
             memset(out, 0, sizeof *out);
             return cz_error_set(err, CZ_ERR_INVALID_ARG, "device '%s': more than %d GPUs", spec, max);
         }
         out->dev[k].cuda = 1;
         out->dev[k].index = (int)d;
+        out->dev[k].slot = slot;
         k++;
         if (!*end) break;
         p = end + 1;
@@ -75,6 +80,13 @@ cz_status cz_devspec_parse(cz_devspec *out, const char *spec, int gpus, int pres
     }
     out->n = gpus > 0 ? gpus : k;
     return CZ_OK;
+}
+
+int cz_devspec_gpus(const cz_devspec *d)
+{
+    int n = 0;
+    for (int i = 0; i < d->n; i++) n += d->dev[i].cuda && d->dev[i].slot == 0;
+    return n;
 }
 
 const char *cz_devspec_entry_name(const cz_devspec *d, int i, char *buf, size_t cap)

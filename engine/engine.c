@@ -1223,9 +1223,9 @@ static cz_status open_devices(cz_engine *e, cz_error *err)
             CZ_OK)
             return st;
         n = ds.n;
-        /* one GPU: a failed step is rerun on the CPU; several: the
-         * partition moves to another GPU */
-        bo.fallback = n == 1;
+        /* one GPU (an entry, or several entries of it): a failed step is
+         * rerun on the CPU; several GPUs: the partition moves to another */
+        bo.fallback = n == 1 || (cz_devspec_gpus(&ds) == 1 && ds.dev[0].cuda);
         for (int i = 0; i < n && st == CZ_OK; i++) {
             if (ds.dev[i].cuda) {
                 if (bo.fallback) {
@@ -1245,6 +1245,13 @@ static cz_status open_devices(cz_engine *e, cz_error *err)
                 char tmp[sizeof b->name];
                 snprintf(tmp, sizeof tmp, "cpu:%d%s", i, b->name + 3);
                 memcpy(b->name, tmp, sizeof tmp);
+            } else if (ds.dev[i].cuda && ds.dev[i].slot > 0) { /* "cuda:0#2 NVIDIA ...": its 2nd entry */
+                char tmp[sizeof b->name], pre[16];
+                int pl = snprintf(pre, sizeof pre, "cuda:%d", ds.dev[i].index);
+                if (pl > 0 && strncmp(b->name, pre, (size_t)pl) == 0) {
+                    snprintf(tmp, sizeof tmp, "%s#%d%s", pre, ds.dev[i].slot + 1, b->name + pl);
+                    memcpy(b->name, tmp, sizeof tmp);
+                }
             }
         }
     }

@@ -82,7 +82,8 @@ typedef struct cz_engine_config {
     size_t budget_bytes;  /* 0: detected (mem/budget.h) */
     size_t budget_margin; /* 0: the default margin (detected budgets only) */
     /* devices (backend/devspec.h): "auto" (NULL: every GPU, else the CPU),
-     * "cpu", "cuda" (every GPU), "cuda:N" (one), "cuda:N,M,..." (a list) */
+     * "cpu", "cuda" (every GPU), "cuda:N" (one), "cuda:N,M,..." (a list;
+     * a GPU listed k times is k devices sharing it: k device steps at once) */
     const char *device;
     int gpus;             /* 0: every device the spec names; N: the first N of them.
                            * With "cpu", N CPU backends pose as N devices (to

@@ -69,6 +69,12 @@ static void test_devspec(void)
     }
     cz_devspec d;
     CHECK(cz_devspec_parse(&d, "auto", 0, 2, 32, NULL) == CZ_OK && d.is_auto);
+    /* a GPU listed again: an entry per listing, numbered per GPU */
+    CHECK(cz_devspec_parse(&d, "cuda:1,0,1,1", 0, 2, 32, NULL) == CZ_OK && spec_is(&d, "cuda:1,cuda:0,cuda:1,cuda:1") &&
+          d.dev[0].slot == 0 && d.dev[1].slot == 0 && d.dev[2].slot == 1 && d.dev[3].slot == 2 &&
+          cz_devspec_gpus(&d) == 2);
+    CHECK(cz_devspec_parse(&d, "cuda:0,0", 1, 1, 32, NULL) == CZ_OK && d.n == 1 && cz_devspec_gpus(&d) == 1);
+    CHECK(cz_devspec_parse(&d, "cpu", 3, 0, 32, NULL) == CZ_OK && cz_devspec_gpus(&d) == 0);
     CHECK(cz_devspec_parse(&d, "cuda:1", 0, 2, 32, NULL) == CZ_OK && !d.is_auto);
     static const struct {
         const char *spec;
@@ -76,7 +82,8 @@ static void test_devspec(void)
         cz_status st;
         const char *words;
     } bad[] = {
-        {"cuda:0,0", 0, 4, CZ_ERR_INVALID_ARG, "listed twice"},
+        {"cuda:0,0,0,0,0", 0, 4, CZ_ERR_INVALID_ARG, "listed more than 4 times"},
+        {"cuda:1,0,1,1,1,1", 0, 4, CZ_ERR_INVALID_ARG, "GPU 1 is listed more than 4 times"},
         {"cuda:", 0, 4, CZ_ERR_INVALID_ARG, "GPU index"},
         {"cuda:x", 0, 4, CZ_ERR_INVALID_ARG, "GPU index"},
         {"cuda:1,", 0, 4, CZ_ERR_INVALID_ARG, "GPU index"},

@@ -147,7 +147,7 @@ if grep -q "OUT OF SERVICE" "$tmp/be2.out"; then # (device 1 got a 2nd step)
   check grep -q "taken out of service" "$tmp/be2.err"
 fi
 expect_fail 2 "--gpus: '0'" bench-engine -g 0 "$F/circuit.zkey" "$F/witness.wtns"
-expect_fail 2 "listed twice" bench-engine -d cuda:0,0 "$F/circuit.zkey" "$F/witness.wtns"
+expect_fail 2 "listed more than 4 times" bench-engine -d cuda:0,0,0,0,0 "$F/circuit.zkey" "$F/witness.wtns"
 expect_fail 2 "lists 2" bench-engine -d cuda:0,1 -g 3 "$F/circuit.zkey" "$F/witness.wtns"
 expect_fail 2 "'cuda:-1'" bench-engine -d cuda:-1 "$F/circuit.zkey" "$F/witness.wtns"
 head -c 5000 "$F/circuit.zkey" >"$tmp/trunc.zkey"
