@@ -5,9 +5,9 @@
  * Grammar: "auto" | "cpu" | "cuda" | "cuda:N" | "cuda:N,M,..." (N a GPU
  * index 0..1023; a GPU listed k <= CZ_DEVSPEC_PER_GPU times is k entries,
  * slots 0..k-1: the engine runs k device steps on it at once, each with
- * its own copy of the key and working set, measured 23% more proofs per
- * minute for k = 2 at 2^22 on the H200, bench/RESULTS.md). Meaning, with `present` GPUs and `gpus` the
- * number wanted (0: every device the spec names):
+ * its own copy of the key and working set; +24% proofs per minute for
+ * k = 2 at 2^22 on the H200, bench/RESULTS.md). Meaning, with `present`
+ * GPUs and `gpus` the number wanted (0: every device the spec names):
  *   auto   every GPU (the first `gpus` of them); with none present, the CPU
  *          (`gpus` CPU backends posing as devices, at least one)
  *   cuda   every GPU (the first `gpus`); with none present one entry for
@@ -15,8 +15,9 @@
  *   cpu    `gpus` CPU backends (at least one)
  *   cuda:L the listed GPUs (the first `gpus` of them)
  * Errors (CZ_ERR_INVALID_ARG, the message quoting the spec): anything else,
- * an index listed more than CZ_DEVSPEC_PER_GPU times, more entries than `max`, `gpus` beyond what the spec
- * names; CZ_ERR_NO_DEVICE: more GPUs wanted than present.
+ * an index listed more than CZ_DEVSPEC_PER_GPU times, more entries than
+ * `max`, `gpus` beyond what the spec names; CZ_ERR_NO_DEVICE: more GPUs
+ * wanted than present.
  */
 #ifndef CZ_BACKEND_DEVSPEC_H
 #define CZ_BACKEND_DEVSPEC_H

@@ -498,8 +498,8 @@ template <class P> struct fp {
         return r;
     }
     /* a^(p-2) = 1/a (0 for 0), by fixed 4-bit windows of the exponent
-     * (32N squarings and ~8N products, against ~16N products bit by bit):
-     * the one inversion per thread of the MSM's batch-affine rounds */
+     * (32N squarings and ~8N products, against ~16N products bit by bit);
+     * the table of multiples (cuda/msm.cuh table_fn) inverts once per thread */
     CZ_HD fp inv() const
     {
         uint32_t e[N];

@@ -59,7 +59,7 @@
  * bench/RESULTS.md: inlining the 381-bit product; __launch_bounds__(128, 4)
  * at level 0, slower except for BN254 G2; the merged Y3 for BLS12-381;
  * batch-affine rounds before level 0 with one Fermat inversion per thread,
- * commit c8e0825 + 2b1fd19, 18-39% slower for G1: serial chains at 8-16
+ * commit c8e0825 + 2b1fd19, 18-40% slower for G1: serial chains at 8-16
  * warps per SM.)
  */
 #include <stdio.h>
