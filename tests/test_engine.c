@@ -1156,7 +1156,7 @@ static void test_admit(fixture *f)
 /* device specs that cannot be served are refused at create */
 static void test_device_specs(void)
 {
-    const char *bad[] = {"cuda:0,0", "cuda:", "cuda:x", "cuda:1,", "gpu", "cuda:-1"};
+    const char *bad[] = {"cuda:0,0,0,0,0", "cuda:", "cuda:x", "cuda:1,", "gpu", "cuda:-1"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cz_engine_config c;
         cz_engine_config_default(&c);
