@@ -521,8 +521,9 @@ static int job_is_final(cz_jobs *j, const char *id)
 
 /* Shared store: records the end of a claimed partition, fenced by its
  * attempt; while the database is away, retried until it answers. A retry
- * refused by the fence because an earlier try committed (its answer lost)
- * counts as recorded; the job's end is then read back from the store (and
+ * refused by the fence because an earlier try committed (its answer lost),
+ * or accepted as that try's own write, counts as recorded; the job's end is
+ * then read back from the store (and
  * may be counted on two hosts when two ended its last partitions at once,
  * one of them through a lost answer). */
 static void record_shared(cz_jobs *j, djob *dj, size_t part, const cz_partition_result *r)
@@ -574,6 +575,9 @@ static void record_shared(cz_jobs *j, djob *dj, size_t part, const cz_partition_
         return;
     }
     if (warned) CZ_LOG(&j->c.log, CZ_LOG_INFO, "jobs", "job %s partition %u: recorded after the store came back", dj->id, idx);
+    /* a retry that found its own earlier try committed (the store's "already": its answer lost)
+     * reports no job end, though that try may have ended the job: read it back */
+    if (warned && !final && r->status == CZ_OK) final = job_is_final(j, dj->id);
     if (r->status == CZ_OK) {
         pthread_mutex_lock(&j->mu);
         j->parts_done++;
