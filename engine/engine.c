@@ -1225,7 +1225,7 @@ static cz_status open_devices(cz_engine *e, cz_error *err)
         n = ds.n;
         /* one GPU (an entry, or several entries of it): a failed step is
          * rerun on the CPU; several GPUs: the partition moves to another */
-        bo.fallback = n == 1 || (cz_devspec_gpus(&ds) == 1 && ds.dev[0].cuda);
+        bo.fallback = n == 1 || cz_devspec_gpus(&ds) == 1; /* (a spec is all CPU or all GPU) */
         for (int i = 0; i < n && st == CZ_OK; i++) {
             if (ds.dev[i].cuda) {
                 if (bo.fallback) {
