@@ -359,7 +359,8 @@ if [ "$nh" = 3 ]; then ok; else bad "GET /v1/status does not list the three host
 # the spool after the jobs ended: a finished job's directory goes with the host
 # that recorded its end, or, where that host was killed or lost its store in
 # between, with the next sweep (below: h3's restart); checked after that sweep
-early=$(find "$tmp/spool" -mindepth 1 -maxdepth 1 -name 'j_*' | wc -l)
+spool_jobs() { find "$tmp/spool" -mindepth 1 -maxdepth 1 -name 'j_*'; }
+early=$(spool_jobs | wc -l)
 say "   job directories in the spool when the clients ended: $early"
 # the sweep: a finished job's directory left behind (its host killed between
 # recording the end and removing it) goes on a host's first tick; one the
@@ -376,9 +377,9 @@ if [ -n "$kdone" ] && [ ! -d "$tmp/spool/$kdone" ]; then ok; else bad "the direc
 check test -f "$tmp/spool/j_notyet/p0.wtns"
 rm -rf "$tmp/spool/j_notyet"
 # an empty spool once the sweep has run: every job ended
-for _ in $(seq 100); do [ "$(find "$tmp/spool" -mindepth 1 -maxdepth 1 -name 'j_*' | wc -l)" = 0 ] && break; sleep 0.1; done
-left=$(find "$tmp/spool" -mindepth 1 -maxdepth 1 -name 'j_*' | wc -l)
-if [ "$left" = 0 ]; then ok; else bad "$left job directories left in the shared spool after h3's sweep ($early when the clients ended): $(find "$tmp/spool" -mindepth 1 -maxdepth 1 -name 'j_*' | head -3 | tr '\n' ' ')"; fi
+for _ in $(seq 100); do [ "$(spool_jobs | wc -l)" = 0 ] && break; sleep 0.1; done
+left=$(spool_jobs | wc -l)
+if [ "$left" = 0 ]; then ok; else bad "$left job directories left in the shared spool after h3's sweep ($early when the clients ended): $(spool_jobs | head -3 | tr '\n' ' ')"; fi
 # a built-in circuit's job (circuit/native.h; its partitions spooled as circuit
 # files in the shared spool): submitted to h3, awaited on h2, results from h1
 say "a circuit job: submitted to h3, awaited on h2, its proofs read from h1"
