@@ -5,7 +5,8 @@
  * published generators). Needs no GPU: runs in CI wherever nvcc builds.
  *
  * Fields: add, sub, neg, dbl, mul, sqr, to/from Montgomery, inv on random
- * and edge operands (0, 1, p - 1, R mod p, values near 2^k). Fq2: mul, sqr,
+ * and edge operands (0, 1, p - 1, R mod p, values near 2^k), the lazy forms and
+ * cuda/ff52.cuh's FP64-pipe product on [0, 2p). Fq2: mul, sqr,
  * inv. Curves (G1 and G2 of both): mixed, full and doubling XYZZ additions
  * against the CPU's Jacobian arithmetic, including P + P, P + (-P), the
  * point at infinity on either side, and long random chains.
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "cuda/ec.cuh"
+#include "cuda/ff52.cuh"
 #include "cuda_test_util.h"
 #include "ec/ec.h"
 #include "test_util.h"
@@ -96,6 +98,9 @@ static uint32_t half32(const uint64_t *v, int i) { return (uint32_t)(v[i / 2] >>
             bad += cz_test_lazy_bad(DEV::mul_lazy(la, db), da * db);                                  \
             bad += cz_test_lazy_bad(DEV::add_lazy(la, lb), da + db);                                  \
             bad += cz_test_lazy_bad(DEV::sub_lazy(la, lb), da - db);                                  \
+            /* the FP64-pipe product (host form: the FMAs as exact integer products) */                \
+            bad += cz_test_lazy_bad(fp52<params_of<DEV>::type>::mul(la, fp52<params_of<DEV>::type>::from_fp(db)), \
+                                    da * db);                                                         \
             if (it < 64 || it % 64 == 0) { /* inv is a slow pow */                                    \
                 if (CPU##_inv(&r, &a) != CZ_OK) CPU##_set_zero(&r);                                   \
                 bad += !same(da.inv(), r);                                                            \

@@ -3,10 +3,12 @@
  * run in kernels on fresh random inputs, against the CPU fields and curves
  * of ff/ and ec/. Exits 77 (skipped) when there is no GPU.
  *
- * Per field: add, sub, mul, sqr, mul_sub, from_mont and the lazy forms
+ * Per field: add, sub, mul, sqr, mul_sub, from_mont, inv and the lazy forms
  * (mul_lazy, add_lazy, sub_lazy on [0, 2p)) on 2^16 random pairs plus edge
- * values; per Fq2: mul (with merged reductions in a CZ_CUDA_PTX build), sqr
- * on 2^16 random pairs plus the pairs of 8 edge values. Per group (G1, G2 of both curves): mixed add, full add, doubling
+ * values; the FP64-pipe product of cuda/ff52.cuh (its FMAs checked here, on
+ * the device) on the same pairs, a or a + p against b R52. Per Fq2: mul (with merged reductions in
+ * a CZ_CUDA_PTX build), sqr on 2^16 random pairs plus the pairs of 8 edge
+ * values. Per group (G1, G2 of both curves): mixed add, full add, doubling
  * on 2^12 random points, including P + P and P + (-P) lanes.
  */
 #include <cuda_runtime.h>
@@ -14,6 +16,7 @@
 
 #include "cuda/cuda.h"
 #include "cuda/ec.cuh"
+#include "cuda/ff52.cuh"
 #include "cuda_test_util.h"
 #include "ec/ec.h"
 #include "test_util.h"
@@ -30,11 +33,11 @@ using namespace cz_dev;
         }                                                                                          \
     } while (0)
 
-/* out[9i..9i+8] = a+b, a-b, a*b, a^2, a*b - b^2 (one reduction in a build
+/* out[10i..10i+9] = a+b, a-b, a*b, a^2, a*b - b^2 (one reduction in a build
  * with CZ_CUDA_PTX: fp::mul_sub, negative before the reduction about half
- * the time), canonical(a), and the lazy forms on a + p, b + p (below 2p):
- * mul_lazy(a + p, b), add_lazy(a + p, b + p), sub_lazy(a, b + p) */
-enum { FIELD_OUTS = 9 };
+ * the time), canonical(a), the lazy forms on a + p, b + p (below 2p):
+ * mul_lazy(a + p, b), add_lazy(a + p, b + p), sub_lazy(a, b + p), and 1/a */
+enum { FIELD_OUTS = 10 };
 template <class F> __global__ void k_field(F *out, const F *a, const F *b, size_t n)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -51,6 +54,17 @@ template <class F> __global__ void k_field(F *out, const F *a, const F *b, size_
     o[6] = F::mul_lazy(xp, y);
     o[7] = F::add_lazy(xp, yp);
     o[8] = F::sub_lazy(x, yp);
+    o[9] = x.inv(); /* 4-bit windows (0 for 0) */
+}
+
+/* out[i] = fp52::mul(a, w) with a + p on odd lanes (the range [0, 2p)) and
+ * w = b R52 made on the host: below 2p and a b / R mod p */
+template <class F> __global__ void k_field52(F *out, const F *a, const fp52<typename F::P_> *w, size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const F x = (i & 1) ? cz_test_plus_p(a[i]) : a[i];
+    out[i] = fp52<typename F::P_>::mul(x, w[i]);
 }
 
 /* out[3i..3i+2] = a*b, a^2, a*a in Fq2 (the product with merged reductions
@@ -133,8 +147,9 @@ template <class C> struct cpu_ops {
     void (*mul)(C *, const C *, const C *);
     void (*sqr)(C *, const C *);
     void (*to_canonical)(uint64_t *, const C *);
+    cz_status (*inv)(C *, const C *);
 };
-#define CPU_OPS(C) cpu_ops<C>{C##_random, C##_add, C##_sub, C##_mul, C##_sqr, C##_to_canonical}
+#define CPU_OPS(C) cpu_ops<C>{C##_random, C##_add, C##_sub, C##_mul, C##_sqr, C##_to_canonical, C##_inv}
 
 template <class F, class C> static void field_test(const char *name, cz_rng *rng, size_t n, cpu_ops<C> ops)
 {
@@ -177,8 +192,30 @@ template <class F, class C> static void field_test(const char *name, cz_rng *rng
         bad += memcmp(&o[5], can, sizeof can) != 0;
         bad += cz_test_lazy_bad(o[6], *(const F *)&w[2]) + cz_test_lazy_bad(o[7], *(const F *)&w[0]) +
                cz_test_lazy_bad(o[8], *(const F *)&w[1]);
+        C xi;
+        if (ops.inv(&xi, x) != CZ_OK) memset(&xi, 0, sizeof xi);
+        bad += memcmp(&o[9], &xi, sizeof(C)) != 0;
     }
     CHECK_MSG(bad == 0, "%s: %ld of %zu device results differ from the CPU field", name, bad, FIELD_OUTS * n);
+    {
+        typedef fp52<typename F::P_> W;
+        W *hw = (W *)calloc(n, sizeof(W)), *dw;
+        for (size_t i = 0; i < n; i++) hw[i] = W::from_fp(hb[i]);
+        CUDA_OK(cudaMalloc(&dw, n * sizeof(W)));
+        CUDA_OK(cudaMemcpy(dw, hw, n * sizeof(W), cudaMemcpyHostToDevice));
+        k_field52<F><<<(unsigned)((n + 255) / 256), 256>>>(dout, da, dw, n);
+        CUDA_OK(cudaGetLastError());
+        CUDA_OK(cudaMemcpy(ho, dout, n * sizeof(F), cudaMemcpyDeviceToHost));
+        long bad52 = 0;
+        for (size_t i = 0; i < n; i++) {
+            C w2;
+            ops.mul(&w2, (const C *)&ha[i], (const C *)&hb[i]);
+            bad52 += cz_test_lazy_bad(ho[i], *(const F *)&w2);
+        }
+        CHECK_MSG(bad52 == 0, "%s: %ld of %zu FP64-pipe products differ from the CPU field", name, bad52, n);
+        cudaFree(dw);
+        free(hw);
+    }
     cudaFree(da);
     cudaFree(db);
     cudaFree(dout);

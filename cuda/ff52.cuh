@@ -1,0 +1,224 @@
+/*
+ * cuda/ff52.cuh: Montgomery products on the FP64 pipe (52-bit limbs).
+ *
+ * DESIGN: the H200 issues double-precision FMAs at the same rate as 32-bit
+ * integer multiply-adds (64 per clock per SM each), but an FMA of two exact
+ * 52-bit integers yields the 104-bit product in two FMAs and a subtraction,
+ * 2.6 times the bits of a 32 x 32 product's two IMADs, and it runs on a pipe
+ * the integer product (cuda/ff.cuh) leaves idle. So a product of two field
+ * elements in L = ceil(32 N / 52) limbs of 52 bits:
+ *
+ *   hi = fma_rz(a, b, 2^104)         = 2^104 + floor(a b / 2^52) 2^52
+ *   lo = fma_rz(a, b, 2^104 + 2^52 - hi) = 2^52 + (a b mod 2^52)  (exact)
+ *
+ * and the bit patterns of hi and lo are the two halves plus a constant (the
+ * exponent field): they are summed as 64-bit integers into the columns of
+ * the product with no carry between columns (a column holds < 2^57), the
+ * constants taken out once, in each column's start value. Montgomery
+ * reduction by R52 = 2^(52 L) limb by limb (SOS order): column i gives
+ * m = (c_i mod 2^52) (-1/p) mod 2^52 (an integer product), m p goes into
+ * columns i.. i+L, and the low half of m p_0 is never computed: it only
+ * makes column i a multiple of 2^52, so its carry is c_i / 2^52 rounded up.
+ *
+ * fp52<P> holds an operand in that form, as exact doubles: made on the host
+ * from an element x R of cuda/ff.cuh's fp<P> as x R52 (from_fp), it turns a
+ * product into mul(y, w) = y w / R52 = Y W R for y = Y R, an fp<P> in
+ * [0, 2p): the other operand and the result keep cuda/ff.cuh's form and
+ * bytes, so a kernel swaps its product with tables (twiddles, constants)
+ * made once. The result is below p + 2p p / R52 < 2p (R52 >= 16 p for every
+ * field here), the range of fp::mul_lazy.
+ *
+ * On the host the same code runs with the two FMAs replaced by the exact
+ * integer product (same bit patterns), so tests/test_cuda_ff.cu checks the
+ * columns, the biases and the reduction in CI without a GPU, and
+ * tests/gpu/test_gpu_ff.cu the FMAs on the device.
+ *
+ * Status (bench/RESULTS.md, "FP64-pipe field products"): no kernel uses it
+ * yet. bench/bench_gpu_ff measures it against fp::mul_lazy on the H200: 1.13-
+ * 1.26x the products per second alone (ALU pipe 60%, FP64 48%: the column
+ * sums are 64-bit integer additions), but the NTT with its twiddle products
+ * moved here was 8% slower (its butterflies' additions already load the
+ * ALU). Where the ALU is idle (the MSM's level-0 accumulation: IMAD 45%,
+ * ALU 19%) it is the candidate; there both operands change per product.
+ */
+#ifndef CZ_CUDA_FF52_CUH
+#define CZ_CUDA_FF52_CUH
+
+#include <stdint.h>
+
+#include "cuda/ff.cuh"
+
+namespace cz_dev {
+
+template <class P> struct fp52 {
+    static constexpr int N = P::N;                 /* 32-bit limbs of fp<P> */
+    static constexpr int L = (32 * N + 51) / 52;   /* 52-bit limbs */
+    static constexpr int SHIFT = 52 * L - 32 * N;  /* R52 = R 2^SHIFT */
+    static constexpr uint64_t MASK = ((uint64_t)1 << 52) - 1;
+    static constexpr uint64_t BLO = 0x4330000000000000ull; /* bits of 2^52 */
+    static constexpr uint64_t BHI = 0x4670000000000000ull; /* bits of 2^104 */
+    static_assert(L * 52 >= 32 * N && L <= 8, "52-bit limbs");
+
+    double w[L]; /* the limbs of x R52 mod p, exact integers < 2^52 */
+
+    /* ---- constants ---- */
+    CZ_HD static uint64_t p64(int i) /* bits [64 i, 64 i + 64) of p */
+    {
+        return (2 * i < N ? (uint64_t)P::p(2 * i) : 0) | (2 * i + 1 < N ? (uint64_t)P::p(2 * i + 1) << 32 : 0);
+    }
+    /* limb i of p in 52 bits, as a double */
+    CZ_HD static double pl(int i) { return (double)limb_of(P::p, i); }
+    /* -1/p mod 2^52 */
+    CZ_HD static uint64_t ninv()
+    {
+        const uint64_t p0 = p64(0);
+        uint64_t x = p0; /* correct to 3 bits: p0 odd, p0 p0 = 1 mod 8 */
+        for (int k = 0; k < 5; k++) x *= 2 - p0 * x;
+        return (0 - x) & MASK;
+    }
+    /* bits [52 i, 52 i + 52) of a value given as 32-bit words w(0..N-1) */
+    template <class W> CZ_HD static uint64_t limb_of(W word, int i)
+    {
+        const int b = 52 * i, k = b / 32, o = b % 32;
+        uint64_t v = (k < N ? (uint64_t)word(k) : 0) | (k + 1 < N ? (uint64_t)word(k + 1) << 32 : 0);
+        v >>= o;
+        if (o > 12 && k + 2 < N) v |= (uint64_t)word(k + 2) << (64 - o);
+        return v & MASK;
+    }
+    /* start value of column k: minus the exponent bits of every term added
+     * to it (product lo: i + j = k; product hi: i + j + 1 = k; reduction lo
+     * for j >= 1, reduction hi for all j) */
+    CZ_HD static uint64_t bias(int k)
+    {
+        uint64_t nlo = 0, nhi = 0;
+        for (int i = 0; i < L; i++)
+            for (int j = 0; j < L; j++) {
+                nlo += (i + j == k) + (j >= 1 && i + j == k);
+                nhi += 2 * (i + j + 1 == k);
+            }
+        return (uint64_t)0 - (nlo * BLO + nhi * BHI);
+    }
+
+    /* ---- the limb product ---- */
+    CZ_HD static double to_d(uint64_t x) /* x < 2^52, exactly */
+    {
+#ifdef __CUDA_ARCH__
+        return __longlong_as_double((long long)(x | BLO)) - 4503599627370496.0;
+#else
+        return (double)x;
+#endif
+    }
+    /* bit patterns of 2^104 + hi 2^52 and 2^52 + lo, a b = hi 2^52 + lo */
+    CZ_HD static void prod(double a, double b, uint64_t &h, uint64_t &l)
+    {
+#ifdef __CUDA_ARCH__
+        const double hd = __fma_rz(a, b, 20282409603651670423947251286016.0); /* 2^104 */
+        const double ld = __fma_rz(a, b, 20282409603651674927546878656512.0 - hd); /* 2^104 + 2^52 */
+        h = (uint64_t)__double_as_longlong(hd);
+        l = (uint64_t)__double_as_longlong(ld);
+#else
+        const unsigned __int128 t = (unsigned __int128)(uint64_t)a * (uint64_t)b;
+        h = BHI + (uint64_t)(t >> 52);
+        l = BLO + ((uint64_t)t & MASK);
+#endif
+    }
+    CZ_HD static uint64_t prod_hi(double a, double b)
+    {
+#ifdef __CUDA_ARCH__
+        return (uint64_t)__double_as_longlong(__fma_rz(a, b, 20282409603651670423947251286016.0));
+#else
+        return BHI + (uint64_t)(((unsigned __int128)(uint64_t)a * (uint64_t)b) >> 52);
+#endif
+    }
+
+    /* r = a b / R52 as L limbs (< 2^52 each but the top) for a, b < 2^(52 L)
+     * with a b < p R52 (then the result is below 2p) */
+    CZ_HD static void mont(const double (&a)[L], const double (&b)[L], uint64_t (&r)[L])
+    {
+        uint64_t c[2 * L];
+#pragma unroll
+        for (int k = 0; k < 2 * L; k++) c[k] = bias(k);
+#pragma unroll
+        for (int i = 0; i < L; i++)
+#pragma unroll
+            for (int j = 0; j < L; j++) {
+                uint64_t h, l;
+                prod(a[i], b[j], h, l);
+                c[i + j] += l;
+                c[i + j + 1] += h;
+            }
+        const uint64_t ni = ninv();
+#pragma unroll
+        for (int i = 0; i < L; i++) {
+            const uint64_t v = c[i], t = v & MASK;
+            const double m = to_d((t * ni) & MASK);
+            /* c_i + lo(m p_0) is a multiple of 2^52 */
+            c[i + 1] += (v >> 52) + (t != 0) + prod_hi(m, pl(0));
+#pragma unroll
+            for (int j = 1; j < L; j++) {
+                uint64_t h, l;
+                prod(m, pl(j), h, l);
+                c[i + j] += l;
+                c[i + j + 1] += h;
+            }
+        }
+        uint64_t carry = 0;
+#pragma unroll
+        for (int k = 0; k < L; k++) {
+            const uint64_t v = c[L + k] + carry;
+            r[k] = k + 1 < L ? v & MASK : v;
+            carry = v >> 52;
+        }
+    }
+
+    /* ---- conversions ---- */
+    /* x R52 mod p from x R (an fp<P>), on the host: x R 2^SHIFT by doublings */
+    static fp52 from_fp(fp<P> x)
+    {
+        for (int s = 0; s < SHIFT; s++) x = x + x;
+        fp52 r;
+        for (int i = 0; i < L; i++) r.w[i] = (double)limb_of([&](int k) { return x.l[k]; }, i);
+        return r;
+    }
+    CZ_HD static void unpack(const fp<P> &x, double (&d)[L])
+    {
+#pragma unroll
+        for (int i = 0; i < L; i++) d[i] = to_d(limb_of([&](int k) { return x.l[k]; }, i));
+    }
+    CZ_HD static fp<P> pack(const uint64_t (&r)[L])
+    {
+        fp<P> x;
+#pragma unroll
+        for (int k = 0; k < N; k++) {
+            const int b = 32 * k, i = b / 52, o = b % 52;
+            uint64_t v = r[i] >> o;
+            if (o > 20 && i + 1 < L) v |= r[i + 1] << (52 - o);
+            x.l[k] = (uint32_t)v;
+        }
+        return x;
+    }
+
+    /* the same with w = W R52 below p in 32-bit limbs (tables of fp<P>) */
+    CZ_HD static fp<P> mul32(const fp<P> &y, const fp<P> &w)
+    {
+        double a[L], b[L];
+        uint64_t r[L];
+        unpack(y, a);
+        unpack(w, b);
+        mont(a, b, r);
+        return pack(r);
+    }
+    /* y w / R52 = Y W R for y = Y R in [0, 2p), w = W R52: in [0, 2p) */
+    CZ_HD static fp<P> mul(const fp<P> &y, const fp52 &w)
+    {
+        double a[L];
+        uint64_t r[L];
+        unpack(y, a);
+        mont(a, w.w, r);
+        return pack(r);
+    }
+};
+
+} // namespace cz_dev
+
+#endif
