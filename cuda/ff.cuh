@@ -24,6 +24,10 @@
  * are the plain products. Lazy forms (mul_lazy, add_lazy, sub_lazy) keep
  * values in [0, 2p) for the NTT's inner levels.
  *
+ * In translation units built with CZ_CUDA_FP52 (cuda/msm.cu, CMake option
+ * CZ_CUDA_MSM_FP52, ON by default) the device products of the 381-bit field
+ * run on the FP64 pipe instead (cuda/ff52.cuh fp52::mul_r, below).
+ *
  * Fq2 = Fq[u] / (u^2 + 1) for both curves (cz_dev::fp2<F>), Karatsuba; on
  * the device with CZ_CUDA_PTX, BN254's with one reduction per coefficient
  * (fp2::mul_merged).
@@ -113,6 +117,24 @@ namespace cz_dev {
 CZ_CURVE_LIST(CZ_DEV_FIELDS_P_)
 #undef CZ_DEV_FIELDS_P_
 #undef CZ_DEV_FIELD_P_
+
+template <class P> struct fp52; /* cuda/ff52.cuh: products on the FP64 pipe */
+
+/* CZ_CUDA_FP52 (device code of the translation units built with it: cuda/msm.cu
+ * with the CMake option CZ_CUDA_MSM_FP52): the products and squarings of the
+ * fields of at least CZ_CUDA_FP52_MIN_N limbs go through cuda/ff52.cuh
+ * (fp52::mul_r, the same results as fp's in [0, 2p)); fp2 keeps the
+ * integer product (fp::mul_int), which measured faster there. Measured on
+ * the H200 (bench/RESULTS.md): BLS12-381 G1 MSMs 1-3% faster; the 254-bit
+ * fields 14% slower (so 12 limbs only). */
+#ifndef CZ_CUDA_FP52_MIN_N
+#define CZ_CUDA_FP52_MIN_N 12
+#endif
+#if defined(__CUDA_ARCH__) && defined(CZ_CUDA_FP52)
+#define CZ_FP52_ON(N) ((N) >= CZ_CUDA_FP52_MIN_N)
+#else
+#define CZ_FP52_ON(N) false
+#endif
 
 /* ---- the prime field ------------------------------------------------------ */
 template <class P> struct fp {
@@ -227,6 +249,20 @@ template <class P> struct fp {
         reduce_once(r.l);
         return r;
     }
+    /* a b on the integer pipe whatever CZ_CUDA_FP52 selects for a * b */
+    CZ_HD static fp mul_int(const fp &a, const fp &b)
+    {
+        if constexpr (!CZ_FP52_ON(N))
+            return a * b;
+        else
+            return mul_int_call(a, b);
+    }
+    CZ_HD_CALL static fp mul_int_call(fp a, fp b)
+    {
+        fp r = mul_noreduce_int(a, b);
+        reduce_once(r.l);
+        return r;
+    }
     /* a b / R mod p in [0, 2p) for a < 2p, b < p (the NTT's lazy levels):
      * the CIOS without its final subtraction, b as the whole operand and a
      * limb by limb (mul_noreduce). */
@@ -238,6 +274,13 @@ template <class P> struct fp {
      * the rows of BLS12-381's r would need N + 2 words: tools/check_ptx_mul.py
      * found the carry lost.) */
     CZ_HD static fp mul_noreduce(const fp &a, const fp &b)
+    {
+        if constexpr (CZ_FP52_ON(N))
+            return fp52<P>::mul_r(a, b);
+        else
+            return mul_noreduce_int(a, b);
+    }
+    CZ_HD static fp mul_noreduce_int(const fp &a, const fp &b)
     {
 #if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX)
         return mul_ptx_noreduce(a, b);
@@ -321,6 +364,8 @@ template <class P> struct fp {
      * called for the 381-bit field as the product is; elsewhere a a. */
     CZ_HD fp sqr() const
     {
+        if constexpr (CZ_FP52_ON(N)) return *this * *this; /* one called body (a second one, a dedicated
+                                                            * squaring, measured 7% slower: instruction fetch) */
 #if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX) && CZ_CUDA_PTX_SQR
         if constexpr (N > 8)
             return sqr_call(*this);
@@ -346,7 +391,7 @@ template <class P> struct fp {
     CZ_HD static fp mul_sub(const fp &a, const fp &b, const fp &c, const fp &d)
     {
 #if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX)
-        if constexpr (N > CZ_CUDA_MUL_SUB_MAX_N)
+        if constexpr (N > CZ_CUDA_MUL_SUB_MAX_N || CZ_FP52_ON(N))
             return a * b - c * d;
         else if constexpr (N > 8)
             return mul_sub_call(a, b, c, d);
@@ -566,8 +611,8 @@ template <class F> struct fp2 {
         else
 #endif
         {
-            F t0 = a.c0 * b.c0, t1 = a.c1 * b.c1;
-            F s = (a.c0 + a.c1) * (b.c0 + b.c1);
+            F t0 = F::mul_int(a.c0, b.c0), t1 = F::mul_int(a.c1, b.c1);
+            F s = F::mul_int(a.c0 + a.c1, b.c0 + b.c1);
             return fp2{t0 - t1, s - t0 - t1};
         }
     }
@@ -624,8 +669,8 @@ template <class F> struct fp2 {
     CZ_HD fp2 sqr() const { return sqr_(*this); }
     CZ_HD_CALL static fp2 sqr_(fp2 a) /* by value: a call passes registers, not addresses */
     {
-        F m = a.c0 * a.c1;
-        return fp2{(a.c0 + a.c1) * (a.c0 - a.c1), m.dbl()};
+        F m = F::mul_int(a.c0, a.c1);
+        return fp2{F::mul_int(a.c0 + a.c1, a.c0 - a.c1), m.dbl()};
     }
     /* 1 / (a0 + a1 u) = (a0 - a1 u) / (a0^2 + a1^2) */
     CZ_HD fp2 inv() const
@@ -641,5 +686,7 @@ CZ_CURVE_LIST(CZ_DEV_FQ2_)
 #undef CZ_DEV_FQ2_
 
 } // namespace cz_dev
+
+#include "cuda/ff52.cuh"
 
 #endif

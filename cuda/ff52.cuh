@@ -33,13 +33,19 @@
  * columns, the biases and the reduction in CI without a GPU, and
  * tests/gpu/test_gpu_ff.cu the FMAs on the device.
  *
- * Status (bench/RESULTS.md, "FP64-pipe field products"): no kernel uses it
- * yet. bench/bench_gpu_ff measures it against fp::mul_lazy on the H200: 1.13-
- * 1.26x the products per second alone (ALU pipe 60%, FP64 48%: the column
- * sums are 64-bit integer additions), but the NTT with its twiddle products
- * moved here was 8% slower (its butterflies' additions already load the
- * ALU). Where the ALU is idle (the MSM's level-0 accumulation: IMAD 45%,
- * ALU 19%) it is the candidate; there both operands change per product.
+ * mul_r is the same product in fp's own form, both operands and the result
+ * x R (reduction by R = 2^(32 N): Q full steps and one of the remaining
+ * bits): a drop-in for fp::mul_noreduce, which it replaces in the device
+ * code of cuda/msm.cu for BLS12-381's Fq (cuda/ff.cuh CZ_CUDA_FP52).
+ *
+ * Measured on the H200 (bench/RESULTS.md, "FP64-pipe field products"):
+ * bench/bench_gpu_ff has it at 1.13-1.31x fp::mul_lazy's products per
+ * second alone (ALU pipe 60%, FP64 48%: the column sums are 64-bit integer
+ * additions). In the MSM, BLS12-381 G1 gains 1-3% (2^24: 150.7 -> 147.2 ms);
+ * BN254 G1 (inlined 254-bit products, dedicated squaring, merged Y3) lost
+ * 14% and both G2 (Fq2) 4-8%, so they keep the integer product; the NTT with
+ * its twiddle products moved here lost 7-11% (its butterflies' additions
+ * already load the ALU).
  */
 #ifndef CZ_CUDA_FF52_CUH
 #define CZ_CUDA_FF52_CUH
@@ -169,6 +175,100 @@ template <class P> struct fp52 {
             r[k] = k + 1 < L ? v & MASK : v;
             carry = v >> 52;
         }
+    }
+
+    /* ---- the product in fp's own form: reduction by R = 2^(32 N) ----
+     * Q full 52-bit steps and one of RB = 32 N - 52 Q bits (48 for N = 8,
+     * 20 for N = 12), whose column keeps its bits above RB: the result is
+     * the normalized columns Q.. shifted right by RB. Terms per column as in
+     * bias(), the last step adding both halves for every j. */
+    static constexpr int Q = (32 * N) / 52;
+    static constexpr int RB = 32 * N - 52 * Q;
+    static_assert(RB > 0 && Q + L <= 2 * L - 1, "a partial last step");
+    CZ_HD static uint64_t bias_r(int k)
+    {
+        uint64_t nlo = 0, nhi = 0;
+        for (int i = 0; i < L; i++)
+            for (int j = 0; j < L; j++) {
+                nlo += (i + j == k);
+                nhi += (i + j + 1 == k);
+                if (i < Q) {
+                    nlo += j >= 1 && i + j == k;
+                    nhi += i + j + 1 == k;
+                }
+            }
+        for (int j = 0; j < L; j++) {
+            nlo += Q + j == k;
+            nhi += Q + j + 1 == k;
+        }
+        return (uint64_t)0 - (nlo * BLO + nhi * BHI);
+    }
+    /* x y / R mod p in [0, 2p) for x < p, y < 2p: fp::mul_noreduce's result
+     * (a residue, not necessarily the same integer) */
+    CZ_HD static fp<P> mul_r(const fp<P> &x, const fp<P> &y)
+    {
+        double a[L], b[L];
+        unpack(x, a);
+        unpack(y, b);
+        uint64_t c[2 * L];
+#pragma unroll
+        for (int k = 0; k < 2 * L; k++) c[k] = bias_r(k);
+#pragma unroll
+        for (int i = 0; i < L; i++)
+#pragma unroll
+            for (int j = 0; j < L; j++) {
+                uint64_t h, l;
+                prod(a[i], b[j], h, l);
+                c[i + j] += l;
+                c[i + j + 1] += h;
+            }
+        return redc_r(c);
+    }
+    /* the reduction by R of mul_r, and the repacking */
+    CZ_HD static fp<P> redc_r(uint64_t (&c)[2 * L])
+    {
+        const uint64_t ni = ninv();
+#pragma unroll
+        for (int i = 0; i < Q; i++) {
+            const uint64_t v = c[i], t = v & MASK;
+            const double m = to_d((t * ni) & MASK);
+            c[i + 1] += (v >> 52) + (t != 0) + prod_hi(m, pl(0));
+#pragma unroll
+            for (int j = 1; j < L; j++) {
+                uint64_t h, l;
+                prod(m, pl(j), h, l);
+                c[i + j] += l;
+                c[i + j + 1] += h;
+            }
+        }
+        { /* the RB-bit step: column Q's low RB bits become 0 */
+            const uint64_t mb = ((uint64_t)1 << RB) - 1;
+            const double m = to_d((c[Q] & mb) * ni & mb);
+#pragma unroll
+            for (int j = 0; j < L; j++) {
+                uint64_t h, l;
+                prod(m, pl(j), h, l);
+                c[Q + j] += l;
+                c[Q + j + 1] += h;
+            }
+        }
+        constexpr int Z = 2 * L - Q; /* limbs of the shifted result */
+        uint64_t z[Z], carry = 0;
+#pragma unroll
+        for (int k = 0; k < Z; k++) {
+            const uint64_t v = c[Q + k] + carry;
+            z[k] = k + 1 < Z ? v & MASK : v;
+            carry = v >> 52;
+        }
+        fp<P> r;
+#pragma unroll
+        for (int w = 0; w < N; w++) {
+            const int bit = RB + 32 * w, i = bit / 52, o = bit % 52;
+            uint64_t v = z[i] >> o;
+            if (o > 20 && i + 1 < Z) v |= z[i + 1] << (52 - o);
+            r.l[w] = (uint32_t)v;
+        }
+        return r;
     }
 
     /* ---- conversions ---- */

@@ -49,7 +49,8 @@
  *
  * TODO (tune on the H200): the accumulation is bound by the ~10 products
  * per point and window (PTX carry-chain products, a dedicated squaring and,
- * for BN254, a merged Y3 since 2026-12-02); on BLS12-381 G1 by latency too
+ * for BN254, a merged Y3 since 2026-12-02; BLS12-381's Fq products on the
+ * FP64 pipe since 2026-12-04, cuda/ff52.cuh); on BLS12-381 G1 by latency too
  * (ncu: 12 warps per SM at 166 registers, issue active 43%, most stalls
  * fixed-latency waits and the multiply pipe): BLS12-381's Fq2 product
  * with merged reductions in fewer registers (BN254's has them,

@@ -101,6 +101,8 @@ static uint32_t half32(const uint64_t *v, int i) { return (uint32_t)(v[i / 2] >>
             /* the FP64-pipe product (host form: the FMAs as exact integer products) */                \
             bad += cz_test_lazy_bad(fp52<params_of<DEV>::type>::mul(la, fp52<params_of<DEV>::type>::from_fp(db)), \
                                     da * db);                                                         \
+            bad += cz_test_lazy_bad(fp52<params_of<DEV>::type>::mul_r(da, lb), da * db);              \
+            bad += !(DEV::mul_int(da, db) == da * db);                                                \
             if (it < 64 || it % 64 == 0) { /* inv is a slow pow */                                    \
                 if (CPU##_inv(&r, &a) != CZ_OK) CPU##_set_zero(&r);                                   \
                 bad += !same(da.inv(), r);                                                            \
