@@ -6,11 +6,9 @@
  * --iters times (w per lane, read from memory), over a grid of --blocks
  * blocks per SM of 256 threads; products per second = lanes x C x iters over
  * the kernel's time (CUDA events, median of --repeats runs after a warm-up).
- * Products, each in the range the NTT's butterflies use (x in [0, 2p), w
- * below p, result below 2p):
+ * Products, x in [0, 2p), w below p, result below 2p, both in fp's form:
  *  - imad: fp::mul_lazy of cuda/ff.cuh (PTX carry chains in this build),
- *  - fp64: fp52::mul of cuda/ff52.cuh (52-bit limbs on the FP64 pipe; w in
- *    its 52-bit form, x and the result in fp's),
+ *  - fp64: fp52::mul_r of cuda/ff52.cuh (52-bit limbs on the FP64 pipe),
  *  - mixed: half the chains with each, to see the two pipes add up.
  * The peak beside them: SMs x 64 IMAD/clk x the SM clock, over the 4 N^2
  * IMADs of a CIOS product (N^2 32 x 32 products and N^2 for the reduction,
@@ -33,9 +31,7 @@ using namespace cz_dev;
 enum { CHAINS = 4, THREADS = 256 };
 
 /* kind 0: imad, 1: fp64, 2: mixed (chains 0, 1 imad; 2, 3 fp64) */
-template <class F, int KIND>
-__global__ void __launch_bounds__(THREADS)
-    k_chain(F *out, const F *x0, const F *w, const fp52<typename F::P_> *w52, int iters)
+template <class F, int KIND> __global__ void __launch_bounds__(THREADS) k_chain(F *out, const F *x0, const F *w, int iters)
 {
     typedef fp52<typename F::P_> W;
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -43,14 +39,13 @@ __global__ void __launch_bounds__(THREADS)
 #pragma unroll
     for (int c = 0; c < CHAINS; c++) x[c] = x0[(i + c) % 1024];
     const F wi = w[i % 1024];
-    const W wj = w52[i % 1024];
     for (int it = 0; it < iters; it++) {
 #pragma unroll
         for (int c = 0; c < CHAINS; c++) {
             if (KIND == 0 || (KIND == 2 && c < CHAINS / 2))
                 x[c] = F::mul_lazy(x[c], wi);
             else
-                x[c] = W::mul(x[c], wj);
+                x[c] = W::mul_r(wi, x[c]);
         }
     }
 #pragma unroll
@@ -66,10 +61,8 @@ typedef struct {
 
 template <class F> static int run_field(cz_bench *b, row *r, int sms, int blocks, int iters)
 {
-    typedef fp52<typename F::P_> W;
     const size_t lanes = (size_t)sms * blocks * THREADS;
     F *hx = (F *)calloc(1024, sizeof(F)), *hw = (F *)calloc(1024, sizeof(F));
-    W *hw52 = (W *)calloc(1024, sizeof(W));
     F *ho = (F *)calloc(lanes * CHAINS, sizeof(F));
     uint64_t s = 0x9e3779b97f4a7c15ull;
     for (int i = 0; i < 1024; i++) {
@@ -81,17 +74,13 @@ template <class F> static int run_field(cz_bench *b, row *r, int sms, int blocks
         }
         hx[i].l[F::N - 1] &= F::P_::p(F::N - 1) >> 1; /* below p */
         hw[i].l[F::N - 1] &= F::P_::p(F::N - 1) >> 1;
-        hw52[i] = W::from_fp(hw[i]);
     }
     F *dx, *dw, *dout;
-    W *dw52;
     cudaMalloc(&dx, 1024 * sizeof(F));
     cudaMalloc(&dw, 1024 * sizeof(F));
-    cudaMalloc(&dw52, 1024 * sizeof(W));
     cudaMalloc(&dout, lanes * CHAINS * sizeof(F));
     cudaMemcpy(dx, hx, 1024 * sizeof(F), cudaMemcpyHostToDevice);
     cudaMemcpy(dw, hw, 1024 * sizeof(F), cudaMemcpyHostToDevice);
-    cudaMemcpy(dw52, hw52, 1024 * sizeof(W), cudaMemcpyHostToDevice);
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
@@ -101,9 +90,9 @@ template <class F> static int run_field(cz_bench *b, row *r, int sms, int blocks
         const int reps = b->repeats < 64 ? b->repeats : 64;
         for (int rep = -1; rep < reps; rep++) {
             cudaEventRecord(e0);
-            if (kind == 0) k_chain<F, 0><<<sms * blocks, THREADS>>>(dout, dx, dw, dw52, iters);
-            if (kind == 1) k_chain<F, 1><<<sms * blocks, THREADS>>>(dout, dx, dw, dw52, iters);
-            if (kind == 2) k_chain<F, 2><<<sms * blocks, THREADS>>>(dout, dx, dw, dw52, iters);
+            if (kind == 0) k_chain<F, 0><<<sms * blocks, THREADS>>>(dout, dx, dw, iters);
+            if (kind == 1) k_chain<F, 1><<<sms * blocks, THREADS>>>(dout, dx, dw, iters);
+            if (kind == 2) k_chain<F, 2><<<sms * blocks, THREADS>>>(dout, dx, dw, iters);
             cudaEventRecord(e1);
             cudaEventSynchronize(e1);
             float ms = 0;
@@ -127,11 +116,9 @@ template <class F> static int run_field(cz_bench *b, row *r, int sms, int blocks
     if (err != cudaSuccess) fprintf(stderr, "bench_gpu_ff: %s\n", cudaGetErrorString(err));
     cudaFree(dx);
     cudaFree(dw);
-    cudaFree(dw52);
     cudaFree(dout);
     free(hx);
     free(hw);
-    free(hw52);
     free(ho);
     (void)b;
     return err == cudaSuccess ? 0 : -1;

@@ -8,43 +8,37 @@
  * the integer product (cuda/ff.cuh) leaves idle. So a product of two field
  * elements in L = ceil(32 N / 52) limbs of 52 bits:
  *
- *   hi = fma_rz(a, b, 2^104)         = 2^104 + floor(a b / 2^52) 2^52
+ *   hi = fma_rz(a, b, 2^104)             = 2^104 + floor(a b / 2^52) 2^52
  *   lo = fma_rz(a, b, 2^104 + 2^52 - hi) = 2^52 + (a b mod 2^52)  (exact)
  *
  * and the bit patterns of hi and lo are the two halves plus a constant (the
  * exponent field): they are summed as 64-bit integers into the columns of
  * the product with no carry between columns (a column holds < 2^57), the
  * constants taken out once, in each column's start value. Montgomery
- * reduction by R52 = 2^(52 L) limb by limb (SOS order): column i gives
- * m = (c_i mod 2^52) (-1/p) mod 2^52 (an integer product), m p goes into
- * columns i.. i+L, and the low half of m p_0 is never computed: it only
- * makes column i a multiple of 2^52, so its carry is c_i / 2^52 rounded up.
- *
- * fp52<P> holds an operand in that form, as exact doubles: made on the host
- * from an element x R of cuda/ff.cuh's fp<P> as x R52 (from_fp), it turns a
- * product into mul(y, w) = y w / R52 = Y W R for y = Y R, an fp<P> in
- * [0, 2p): the other operand and the result keep cuda/ff.cuh's form and
- * bytes, so a kernel swaps its product with tables (twiddles, constants)
- * made once. The result is below p + 2p p / R52 < 2p (R52 >= 16 p for every
- * field here), the range of fp::mul_lazy.
+ * reduction by fp's own R = 2^(32 N), limb by limb (SOS order): Q full steps,
+ * column i giving m = (c_i mod 2^52) (-1/p) mod 2^52 (an integer product)
+ * and m p going into columns i .. i + L, where the low half of m p_0 is never
+ * computed (it only makes column i a multiple of 2^52, so its carry is c_i /
+ * 2^52 rounded up); then one step of the remaining RB = 32 N - 52 Q bits
+ * (48 for N = 8, 20 for N = 12), whose column keeps its bits above RB; the
+ * result is the normalized columns Q.. shifted right by RB, repacked into
+ * 32-bit limbs. So mul_r(x, y) = x y / R in [0, 2p) for x < p, y < 2p: a
+ * drop-in for fp::mul_noreduce, with fp's bytes in and out.
  *
  * On the host the same code runs with the two FMAs replaced by the exact
  * integer product (same bit patterns), so tests/test_cuda_ff.cu checks the
  * columns, the biases and the reduction in CI without a GPU, and
  * tests/gpu/test_gpu_ff.cu the FMAs on the device.
  *
- * mul_r is the same product in fp's own form, both operands and the result
- * x R (reduction by R = 2^(32 N): Q full steps and one of the remaining
- * bits): a drop-in for fp::mul_noreduce, which it replaces in the device
- * code of cuda/msm.cu for BLS12-381's Fq (cuda/ff.cuh CZ_CUDA_FP52).
- *
- * Measured on the H200 (bench/RESULTS.md, "FP64-pipe field products"):
- * bench/bench_gpu_ff has it at 1.13-1.31x fp::mul_lazy's products per
- * second alone (ALU pipe 60%, FP64 48%: the column sums are 64-bit integer
- * additions). In the MSM, BLS12-381 G1 gains 1-3% (2^24: 150.7 -> 147.2 ms);
- * BN254 G1 (inlined 254-bit products, dedicated squaring, merged Y3) lost
- * 14% and both G2 (Fq2) 4-8%, so they keep the integer product; the NTT with
- * its twiddle products moved here lost 7-11% (its butterflies' additions
+ * Where it is used: the device products of BLS12-381's Fq in cuda/msm.cu
+ * (cuda/ff.cuh CZ_CUDA_FP52, CMake CZ_CUDA_MSM_FP52). Measured on the H200
+ * (bench/RESULTS.md, "FP64-pipe field products"): bench/bench_gpu_ff has the
+ * FP64 product at 1.13-1.31x the integer one's products per second alone
+ * (ALU pipe 60%, FP64 48%: the column sums are 64-bit integer additions).
+ * In the MSM, BLS12-381 G1 gains 1-3% (2^24: 150.7 -> 147.2 ms); BN254 G1
+ * (inlined 254-bit products, dedicated squaring, merged Y3) lost 14% and
+ * both G2 (Fq2) 4-8%, so they keep the integer product; the NTT with its
+ * twiddle products moved here lost 7-11% (its butterflies' additions
  * already load the ALU).
  */
 #ifndef CZ_CUDA_FF52_CUH
@@ -57,15 +51,15 @@
 namespace cz_dev {
 
 template <class P> struct fp52 {
-    static constexpr int N = P::N;                 /* 32-bit limbs of fp<P> */
-    static constexpr int L = (32 * N + 51) / 52;   /* 52-bit limbs */
-    static constexpr int SHIFT = 52 * L - 32 * N;  /* R52 = R 2^SHIFT */
+    static constexpr int N = P::N;               /* 32-bit limbs of fp<P> */
+    static constexpr int L = (32 * N + 51) / 52; /* 52-bit limbs */
+    static constexpr int Q = (32 * N) / 52;      /* full reduction steps */
+    static constexpr int RB = 32 * N - 52 * Q;   /* bits of the last step */
     static constexpr uint64_t MASK = ((uint64_t)1 << 52) - 1;
     static constexpr uint64_t BLO = 0x4330000000000000ull; /* bits of 2^52 */
     static constexpr uint64_t BHI = 0x4670000000000000ull; /* bits of 2^104 */
     static_assert(L * 52 >= 32 * N && L <= 8, "52-bit limbs");
-
-    double w[L]; /* the limbs of x R52 mod p, exact integers < 2^52 */
+    static_assert(RB > 0 && Q + L <= 2 * L - 1, "a partial last step");
 
     /* ---- constants ---- */
     CZ_HD static uint64_t p64(int i) /* bits [64 i, 64 i + 64) of p */
@@ -91,20 +85,6 @@ template <class P> struct fp52 {
         if (o > 12 && k + 2 < N) v |= (uint64_t)word(k + 2) << (64 - o);
         return v & MASK;
     }
-    /* start value of column k: minus the exponent bits of every term added
-     * to it (product lo: i + j = k; product hi: i + j + 1 = k; reduction lo
-     * for j >= 1, reduction hi for all j) */
-    CZ_HD static uint64_t bias(int k)
-    {
-        uint64_t nlo = 0, nhi = 0;
-        for (int i = 0; i < L; i++)
-            for (int j = 0; j < L; j++) {
-                nlo += (i + j == k) + (j >= 1 && i + j == k);
-                nhi += 2 * (i + j + 1 == k);
-            }
-        return (uint64_t)0 - (nlo * BLO + nhi * BHI);
-    }
-
     /* ---- the limb product ---- */
     CZ_HD static double to_d(uint64_t x) /* x < 2^52, exactly */
     {
@@ -137,54 +117,10 @@ template <class P> struct fp52 {
 #endif
     }
 
-    /* r = a b / R52 as L limbs (< 2^52 each but the top) for a, b < 2^(52 L)
-     * with a b < p R52 (then the result is below 2p) */
-    CZ_HD static void mont(const double (&a)[L], const double (&b)[L], uint64_t (&r)[L])
-    {
-        uint64_t c[2 * L];
-#pragma unroll
-        for (int k = 0; k < 2 * L; k++) c[k] = bias(k);
-#pragma unroll
-        for (int i = 0; i < L; i++)
-#pragma unroll
-            for (int j = 0; j < L; j++) {
-                uint64_t h, l;
-                prod(a[i], b[j], h, l);
-                c[i + j] += l;
-                c[i + j + 1] += h;
-            }
-        const uint64_t ni = ninv();
-#pragma unroll
-        for (int i = 0; i < L; i++) {
-            const uint64_t v = c[i], t = v & MASK;
-            const double m = to_d((t * ni) & MASK);
-            /* c_i + lo(m p_0) is a multiple of 2^52 */
-            c[i + 1] += (v >> 52) + (t != 0) + prod_hi(m, pl(0));
-#pragma unroll
-            for (int j = 1; j < L; j++) {
-                uint64_t h, l;
-                prod(m, pl(j), h, l);
-                c[i + j] += l;
-                c[i + j + 1] += h;
-            }
-        }
-        uint64_t carry = 0;
-#pragma unroll
-        for (int k = 0; k < L; k++) {
-            const uint64_t v = c[L + k] + carry;
-            r[k] = k + 1 < L ? v & MASK : v;
-            carry = v >> 52;
-        }
-    }
-
-    /* ---- the product in fp's own form: reduction by R = 2^(32 N) ----
-     * Q full 52-bit steps and one of RB = 32 N - 52 Q bits (48 for N = 8,
-     * 20 for N = 12), whose column keeps its bits above RB: the result is
-     * the normalized columns Q.. shifted right by RB. Terms per column as in
-     * bias(), the last step adding both halves for every j. */
-    static constexpr int Q = (32 * N) / 52;
-    static constexpr int RB = 32 * N - 52 * Q;
-    static_assert(RB > 0 && Q + L <= 2 * L - 1, "a partial last step");
+    /* ---- the product ---- */
+    /* start value of column k: minus the exponent bits of every term added
+     * to it (product: lo at i + j, hi at i + j + 1; full reduction steps i < Q:
+     * lo for j >= 1, hi for all j; the last step: both for all j) */
     CZ_HD static uint64_t bias_r(int k)
     {
         uint64_t nlo = 0, nhi = 0;
@@ -271,51 +207,11 @@ template <class P> struct fp52 {
         return r;
     }
 
-    /* ---- conversions ---- */
-    /* x R52 mod p from x R (an fp<P>), on the host: x R 2^SHIFT by doublings */
-    static fp52 from_fp(fp<P> x)
-    {
-        for (int s = 0; s < SHIFT; s++) x = x + x;
-        fp52 r;
-        for (int i = 0; i < L; i++) r.w[i] = (double)limb_of([&](int k) { return x.l[k]; }, i);
-        return r;
-    }
+    /* ---- conversion ---- */
     CZ_HD static void unpack(const fp<P> &x, double (&d)[L])
     {
 #pragma unroll
         for (int i = 0; i < L; i++) d[i] = to_d(limb_of([&](int k) { return x.l[k]; }, i));
-    }
-    CZ_HD static fp<P> pack(const uint64_t (&r)[L])
-    {
-        fp<P> x;
-#pragma unroll
-        for (int k = 0; k < N; k++) {
-            const int b = 32 * k, i = b / 52, o = b % 52;
-            uint64_t v = r[i] >> o;
-            if (o > 20 && i + 1 < L) v |= r[i + 1] << (52 - o);
-            x.l[k] = (uint32_t)v;
-        }
-        return x;
-    }
-
-    /* the same with w = W R52 below p in 32-bit limbs (tables of fp<P>) */
-    CZ_HD static fp<P> mul32(const fp<P> &y, const fp<P> &w)
-    {
-        double a[L], b[L];
-        uint64_t r[L];
-        unpack(y, a);
-        unpack(w, b);
-        mont(a, b, r);
-        return pack(r);
-    }
-    /* y w / R52 = Y W R for y = Y R in [0, 2p), w = W R52: in [0, 2p) */
-    CZ_HD static fp<P> mul(const fp<P> &y, const fp52 &w)
-    {
-        double a[L];
-        uint64_t r[L];
-        unpack(y, a);
-        mont(a, w.w, r);
-        return pack(r);
     }
 };
 

@@ -99,8 +99,6 @@ static uint32_t half32(const uint64_t *v, int i) { return (uint32_t)(v[i / 2] >>
             bad += cz_test_lazy_bad(DEV::add_lazy(la, lb), da + db);                                  \
             bad += cz_test_lazy_bad(DEV::sub_lazy(la, lb), da - db);                                  \
             /* the FP64-pipe product (host form: the FMAs as exact integer products) */                \
-            bad += cz_test_lazy_bad(fp52<params_of<DEV>::type>::mul(la, fp52<params_of<DEV>::type>::from_fp(db)), \
-                                    da * db);                                                         \
             bad += cz_test_lazy_bad(fp52<params_of<DEV>::type>::mul_r(da, lb), da * db);              \
             bad += !(DEV::mul_int(da, db) == da * db);                                                \
             if (it < 64 || it % 64 == 0) { /* inv is a slow pow */                                    \
