@@ -160,6 +160,17 @@ template <class P> struct fp52 {
             }
         return redc_r(c);
     }
+    /* columns i.. += m p, the limb products j >= j0 */
+    CZ_HD static void add_mp(uint64_t (&c)[2 * L], int i, double m, int j0)
+    {
+#pragma unroll
+        for (int j = j0; j < L; j++) {
+            uint64_t h, l;
+            prod(m, pl(j), h, l);
+            c[i + j] += l;
+            c[i + j + 1] += h;
+        }
+    }
     /* the reduction by R of mul_r, and the repacking */
     CZ_HD static fp<P> redc_r(uint64_t (&c)[2 * L])
     {
@@ -169,24 +180,11 @@ template <class P> struct fp52 {
             const uint64_t v = c[i], t = v & MASK;
             const double m = to_d((t * ni) & MASK);
             c[i + 1] += (v >> 52) + (t != 0) + prod_hi(m, pl(0));
-#pragma unroll
-            for (int j = 1; j < L; j++) {
-                uint64_t h, l;
-                prod(m, pl(j), h, l);
-                c[i + j] += l;
-                c[i + j + 1] += h;
-            }
+            add_mp(c, i, m, 1);
         }
         { /* the RB-bit step: column Q's low RB bits become 0 */
             const uint64_t mb = ((uint64_t)1 << RB) - 1;
-            const double m = to_d((c[Q] & mb) * ni & mb);
-#pragma unroll
-            for (int j = 0; j < L; j++) {
-                uint64_t h, l;
-                prod(m, pl(j), h, l);
-                c[Q + j] += l;
-                c[Q + j + 1] += h;
-            }
+            add_mp(c, Q, to_d((c[Q] & mb) * ni & mb), 0);
         }
         constexpr int Z = 2 * L - Q; /* limbs of the shifted result */
         uint64_t z[Z], carry = 0;
