@@ -60,6 +60,12 @@ typedef struct watch {
     struct watch *next;
 } watch;
 
+enum { UNSURE_MAX = 256 };
+/* A commit the store received before its connection went away has landed
+ * (or not) well within this; the store answering "unknown job" after it
+ * means not committed. */
+#define UNSURE_GRACE_S 10.0
+
 struct cz_jobs {
     cz_jobs_config c;
     pthread_mutex_t mu;
@@ -83,6 +89,16 @@ struct cz_jobs {
     uint64_t claims, fenced, lost, expired, parts_done;
     uint64_t ticks;
     double started_at;
+    /* shared stores: submits the store went away during (committed or not,
+     * unknown), their witnesses moved into the spool; resolved on a tick once
+     * the store answers and UNSURE_GRACE_S have passed: a job the store does
+     * not know then was not committed and its directory goes (those beyond
+     * UNSURE_MAX, or of a host killed meanwhile, wait for the sweep's hour) */
+    struct {
+        char id[CZ_STORE_ID_MAX];
+        double at;
+    } unsure[UNSURE_MAX];
+    size_t n_unsure;
 };
 
 static double now_s(void)
@@ -1473,11 +1489,18 @@ cz_status cz_jobs_submit(cz_jobs *j, const cz_jobs_submit_req *r, cz_store_job *
         st = s->ops->submit(s, &sj, parts, out, existing, &serr);
         /* A shared store that went away during the submit may have committed it (its answer lost):
          * the job would then exist, found again by its idempotency key, and need its witnesses. They
-         * stay in its directory; if it was not committed, the shared spool's sweep removes it later. */
+         * stay in its directory; if it was not committed, a tick once the store is back removes it
+         * (resolve_unsure; else the shared spool's sweep, after an hour). */
         int unsure = st != CZ_OK && j->shared && store_down(j);
         if (unsure && nup) {
             for (size_t i = 0; i < r->n; i++)
                 if (r->parts[i].upload) r->parts[i].upload->tmp[0] = '\0'; /* moved (not the caller's to abort) */
+            pthread_mutex_lock(&j->mu);
+            if (j->n_unsure < UNSURE_MAX) {
+                snprintf(j->unsure[j->n_unsure].id, sizeof j->unsure[0].id, "%s", sj.id);
+                j->unsure[j->n_unsure++].at = now_s();
+            }
+            pthread_mutex_unlock(&j->mu);
         } else if (st != CZ_OK || *existing) {
             if (nup) { /* not ours after all: the uploads go back for the caller to abort */
                 for (size_t i = 0, q = 0; i < r->n; i++)
@@ -1635,10 +1658,43 @@ void cz_jobs_unwatch(cz_jobs *j, void *handle)
 
 /* ---- housekeeping, shutdown, status ---- */
 
+/* The submits of j->unsure old enough, against the store (which answers):
+ * a job it knows keeps its directory (the job's own end removes it), one it
+ * does not know was never committed and its directory goes. */
+static void resolve_unsure(cz_jobs *j)
+{
+    char id[CZ_STORE_ID_MAX];
+    for (;;) {
+        int have = 0;
+        pthread_mutex_lock(&j->mu);
+        if (j->n_unsure && j->unsure[0].at <= now_s() - UNSURE_GRACE_S) { /* (in the order made) */
+            memcpy(id, j->unsure[0].id, sizeof id);
+            have = 1;
+        }
+        pthread_mutex_unlock(&j->mu);
+        if (!have) return;
+        cz_store_job sj;
+        int found = 0;
+        if (j->c.store->ops->job_get(j->c.store, id, &sj, &found, NULL) != CZ_OK) return; /* the next tick */
+        if (!found) {
+            cz_spool_remove_job(j->c.spool, id);
+            job_event(j, CZ_LOG_INFO, "not committed", id,
+                      "the store went away during its submit and does not know it: its spooled witnesses removed");
+        }
+        pthread_mutex_lock(&j->mu);
+        if (j->n_unsure && !strcmp(j->unsure[0].id, id)) {
+            memmove(&j->unsure[0], &j->unsure[1], (j->n_unsure - 1) * sizeof j->unsure[0]);
+            j->n_unsure--;
+        }
+        pthread_mutex_unlock(&j->mu);
+    }
+}
+
 void cz_jobs_tick(cz_jobs *j)
 {
     cz_store *s = j->c.store;
     if (store_down(j)) return; /* (the heartbeat says so, once; expiry waits for the store) */
+    if (j->shared) resolve_unsure(j);
     if (j->shared && ++j->ticks % 600 == 1) /* the first tick, then every 10 min (spool_keep_shared) */
         cz_spool_gc(j->c.spool, spool_keep_shared, j);
     (void)s->ops->heartbeat(s, j->c.owner, NULL);

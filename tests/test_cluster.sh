@@ -26,11 +26,15 @@
 #      (/healthz 503 "degraded", /v1/status "degraded": true) and refuses
 #      submissions (503, never a 202 that is later lost); afterwards they
 #      recover by themselves; no lease ran out across the outage (the
-#      running work was kept).
+#      running work was kept). An upload whose INSERT a trigger holds when
+#      the server stops is refused (503) with its witness left in the spool
+#      (committed or not is unknown then); the host removes it once the
+#      store answers and does not know the job.
 # Then: every job a client got accepted is done, exactly one job per
 # idempotency key, every proof verifies (`cuzk verify`), every partition
 # has exactly one "done" attempt and its result was written once, nothing
-# failed; GET /v1/status on a host lists the three hosts; a built-in
+# failed; the shared spool is empty once the jobs ended and a host's
+# sweep ran; GET /v1/status on a host lists the three hosts; a built-in
 # circuit's job submitted to one host, awaited on another, its proofs read
 # from the third, verified.
 # Usage: tests/test_cluster.sh path/to/cuzkd path/to/cuzk   (prints "N passed, N failed")
@@ -283,7 +287,29 @@ fi
 say "4. the database stopped and started again during the stream"
 sleep 1
 exp_before=$(q "SELECT count(*) FROM attempts WHERE outcome = 'expired'")
+# a submit with an upload caught by the outage between moving its witness into
+# the spool and its commit: a trigger holds its INSERT (idempotency key
+# outage-3) until the server stops. Committed or not is unknown to h1 then;
+# the directory stays until h1, the store answering again, finds the job
+# unknown (checked with the spool below)
+q "CREATE FUNCTION test_hold() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN
+     PERFORM set_config('application_name', NEW.id, false); PERFORM pg_sleep(30); RETURN NEW; END \$\$;
+   CREATE TRIGGER test_hold BEFORE INSERT ON jobs FOR EACH ROW WHEN (NEW.idem_key = 'outage-3') EXECUTE FUNCTION test_hold()" >/dev/null
+curl -s -o "$tmp/sub3.json" -w '%{http_code}' -X POST "$(url h1)/v1/proofs" \
+  -F "job={\"key\": \"$allow/poseidon/circuit.zkey\", \"idempotency_key\": \"outage-3\"};type=application/json" \
+  -F "witness=@$allow/poseidon/witness.wtns" >"$tmp/sub3.code" &
+held_pid=$!
+held=
+for _ in $(seq 200); do
+  held=$(q "SELECT application_name FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND application_name LIKE 'j_%'")
+  [ -n "$held" ] && break
+  sleep 0.05
+done
+held_dir=$tmp/spool/$held
 pg_stop fast
+wait $held_pid
+if [ "$(cat "$tmp/sub3.code")" = 503 ]; then ok; else bad "an upload whose commit the outage interrupted got HTTP $(cat "$tmp/sub3.code") (want 503): $(head -c 300 "$tmp/sub3.json")"; fi
+if [ -n "$held" ] && [ -d "$held_dir" ]; then ok; else bad "the interrupted upload's spool directory ('$held') is not there after the refusal"; fi
 sleep 1.5
 deg=0
 for h in "${HOSTS[@]}"; do
@@ -296,6 +322,13 @@ if [ $deg = 6 ]; then ok; else bad "not every host reports degraded during the o
 code=$(curl -s -o "$tmp/sub.json" -w '%{http_code}' -X POST "$(url h3)/v1/proofs" -H 'Content-Type: application/json' \
   --data-binary "{\"key\": \"$allow/poseidon/circuit.zkey\", \"witnesses\": [\"$allow/poseidon/witness.wtns\"], \"idempotency_key\": \"outage-1\"}")
 if [ "$code" = 503 ]; then ok; else bad "a submission during the outage got HTTP $code (want 503): $(head -c 300 "$tmp/sub.json")"; fi
+# the same with an upload: refused too; its witness, moved into the spool
+# before the store failed, goes once h1 finds the job unknown (checked with
+# the spool below)
+code=$(curl -s -o "$tmp/sub2.json" -w '%{http_code}' -X POST "$(url h1)/v1/proofs" \
+  -F "job={\"key\": \"$allow/poseidon/circuit.zkey\", \"idempotency_key\": \"outage-2\"};type=application/json" \
+  -F "witness=@$allow/poseidon/witness.wtns")
+if [ "$code" = 503 ]; then ok; else bad "an upload during the outage got HTTP $code (want 503): $(head -c 300 "$tmp/sub2.json")"; fi
 sleep 1.5
 pg_restart || bad "the server did not start again: $PG_WHY"
 up=0
@@ -358,7 +391,9 @@ nh=$(node -e 'const o=JSON.parse(require("fs").readFileSync(process.argv[1]));co
 if [ "$nh" = 3 ]; then ok; else bad "GET /v1/status does not list the three hosts alive: $(head -c 600 "$tmp/status.json")"; fi
 # the spool after the jobs ended: a finished job's directory goes with the host
 # that recorded its end, or, where that host was killed or lost its store in
-# between, with the next sweep (below: h3's restart); checked after that sweep
+# between, with the next sweep (below: h3's restart); one of a submit that the
+# database's restart interrupted goes once that host finds the job unknown to
+# the store (10 s after, the store answering); checked after h3's sweep
 spool_jobs() { find "$tmp/spool" -mindepth 1 -maxdepth 1 -name 'j_*'; }
 early=$(spool_jobs | wc -l)
 say "   job directories in the spool when the clients ended: $early"
@@ -376,8 +411,12 @@ for _ in $(seq 100); do [ -d "$tmp/spool/$kdone" ] || break; sleep 0.1; done
 if [ -n "$kdone" ] && [ ! -d "$tmp/spool/$kdone" ]; then ok; else bad "the directory of finished job '$kdone' is still in the spool 10 s after h3 started"; fi
 check test -f "$tmp/spool/j_notyet/p0.wtns"
 rm -rf "$tmp/spool/j_notyet"
-# an empty spool once the sweep has run: every job ended
-for _ in $(seq 100); do [ "$(spool_jobs | wc -l)" = 0 ] && break; sleep 0.1; done
+# an empty spool once the sweep has run: every job ended (a submit's directory
+# not committed goes 10 s after the store is back: up to 30 s here)
+for _ in $(seq 300); do [ "$(spool_jobs | wc -l)" = 0 ] && break; sleep 0.1; done
+nc=$(cat "$tmp"/h?.log | grep -c 'not committed')
+say "   submits found not committed and their spooled witnesses removed: $nc"
+if [ -n "$held" ] && [ "$nc" -ge 1 ] && [ ! -d "$held_dir" ]; then ok; else bad "the interrupted upload's directory was not found not committed and removed ($nc; '$held')"; fi
 left=$(spool_jobs | wc -l)
 if [ "$left" = 0 ]; then ok; else bad "$left job directories left in the shared spool after h3's sweep ($early when the clients ended): $(spool_jobs | head -3 | tr '\n' ' ')"; fi
 # a built-in circuit's job (circuit/native.h; its partitions spooled as circuit
