@@ -310,8 +310,6 @@ static int sweep_group(cz_bench *b, cz_bench_table *t, int logn, int wlo, int wh
                 co.msm_window = c;
                 co.msm_run = c ? runs[r] : 0;
                 co.msm_trace = g_trace;
-                co.msm_affine = g_opts.msm_affine;
-                co.msm_affine_threads = g_opts.msm_affine_threads;
                 if (cz_cuda_set_opts(g_ctx, &co, &err) != CZ_OK) {
                     fprintf(stderr, "bench_gpu_msm: %s\n", cz_error_msg(&err));
                     rc = 1;
@@ -348,8 +346,6 @@ static int sweep_group(cz_bench *b, cz_bench_table *t, int logn, int wlo, int wh
     cz_cuda_opts co;
     memset(&co, 0, sizeof co);
     co.msm_trace = g_trace;
-    co.msm_affine = g_opts.msm_affine;
-    co.msm_affine_threads = g_opts.msm_affine_threads;
     (void)cz_cuda_set_opts(g_ctx, &co, &err);
     if (bases) {
         cz_cuda_bases_release(g_ctx, bases);
@@ -426,9 +422,8 @@ static void trace_line(void *ctx, cz_log_level level, const char *component, con
 int main(int argc, char **argv)
 {
     cz_bench b;
-    static const char *const own[] = {"--max-log",    "--g2-log", "--window",        "--trace",
-                                      "--table",      "--sweep",  "--sweep-windows", "--sweep-runs",
-                                      "--affine",     "--affine-threads", NULL};
+    static const char *const own[] = {"--max-log", "--g2-log",        "--window",     "--trace", "--table",
+                                      "--sweep",   "--sweep-windows", "--sweep-runs", NULL};
     int rc = cz_bench_init(&b, "bench_gpu_msm", argc, argv, own,
                            "  --max-log=K   largest BLS12-381 G1 size 2^K (default 26)\n"
                            "  --g2-log=K    G2 size 2^K (default 22)\n"
@@ -443,10 +438,7 @@ int main(int argc, char **argv)
                            "                every window and run below, full-width and witness-like\n"
                            "                scalars, each result checked against the automatic plan's\n"
                            "  --sweep-windows=LO-HI  windows of the sweep (default 14-20)\n"
-                           "  --sweep-runs=R1,R2,... level-0 runs of the sweep (default 32)\n"
-                           "  --affine=R    batch-affine rounds in the MSM's level 0: -1 none, 0 the\n"
-                           "                plan's choice (default), 1 to 10 forced\n"
-                           "  --affine-threads=N  their sub-batch in level-0 threads (default: the plan's)\n");
+                           "  --sweep-runs=R1,R2,... level-0 runs of the sweep (default 32)\n");
     if (rc >= 0) return rc;
     int explicit_repeats = 0;
     for (int i = 1; i < argc; i++) explicit_repeats |= strncmp(argv[i], "--repeats=", 10) == 0;
@@ -470,8 +462,6 @@ int main(int argc, char **argv)
     memset(&co, 0, sizeof co);
     co.msm_window = (int)cz_bench_opt_long(&b, "--window", 0);
     co.msm_trace = g_trace = cz_bench_has(&b, "--trace");
-    co.msm_affine = (int)cz_bench_opt_long(&b, "--affine", 0);
-    co.msm_affine_threads = (size_t)cz_bench_opt_long(&b, "--affine-threads", 0);
     const char *tm = cz_bench_opt_str(&b, "--table");
     co.msm_table = CZ_CUDA_TABLE_EAGER;
     if (tm && !strcmp(tm, "auto"))

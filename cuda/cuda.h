@@ -53,8 +53,6 @@ typedef struct cz_cuda_opts {
     size_t msm_chunk; /* points per MSM chunk (>= 1) */
     int msm_trace;    /* 1: per-phase MSM times on the logger (debug) */
     int msm_table;    /* tables of multiples of resident bases (cuda/msm.cu): CZ_CUDA_TABLE_* */
-    int msm_affine;   /* batch-affine rounds in the MSM's level 0 (-1: none, 0: automatic, 1..10) */
-    size_t msm_affine_threads; /* their sub-batch, level-0 threads (0: automatic) */
     int ntt_simple;   /* 1: the per-level NTT kernels (for comparisons) */
     int ntt_tile;     /* tile log of the NTT pass kernel (clamped to what fits) */
     int ntt_cols;     /* column log of the upper passes (0: automatic, < tile) */

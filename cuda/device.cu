@@ -140,12 +140,6 @@ extern "C" cz_status cz_cuda_set_opts(cz_cuda *ctx, const cz_cuda_opts *o, cz_er
                             o->msm_window);
     if (o->msm_run && (o->msm_run < 8 || o->msm_run > ((size_t)1 << 20)))
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU MSM run %zu: expected 8 to 2^20 (0: automatic)", o->msm_run);
-    if (o->msm_affine < -1 || o->msm_affine > 10)
-        return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU MSM batch-affine rounds %d: expected -1 (none), 0 "
-                            "(automatic) or 1 to 10", o->msm_affine);
-    if (o->msm_affine_threads > ((size_t)1 << 24))
-        return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU MSM batch-affine sub-batch %zu: expected up to 2^24 "
-                            "threads (0: automatic)", o->msm_affine_threads);
     if (o->msm_table < CZ_CUDA_TABLE_AUTO || o->msm_table > CZ_CUDA_TABLE_EAGER)
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU MSM table mode %d: expected 0 (auto), 1 (off) or 2 (eager)",
                             o->msm_table);

@@ -118,16 +118,11 @@ CZ_CURVE_LIST(CZ_MSM_GROUPS_)
 
 /* ---- per-context state: events and a small pinned buffer ----------------------------- */
 
-/* kinds of the accumulation's kernels timed one by one in a trace */
-enum { KT_LEVEL0, KT_AFF_FWD, KT_AFF_GRP, KT_AFF_BACK, KT_AFF_FINAL, KT_COUNT };
-
 struct msm_state {
     cudaEvent_t ev_scal, ev_counts, ev_bases, ev_prep, ev_stage[2];
     cudaEvent_t ev_ones;       /* the sum of the ones done (on ctx->aux) */
     cudaEvent_t ev_done[2];    /* per chunk parity: its last kernel (and its results' copy) done */
     cudaEvent_t tev[PH_COUNT]; /* timing events (CZ_MSM_TRACE) */
-    cudaEvent_t kev[2];        /* per-launch timing of the accumulation's kernels (trace) */
-    float kms[KT_COUNT];       /* their ms per kind in this chunk */
     void *host;                /* pinned: flags at 0, results at HOST_OUT (two slots, per chunk parity) */
 };
 
@@ -157,8 +152,6 @@ static void msm_state_free(cz_cuda *ctx)
         if (*evs[i]) cudaEventDestroy(*evs[i]);
     for (int i = 0; i < PH_COUNT; i++)
         if (s->tev[i]) cudaEventDestroy(s->tev[i]);
-    for (int i = 0; i < 2; i++)
-        if (s->kev[i]) cudaEventDestroy(s->kev[i]);
     if (s->host) cudaFreeHost(s->host);
     free(s);
     ctx->msm_state = NULL;
@@ -173,8 +166,6 @@ static cz_status init_state(cz_cuda *ctx, msm_state *s, cz_error *err)
         CZ_CUDA_TRY(ctx, err, cudaEventCreateWithFlags(evs[i], cudaEventDisableTiming));
     for (int i = 0; i < PH_COUNT; i++)
         CZ_CUDA_TRY(ctx, err, cudaEventCreate(&s->tev[i]));
-    for (int i = 0; i < 2; i++)
-        CZ_CUDA_TRY(ctx, err, cudaEventCreate(&s->kev[i]));
     CZ_CUDA_TRY(ctx, err, cudaHostAlloc(&s->host, HOST_BYTES, cudaHostAllocDefault));
     return CZ_OK;
 }
@@ -203,13 +194,10 @@ static cz_status get_state(cz_cuda *ctx, msm_state **out, cz_error *err)
 static knobs read_knobs(const cz_cuda *ctx)
 {
     knobs k;
-    memset(&k, 0, sizeof k);
     const cz_cuda_opts &o = ctx->opts;
     k.window = o.msm_window >= C_FORCE_MIN && o.msm_window <= C_MAX ? o.msm_window : 0;
     k.run = o.msm_run >= 8 && o.msm_run <= ((size_t)1 << 20) ? o.msm_run : 0;
     k.chunk = o.msm_chunk;
-    k.affine = o.msm_affine >= -1 && o.msm_affine <= AFF_MAX_ROUNDS ? o.msm_affine : 0;
-    k.affine_threads = o.msm_affine_threads;
     return k;
 }
 
@@ -347,20 +335,6 @@ template <class F> static constexpr bool L0_INLINE = sizeof(F) <= 64;
  * with a minimum of 1). */
 template <class F> static constexpr int L0_MIN_BLOCKS = F::DEGREE == 2 && sizeof(F) == 64 ? 4 : 0;
 
-/* one stage of aff_fn as a kernel of its own */
-template <class F, int S> struct aff_stage {
-    aff_fn<F> f;
-    __device__ void operator()(size_t t) const
-    {
-        if constexpr (S == AFF_FWD)
-            f.fwd(t);
-        else if constexpr (S == AFF_GRP)
-            f.grp(t);
-        else
-            f.back(t);
-    }
-};
-
 /* msm.cuh's executor on one stream (ctx->compute, or ctx->aux for the
  * ones). The level-0 accumulation, where the
  * time goes, has a kernel of its own: in the kernel of all the other
@@ -386,47 +360,13 @@ struct dev_exec {
         CZ_CUDA_TRY(ctx, err, cudaGetLastError());
         return CZ_OK;
     }
-    /* in a trace, the accumulation's kernels one at a time, timed by kind */
     template <class F> cz_status run(const op<F> &fn, size_t count)
-    {
-        const int kt = fn.kind == OP_LEVEL0       ? KT_LEVEL0
-                       : fn.kind == OP_AFF_FINAL ? KT_AFF_FINAL
-                       : fn.kind != OP_AFF       ? -1
-                       : fn.af.stage == AFF_FWD  ? KT_AFF_FWD
-                       : fn.af.stage == AFF_GRP  ? KT_AFF_GRP
-                                                 : KT_AFF_BACK;
-        if (!trace || kt < 0) return run_(fn, count);
-        CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->kev[0], s));
-        cz_status r = run_(fn, count);
-        if (r != CZ_OK) return r;
-        CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->kev[1], s));
-        CZ_CUDA_TRY(ctx, err, cudaEventSynchronize(st->kev[1]));
-        float ms = 0;
-        CZ_CUDA_TRY(ctx, err, cudaEventElapsedTime(&ms, st->kev[0], st->kev[1]));
-        st->kms[kt] += ms;
-        return CZ_OK;
-    }
-    template <class F> cz_status run_(const op<F> &fn, size_t count)
     {
         if (fn.kind == OP_LEVEL0) {
             if constexpr (L0_INLINE<F>)
                 return launch<L0_MIN_BLOCKS<F>>(level0_inlined(fn.l0), count);
             else
                 return launch<L0_MIN_BLOCKS<F>>(fn.l0, count);
-        }
-        if (fn.kind == OP_AFF_FINAL) {
-            if constexpr (L0_INLINE<F>)
-                return launch<L0_MIN_BLOCKS<F>>(aff_final_inlined(fn.afin), count);
-            else
-                return launch<L0_MIN_BLOCKS<F>>(fn.afin, count);
-        }
-        if (fn.kind == OP_AFF) {
-            /* a kernel per stage: FWD and BACK get the registers they need, GRP's inversion its own */
-            switch (fn.af.stage) {
-            case AFF_FWD: return launch(aff_stage<F, AFF_FWD>{fn.af}, count);
-            case AFF_GRP: return launch(aff_stage<F, AFF_GRP>{fn.af}, count);
-            default: return launch(aff_stage<F, AFF_BACK>{fn.af}, count);
-            }
         }
         return launch(fn, count);
     }
@@ -493,10 +433,6 @@ template <class T> struct var_part {
     xyzz<typename T::F> *pval[2], *buckets, *seg[2], *out;
     void *sort_tmp;
     size_t sort_bytes;
-    /* batch-affine rounds (msm.cuh aff_sizes) */
-    uint32_t *alkey[2], *alnum[2], *ampos, *anmerge;
-    affine<typename T::F> *alpt[2];
-    typename T::F *apre, *atot, *agpre;
 };
 
 static cz_status sort_temp_bytes(cz_cuda *ctx, size_t m, int c, size_t *bytes, cz_error *err)
@@ -527,18 +463,6 @@ template <class T> static void carve_var(carver &cv, var_part<T> &v, const plan 
     v.out = cv.template take<xyzz<F>>(W + 1);
     v.sort_tmp = cv.template take<char>(sort_bytes);
     v.sort_bytes = sort_bytes;
-    size_t list, merges, threads;
-    aff_sizes(p, &list, &merges, &threads);
-    for (int q = 0; q < 2; q++) {
-        v.alkey[q] = cv.template take<uint32_t>(list);
-        v.alpt[q] = cv.template take<affine<F>>(list);
-        v.alnum[q] = cv.template take<uint32_t>(threads);
-    }
-    v.apre = cv.template take<F>(merges);
-    v.ampos = cv.template take<uint32_t>(merges);
-    v.anmerge = cv.template take<uint32_t>(threads);
-    v.atot = cv.template take<F>(threads);
-    v.agpre = cv.template take<F>(threads);
 }
 
 /* the window for m points */
@@ -881,16 +805,6 @@ template <class T> struct call {
         }
         b.buckets = v.buckets;
         b.out = v.out;
-        for (int q = 0; q < 2; q++) {
-            b.alkey[q] = v.alkey[q];
-            b.alpt[q] = v.alpt[q];
-            b.alnum[q] = v.alnum[q];
-        }
-        b.apre = v.apre;
-        b.ampos = v.ampos;
-        b.anmerge = v.anmerge;
-        b.atot = v.atot;
-        b.agpre = v.agpre;
         /* the ones on ctx->aux from the compaction on (ev_prep) and the
          * bases, beside the sort and the accumulation; joined before the
          * results' copy (so the next chunk's compaction, later on
@@ -933,14 +847,10 @@ template <class T> struct call {
             }
         }
         cz_log(&ctx->log, CZ_LOG_DEBUG, "cuda",
-                "cz_cuda_msm %s: chunk %zu+%zu m=%zu m1=%zu c=%d W=%d%s levels=%d L0=%zu affine=%d/%zu S=%zu | ms "
-                "from start: prep %.3f sort %.3f ones %.3f acc %.3f end %.3f (kernels one by one, ms: level0 %.3f "
-                "aff fwd %.3f grp %.3f back %.3f final %.3f) | %s bases\n",
-                T::name(), off, len, p.m, p.m1, p.c, p.W, p.shared ? " shared (table)" : "", p.levels,
-                p.levels ? p.L[0] : 0, p.aR, p.aTb, p.S, ms[PH_PREP], ms[PH_SORT], ms[PH_ONES], ms[PH_ACC],
-                ms[PH_END], st->kms[KT_LEVEL0], st->kms[KT_AFF_FWD], st->kms[KT_AFF_GRP], st->kms[KT_AFF_BACK],
-                st->kms[KT_AFF_FINAL], resident ? "resident" : "streamed");
-        for (int i = 0; i < KT_COUNT; i++) st->kms[i] = 0;
+                "cz_cuda_msm %s: chunk %zu+%zu m=%zu m1=%zu c=%d W=%d%s levels=%d S=%zu | ms from start: prep %.3f "
+                "sort %.3f ones %.3f acc %.3f end %.3f | %s bases\n",
+                T::name(), off, len, p.m, p.m1, p.c, p.W, p.shared ? " shared (table)" : "", p.levels, p.S,
+                ms[PH_PREP], ms[PH_SORT], ms[PH_ONES], ms[PH_ACC], ms[PH_END], resident ? "resident" : "streamed");
     }
 };
 

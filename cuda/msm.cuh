@@ -287,63 +287,6 @@ template <class F> struct table_fn {
 
 /* ---- bucket accumulation: one run of entries ---------------------------------- */
 
-/* bucket cur (sum acc) ended inside the run: a piece (the run's first
- * bucket continuing from before) or stored */
-template <class F>
-CZ_HD void bucket_ended(const xyzz<F> &acc, uint32_t cur, bool in_first, bool cont_in, xyzz<F> *bk, xyzz<F> *pval)
-{
-    if (in_first) {
-        pval[0] = cont_in ? acc : xyzz<F>::inf();
-        if (!cont_in && !acc.is_inf()) bk[cur] = acc;
-    } else if (!acc.is_inf()) {
-        bk[cur] = acc;
-    }
-}
-
-/* acc_run's core: the items [j0, j1) of src, whose keys lie in [first, last]
- * (a whole run's entries, or a subset of them in order: the batch-affine
- * rounds' lists below), the run's first and last keys and whether its first
- * bucket continues from the run before (cont_in) and its last into the run
- * after (cont_out) given. */
-template <class F, class Src>
-CZ_HD void acc_core(const Src &src, size_t j0, size_t j1, uint32_t first, uint32_t last, bool cont_in, bool cont_out,
-                    xyzz<F> *bk, uint32_t *pkey, xyzz<F> *pval)
-{
-    pkey[0] = first;
-    pkey[1] = last;
-    xyzz<F> acc = xyzz<F>::inf();
-    uint32_t cur = first;
-    bool in_first = true;
-    for (size_t j = j0; j < j1; j++) {
-        const uint32_t k = src.key(j);
-        if (k != cur) {
-            /* bucket cur ended inside the run */
-            bucket_ended<F>(acc, cur, in_first, cont_in, bk, pval);
-            acc = xyzz<F>::inf();
-            cur = k;
-            in_first = false;
-        }
-        src.add(acc, j);
-    }
-    if (cur != last) {
-        /* the items hold none of bucket last (never for a whole run): cur ended inside */
-        bucket_ended<F>(acc, cur, in_first, cont_in, bk, pval);
-        acc = xyzz<F>::inf();
-        cur = last;
-        in_first = false;
-    }
-    /* bucket cur = last ends at the run's end */
-    if (in_first) {
-        const bool piece = cont_in || cont_out;
-        pval[0] = piece ? acc : xyzz<F>::inf();
-        pval[1] = xyzz<F>::inf();
-        if (!piece && !acc.is_inf()) bk[cur] = acc;
-    } else {
-        pval[1] = cont_out ? acc : xyzz<F>::inf();
-        if (!cont_out && !acc.is_inf()) bk[cur] = acc;
-    }
-}
-
 /*
  * One thread of a level: the entries [lo, hi) of a window's sorted array of
  * cnt entries (src.key(j) non-decreasing; src.add(acc, j) adds entry j).
@@ -360,7 +303,37 @@ CZ_HD void acc_run(const Src &src, size_t cnt, size_t lo, size_t hi, xyzz<F> *bk
     const uint32_t first = src.key(lo), last = src.key(hi - 1);
     const bool cont_in = lo > 0 && src.key(lo - 1) == first;
     const bool cont_out = hi < cnt && src.key(hi) == last;
-    acc_core<F>(src, lo, hi, first, last, cont_in, cont_out, bk, pkey, pval);
+    pkey[0] = first;
+    pkey[1] = last;
+    xyzz<F> acc = xyzz<F>::inf();
+    uint32_t cur = first;
+    bool in_first = true;
+    for (size_t j = lo; j < hi; j++) {
+        const uint32_t k = src.key(j);
+        if (k != cur) {
+            /* bucket cur ended inside the run */
+            if (in_first) {
+                pval[0] = cont_in ? acc : xyzz<F>::inf();
+                if (!cont_in && !acc.is_inf()) bk[cur] = acc;
+            } else if (!acc.is_inf()) {
+                bk[cur] = acc;
+            }
+            acc = xyzz<F>::inf();
+            cur = k;
+            in_first = false;
+        }
+        src.add(acc, j);
+    }
+    /* bucket cur ends at hi */
+    if (in_first) {
+        const bool piece = cont_in || cont_out;
+        pval[0] = piece ? acc : xyzz<F>::inf();
+        pval[1] = xyzz<F>::inf();
+        if (!piece && !acc.is_inf()) bk[cur] = acc;
+    } else {
+        pval[1] = cont_out ? acc : xyzz<F>::inf();
+        if (!cont_out && !acc.is_inf()) bk[cur] = acc;
+    }
 }
 
 /* level 0 source: sorted (key, val) entries and the affine bases; INL:
@@ -436,279 +409,6 @@ template <class F> struct levelk_fn {
     }
 };
 
-/* ---- batch-affine rounds inside the level-0 runs ------------------------------- */
-
-/*
- * Where buckets are deep (the large full-width MSMs), level 0 starts with R
- * rounds of affine additions whose inversions are shared (Montgomery's
- * trick: ~6 products per addition against 10 for the mixed XYZZ one). Each
- * level-0 thread keeps its run (the same runs as level0_fn) and makes it a
- * list of (key, affine point): round 0 reads the run's entries (zero digits
- * and infinite bases dropped), every round pairs neighbours of equal key
- * left to right (items i, i + 1 of one key: their sum replaces them; P + (-P)
- * leaves nothing) and writes the shorter list, still in key order; after R
- * rounds the thread sums its list into buckets and pieces as level 0 does
- * (acc_core with the run's first and last keys), and the levels above run
- * unchanged.
- *
- * A round is three launches over the threads of a sub-batch (tb level-0
- * threads at a time, their lists in scratch, position j of thread t at
- * j tb + t): FWD pairs the items, writes the unpaired ones through, and keeps
- * per merge the running product of the denominators (x_Q - x_P, or 2 y_P
- * for a doubling) before it, and per thread the whole product; GRP, one
- * thread per G threads, multiplies those, inverts once (fp::inv) and gives
- * each thread the inverse of its own product; BACK walks the merges
- * backwards (di = inv pre, inv = inv d) and writes the sums. So a merge
- * costs 1 + 5 products (a doubling one more), a thread 3 products in GRP,
- * a group one inversion (~40 N products), and all of it parallel: no
- * thread waits on a chain longer than its own merges or its group.
- */
-enum { AFF_FWD, AFF_GRP, AFF_BACK, AFF_FINAL };
-static const int AFF_POS_BITS = 10; /* list positions < 2^10: L0 <= AFF_MAX_RUN */
-static const size_t AFF_MAX_RUN = 1024;
-
-/* P + Q = S for S = (l^2 - x_P - x_Q, l (x_P - x_S) - y_P), l = num / d */
-template <class F> CZ_HD affine<F> aff_sum(const affine<F> &P, const affine<F> &Q, bool dbl, const F &di)
-{
-    F num;
-    if (dbl) {
-        const F xx = P.x.sqr();
-        num = xx.dbl() + xx;
-    } else {
-        num = Q.y - P.y;
-    }
-    const F l = num * di;
-    affine<F> S;
-    S.x = l.sqr() - P.x - Q.x;
-    S.y = l * (P.x - S.x) - P.y;
-    return S;
-}
-
-template <class F> struct aff_fn {
-    int stage, r;                /* AFF_*; round (0: the list is the run's entries) */
-    /* level 0's input and output, as level0_fn */
-    const uint32_t *keys, *vals; /* W x cnt, sorted per set */
-    const affine<F> *bases;
-    size_t cnt, L, T, nb;
-    xyzz<F> *buckets;
-    uint32_t *okey;
-    xyzz<F> *oval;
-    /* the sub-batch: level-0 threads [g0, g0 + n) of the A T, stride tb */
-    size_t g0, n, tb, G;
-    uint32_t *lkey[2];           /* L tb each: round r writes [r % 2] */
-    affine<F> *lpt[2];
-    uint32_t *lnum[2];           /* tb each: list lengths */
-    F *pre;                      /* L / 2 tb: running products */
-    uint32_t *mpos;              /* L / 2 tb: merge k: P | Q << 10 | out << 20 */
-    uint32_t *nmerge;            /* tb */
-    F *tot, *gpre;               /* tb: a thread's product (its inverse after GRP), the group's before it */
-
-    /* the input of thread t: the run's entries (round 0) or the last round's list */
-    struct src {
-        const uint32_t *k, *v;
-        const affine<F> *b;
-        const uint32_t *lk;
-        const affine<F> *lp;
-        size_t st, n;
-        bool ent;
-        CZ_HD uint32_t key(size_t j) const { return ent ? k[j] : lk[j * st]; }
-        /* the point of item j (round 0: NULL for a zero digit or an infinite base) */
-        CZ_HD bool get(size_t j, affine<F> &P) const
-        {
-            if (!ent) {
-                P = lp[j * st];
-                return true;
-            }
-            const uint32_t x = v[j];
-            if (x == SENT) return false;
-            P = b[x & ~SIGN];
-            if (P.is_inf()) return false;
-            if (x & SIGN) P.y = -P.y;
-            return true;
-        }
-        CZ_HD bool get_x(size_t j, F &x) const
-        {
-            if (!ent) {
-                x = lp[j * st].x;
-                return true;
-            }
-            const uint32_t i = v[j];
-            if (i == SENT) return false;
-            const affine<F> *P = b + (i & ~SIGN);
-            x = P->x;
-            return !x.is_zero() || !P->y.is_zero();
-        }
-    };
-    CZ_HD void where(size_t t, size_t &w, size_t &lo, size_t &hi) const
-    {
-        const size_t g = g0 + t, u = g % T;
-        w = g / T;
-        lo = u * L;
-        hi = lo + L < cnt ? lo + L : cnt;
-    }
-    CZ_HD src input(size_t t) const
-    {
-        size_t w, lo, hi;
-        where(t, w, lo, hi);
-        const int q = (r + 1) & 1;
-        src s = {keys + w * cnt + lo, vals + w * cnt + lo, bases, lkey[q] + t, lpt[q] + t, tb, 0, r == 0};
-        s.n = r == 0 ? hi - lo : lnum[q][t];
-        return s;
-    }
-
-    CZ_HD void fwd(size_t t) const
-    {
-        const src s = input(t);
-        const int q = r & 1;
-        uint32_t *ok = lkey[q] + t;
-        affine<F> *out = lpt[q] + t;
-        F acc = F::one(), xa = F::zero();
-        uint32_t no = 0, K = 0, ka = 0;
-        size_t a = 0;
-        bool have = false;
-        for (size_t j = 0; j < s.n; j++) {
-            F xj;
-            if (!s.get_x(j, xj)) continue;
-            const uint32_t kj = s.key(j);
-            if (have && kj == ka) {
-                have = false;
-                F d;
-                if (xa != xj) {
-                    d = xj - xa;
-                } else {
-                    affine<F> P, Q;
-                    s.get(a, P);
-                    s.get(j, Q);
-                    if (P.y != Q.y || P.y.is_zero()) continue; /* P + (-P) */
-                    d = P.y.dbl();
-                }
-                pre[K * tb + t] = acc;
-                acc = acc * d;
-                mpos[K * tb + t] = (uint32_t)a | (uint32_t)j << AFF_POS_BITS | no << (2 * AFF_POS_BITS);
-                ok[no * tb] = ka;
-                no++;
-                K++;
-            } else {
-                if (have) {
-                    affine<F> P;
-                    s.get(a, P);
-                    out[no * tb] = P;
-                    ok[no * tb] = ka;
-                    no++;
-                }
-                have = true;
-                a = j;
-                ka = kj;
-                xa = xj;
-            }
-        }
-        if (have) {
-            affine<F> P;
-            s.get(a, P);
-            out[no * tb] = P;
-            ok[no * tb] = ka;
-            no++;
-        }
-        lnum[q][t] = no;
-        nmerge[t] = K;
-        tot[t] = acc;
-    }
-
-    /* group g: threads [g G, min(n, g G + G)) */
-    CZ_HD void grp(size_t g) const
-    {
-        const size_t lo = g * G, hi = lo + G < n ? lo + G : n;
-        F acc = F::one();
-        bool any = false;
-        for (size_t t = lo; t < hi; t++) {
-            if (nmerge[t] == 0) continue;
-            gpre[t] = acc;
-            acc = acc * tot[t];
-            any = true;
-        }
-        if (!any) return;
-        F inv = acc.inv();
-        for (size_t t = hi; t-- > lo;) {
-            if (nmerge[t] == 0) continue;
-            const F x = inv * gpre[t];
-            inv = inv * tot[t];
-            tot[t] = x;
-        }
-    }
-
-    CZ_HD void back(size_t t) const
-    {
-        const uint32_t K = nmerge[t];
-        if (K == 0) return;
-        const src s = input(t);
-        affine<F> *out = lpt[r & 1] + t;
-        const uint32_t mask = ((uint32_t)1 << AFF_POS_BITS) - 1;
-        F inv = tot[t];
-        for (uint32_t k = K; k-- > 0;) {
-            const uint32_t mp = mpos[k * tb + t];
-            affine<F> P, Q;
-            s.get(mp & mask, P);
-            s.get((mp >> AFF_POS_BITS) & mask, Q);
-            const bool dbl = P.x == Q.x;
-            const F d = dbl ? P.y.dbl() : Q.x - P.x;
-            const F di = inv * pre[k * tb + t];
-            inv = inv * d;
-            out[(size_t)(mp >> (2 * AFF_POS_BITS)) * tb] = aff_sum(P, Q, dbl, di);
-        }
-    }
-
-    CZ_HD void operator()(size_t t) const
-    {
-        switch (stage) {
-        case AFF_FWD: fwd(t); break;
-        case AFF_GRP: grp(t); break;
-        default: back(t); break;
-        }
-    }
-};
-
-/* the list source of aff_final_fn; INL: the mixed addition inlined */
-template <class F, bool INL = false> struct src_list {
-    const uint32_t *lk;
-    const affine<F> *lp;
-    size_t st;
-    CZ_HD uint32_t key(size_t j) const { return lk[j * st]; }
-    CZ_HD void add(xyzz<F> &acc, size_t j) const
-    {
-        if constexpr (INL)
-            acc = acc.add_affine_inline(lp[j * st]);
-        else
-            acc = acc.add_affine(lp[j * st]);
-    }
-};
-
-/* after the R rounds: thread t sums its list (in [(R - 1) % 2]) into
- * buckets and pieces as level0_fn sums its run */
-template <class F, bool INL = false> struct aff_final_fn {
-    aff_fn<F> a;
-    int R;
-    CZ_HD void operator()(size_t t) const
-    {
-        size_t w, lo, hi;
-        a.where(t, w, lo, hi);
-        if (lo >= hi) return;
-        const uint32_t *k = a.keys + w * a.cnt;
-        const uint32_t first = k[lo], last = k[hi - 1];
-        const bool cont_in = lo > 0 && k[lo - 1] == first, cont_out = hi < a.cnt && k[hi] == last;
-        const int q = (R - 1) & 1;
-        src_list<F, INL> s = {a.lkey[q] + t, a.lpt[q] + t, a.tb};
-        const size_t u = (a.g0 + t) % a.T;
-        acc_core<F>(s, 0, a.lnum[q][t], first, last, cont_in, cont_out, a.buckets + w * a.nb,
-                    a.okey + w * 2 * a.T + 2 * u, a.oval + w * 2 * a.T + 2 * u);
-    }
-};
-
-template <class F> CZ_HD aff_final_fn<F, true> aff_final_inlined(const aff_final_fn<F> &f)
-{
-    aff_final_fn<F, true> x = {f.a, f.R};
-    return x;
-}
-
 /* ---- reduction and sums ------------------------------------------------------ */
 
 /*
@@ -769,7 +469,7 @@ template <class F> struct ones_fn {
  * calls them: five kernels per group took 10 minutes to build, one takes
  * under one), and the host test runs the very same dispatch.
  */
-enum { OP_LEVEL0, OP_LEVELK, OP_REDUCE, OP_SUM, OP_ONES, OP_TABLE, OP_AFF, OP_AFF_FINAL };
+enum { OP_LEVEL0, OP_LEVELK, OP_REDUCE, OP_SUM, OP_ONES, OP_TABLE };
 
 template <class F> struct op {
     int kind;
@@ -780,8 +480,6 @@ template <class F> struct op {
         sum_fn<F> s;
         ones_fn<F> o;
         table_fn<F> tb;
-        aff_fn<F> af;
-        aff_final_fn<F> afin;
     };
     CZ_HD void operator()(size_t t) const
     {
@@ -791,11 +489,6 @@ template <class F> struct op {
         case OP_REDUCE: r(t); break;
         case OP_SUM: s(t); break;
         case OP_TABLE: tb(t); break;
-#ifndef __CUDA_ARCH__
-        /* the GPU runs these as kernels of their own (cuda/msm.cu dev_exec) */
-        case OP_AFF: af(t); break;
-        case OP_AFF_FINAL: afin(t); break;
-#endif
         default: o(t); break;
         }
     }
@@ -841,20 +534,6 @@ template <class F> CZ_HD op<F> make_op(const table_fn<F> &f)
     op<F> x;
     x.kind = OP_TABLE;
     x.tb = f;
-    return x;
-}
-template <class F> CZ_HD op<F> make_op(const aff_fn<F> &f)
-{
-    op<F> x;
-    x.kind = OP_AFF;
-    x.af = f;
-    return x;
-}
-template <class F> CZ_HD op<F> make_op(const aff_final_fn<F> &f)
-{
-    op<F> x;
-    x.kind = OP_AFF_FINAL;
-    x.afin = f;
     return x;
 }
 
@@ -939,10 +618,6 @@ struct knobs {
     int window;   /* CZ_MSM_WINDOW: c, in [C_FORCE_MIN, C_MAX] */
     size_t run;   /* CZ_MSM_RUN: level-0 entries per thread, >= 8 */
     size_t chunk; /* CZ_MSM_CHUNK: points per chunk, >= 1 */
-    /* batch-affine rounds (aff_fn): rounds (< 0: none; 0: aff_rounds),
-     * level-0 threads per sub-batch, threads per inversion group */
-    int affine;
-    size_t affine_threads, affine_group;
 };
 
 /* Level-0 entries per thread: 64 where the level-0 launch has at least 2^25
@@ -980,24 +655,6 @@ inline size_t tree_group(size_t W, size_t cnt)
 inline size_t tree_tmp_cap(size_t W, size_t cnt) { return W * ((cnt + TREE_G_MIN - 1) / TREE_G_MIN); }
 static const size_t CHUNK_DEFAULT = (size_t)1 << 25;
 
-/*
- * Batch-affine rounds (aff_fn): sub-batches of AFF_THREADS level-0 threads
- * (their lists and products: 2 L0 points, L0 / 2 field elements and a few
- * words per thread, ~15 KiB for BLS12-381 G1 at runs of 64: ~1.9 GiB), one
- * inversion per AFF_GROUP threads; aff_rounds: the default rounds for a set
- * of E entries over nb buckets at runs of L0.
- */
-static const size_t AFF_THREADS = (size_t)1 << 17;
-static const size_t AFF_GROUP = 64;
-static const int AFF_MAX_ROUNDS = 10;
-inline int aff_rounds(size_t E, size_t nb, size_t L0)
-{
-    (void)E;
-    (void)nb;
-    (void)L0;
-    return 0;
-}
-
 /* Everything the launches after the sort need, for m other points (in W
  * windows of c bits) and m1 ones: per window a bucket set of m entries, or
  * (shared: a table of multiples) one bucket set of W m entries. */
@@ -1009,8 +666,6 @@ struct plan {
     size_t m, m1;
     size_t E;            /* entries per set: m, or W m when shared */
     int levels;          /* accumulation launches (0 when m = 0) */
-    int aR;              /* batch-affine rounds in level 0 (0: none) */
-    size_t aTb, aG;      /* their sub-batch (level-0 threads) and inversion group */
     size_t cnt[MAX_LEVELS], T[MAX_LEVELS], L[MAX_LEVELS]; /* per set */
     size_t S, nseg;      /* reduction segments */
     size_t G;            /* bases per thread in the ones' first sum */
@@ -1046,18 +701,6 @@ inline bool make_plan(plan *p, size_t m, size_t m1, int c, int bits, const knobs
             if (T <= 1) break;
             cnt = 2 * T; /* < cnt for cnt > L >= 8 */
             L = RUN_UPPER;
-        }
-    }
-    p->aR = 0;
-    p->aTb = p->aG = 0;
-    if (k.affine > AFF_MAX_ROUNDS) return false;
-    if (m > 0 && k.affine >= 0 && L0 <= AFF_MAX_RUN) {
-        const int R = k.affine > 0 ? k.affine : aff_rounds(p->E, p->nb, L0);
-        if (R > 0) {
-            const size_t nth = (size_t)p->A * p->T[0], tb = k.affine_threads ? k.affine_threads : AFF_THREADS;
-            p->aR = R;
-            p->aTb = tb < nth ? tb : nth;
-            p->aG = k.affine_group ? k.affine_group : AFF_GROUP;
         }
     }
     /* segments: enough threads to fill the GPU, at most 64 buckets each */
@@ -1102,23 +745,7 @@ template <class F> struct bufs {
     xyzz<F> *seg[2];
     xyzz<F> *ones[2];
     xyzz<F> *out;
-    /* batch-affine rounds (plan aR > 0; sizes aff_sizes) */
-    uint32_t *alkey[2];
-    affine<F> *alpt[2];
-    uint32_t *alnum[2];
-    F *apre;
-    uint32_t *ampos, *anmerge;
-    F *atot, *agpre;
 };
-
-/* the batch-affine arrays' lengths: lists (alkey/alpt[q]), merges
- * (apre, ampos), threads (alnum[q], anmerge, atot, agpre); 0 without rounds */
-inline void aff_sizes(const plan &p, size_t *list, size_t *merges, size_t *threads)
-{
-    *list = p.aR ? p.aTb * p.L[0] : 0;
-    *merges = p.aR ? p.aTb * (p.L[0] / 2) : 0;
-    *threads = p.aR ? p.aTb : 0;
-}
 
 /* capacity (entries) the plan needs in pkey/pval[q] */
 inline size_t piece_cap(const plan &p, int q)
@@ -1184,51 +811,6 @@ template <class F, class Exec> cz_status ones_part(Exec &ex, const plan &p, cons
     return st == CZ_OK ? ex.mark(PH_ONES) : st;
 }
 
-/* level 0 with the batch-affine rounds, sub-batch by sub-batch (its
- * pieces into pkey/pval[0], as level0_fn's) */
-template <class F, class Exec> cz_status aff_level0(Exec &ex, const plan &p, const bufs<F> &b)
-{
-    const size_t nth = (size_t)p.A * p.T[0];
-    aff_fn<F> f;
-    f.keys = b.keys;
-    f.vals = b.vals;
-    f.bases = b.ebases;
-    f.cnt = p.cnt[0];
-    f.L = p.L[0];
-    f.T = p.T[0];
-    f.nb = p.nb;
-    f.buckets = b.buckets;
-    f.okey = b.pkey[0];
-    f.oval = b.pval[0];
-    f.tb = p.aTb;
-    f.G = p.aG;
-    for (int q = 0; q < 2; q++) {
-        f.lkey[q] = b.alkey[q];
-        f.lpt[q] = b.alpt[q];
-        f.lnum[q] = b.alnum[q];
-    }
-    f.pre = b.apre;
-    f.mpos = b.ampos;
-    f.nmerge = b.anmerge;
-    f.tot = b.atot;
-    f.gpre = b.agpre;
-    cz_status st = CZ_OK;
-    for (f.g0 = 0; f.g0 < nth && st == CZ_OK; f.g0 += p.aTb) {
-        f.n = nth - f.g0 < p.aTb ? nth - f.g0 : p.aTb;
-        for (f.r = 0; f.r < p.aR && st == CZ_OK; f.r++) {
-            f.stage = AFF_FWD;
-            st = ex.run(make_op(f), f.n);
-            f.stage = AFF_GRP;
-            if (st == CZ_OK) st = ex.run(make_op(f), (f.n + p.aG - 1) / p.aG);
-            f.stage = AFF_BACK;
-            if (st == CZ_OK) st = ex.run(make_op(f), f.n);
-        }
-        aff_final_fn<F> fin = {f, p.aR};
-        if (st == CZ_OK) st = ex.run(make_op(fin), f.n);
-    }
-    return st;
-}
-
 template <class F, class Exec> cz_status acc_part(Exec &ex, const plan &p, const bufs<F> &b)
 {
     cz_status st;
@@ -1243,9 +825,7 @@ template <class F, class Exec> cz_status acc_part(Exec &ex, const plan &p, const
     if (st != CZ_OK) return st;
     for (int k = 0; k < p.levels; k++) {
         const int q = k % 2;
-        if (k == 0 && p.aR > 0) {
-            st = aff_level0<F>(ex, p, b);
-        } else if (k == 0) {
+        if (k == 0) {
             level0_fn<F> f = {b.keys, b.vals, b.ebases, p.cnt[0], p.L[0], p.T[0], p.nb,
                               b.buckets, b.pkey[q], b.pval[q]};
             st = ex.run(make_op(f), W * p.T[0]);

@@ -83,45 +83,6 @@ struct guarded {
     template <class T> T *as() { return (T *)mem.data(); }
 };
 
-/* the batch-affine arrays of a plan (msm.cuh aff_sizes), garbage-filled */
-template <class F> struct aff_bufs {
-    guarded lkey[2], lpt[2], lnum[2], pre, mpos, nm, tot, gpre;
-    void init(const cz_dev::msm::plan &p)
-    {
-        size_t list, merges, threads;
-        cz_dev::msm::aff_sizes(p, &list, &merges, &threads);
-        for (int q = 0; q < 2; q++) {
-            lkey[q].init(list * 4, 0xa5);
-            lpt[q].init(list * sizeof(cz_dev::affine<F>), 0xa5);
-            lnum[q].init(threads * 4, 0xa5);
-        }
-        pre.init(merges * sizeof(F), 0xa5);
-        mpos.init(merges * 4, 0xa5);
-        nm.init(threads * 4, 0xa5);
-        tot.init(threads * sizeof(F), 0xa5);
-        gpre.init(threads * sizeof(F), 0xa5);
-    }
-    void attach(cz_dev::msm::bufs<F> &b)
-    {
-        for (int q = 0; q < 2; q++) {
-            b.alkey[q] = lkey[q].as<uint32_t>();
-            b.alpt[q] = lpt[q].as<cz_dev::affine<F>>();
-            b.alnum[q] = lnum[q].as<uint32_t>();
-        }
-        b.apre = pre.as<F>();
-        b.ampos = mpos.as<uint32_t>();
-        b.anmerge = nm.as<uint32_t>();
-        b.atot = tot.as<F>();
-        b.agpre = gpre.as<F>();
-    }
-    bool intact() const
-    {
-        bool ok = pre.intact() && mpos.intact() && nm.intact() && tot.intact() && gpre.intact();
-        for (int q = 0; q < 2; q++) ok = ok && lkey[q].intact() && lpt[q].intact() && lnum[q].intact();
-        return ok;
-    }
-};
-
 /*
  * msm.cuh's executor as loops over the thread index, in a random order per
  * launch: a kernel whose threads read what other threads of the same launch
@@ -136,7 +97,6 @@ struct host_exec {
     template <class F> cz_status run(const op<F> &fn, size_t count)
     {
         if (fn.kind == OP_LEVEL0 && (cz_rng_u64(&g_rng) & 1)) return run_fn(level0_inlined(fn.l0), count);
-        if (fn.kind == OP_AFF_FINAL && (cz_rng_u64(&g_rng) & 1)) return run_fn(aff_final_inlined(fn.afin), count);
         return run_fn(fn, count);
     }
     template <class Fn> cz_status run_fn(const Fn &fn, size_t count)
@@ -195,7 +155,7 @@ template <class T> static bool xyzz_eq(const xyzz<typename T::F> &a, const xyzz<
 /* ---- the emulator ---------------------------------------------------------------------------------------- */
 
 struct emu_info {
-    int c, W, levels, aff_rounds;
+    int c, W, levels;
     size_t m, m1, chunks, launches;
     bool canaries_ok;
 };
@@ -299,9 +259,6 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
         ones[0].init(g1 * sizeof(X), 0xa5);
         ones[1].init(tree_tmp_cap(1, g1) * sizeof(X), 0xa5);
         out.init(((size_t)pr.A + 1) * sizeof(X), 0xa5);
-        aff_bufs<F> ab;
-        ab.init(pr);
-        info->aff_rounds = pr.aR;
         std::vector<X> win(W + 1);
         host_exec ex;
         for (size_t w = 0; w < (per_window ? nwin : 1); w++) {
@@ -319,7 +276,6 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
             }
             b.buckets = buckets.as<X>();
             b.out = out.as<X>();
-            ab.attach(b);
             plan pw = pr;
             if (per_window && w > 0) pw.m1 = 0;
             cz_status st = after_sort<F>(ex, pw, b);
@@ -334,7 +290,7 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
         bool ok = keys.intact() && vals.intact() && idx1.intact() && buckets.intact() && out.intact();
         for (int q = 0; q < 2; q++)
             ok = ok && pkey[q].intact() && pval[q].intact() && seg[q].intact() && ones[q].intact();
-        info->canaries_ok &= ok && ab.intact();
+        info->canaries_ok &= ok;
         info->launches += ex.launches;
         *result = result->add(per_window ? combine_windows<F>(win.data(), p.W, p.c).add(win[W])
                                          : plan_result<F>(p, win.data()));
@@ -355,20 +311,15 @@ static void check(const inst<T> &I, const typename T::jac *expect, knobs kn, con
         typename T::jac R;
         to_jac<T>(&R, r);
         CHECK_MSG(st == CZ_OK && T::eq(&R, expect) && info.canaries_ok,
-                  "%s %s n=%zu form=%s c=%d(W=%d) run=%zu chunk=%zu m=%zu m1=%zu levels=%d affine=%d/%zu/%zu: "
-                  "status %s, canaries %s",
+                  "%s %s n=%zu form=%s c=%d(W=%d) run=%zu chunk=%zu m=%zu m1=%zu levels=%d: status %s, canaries %s",
                   T::name(), what, I.n, mont ? "mont" : "canon", info.c, info.W, kn.run, kn.chunk, info.m, info.m1,
-                  info.levels, info.aff_rounds, kn.affine_threads, kn.affine_group, cz_status_str(st),
-                  info.canaries_ok ? "ok" : "OVERWRITTEN");
+                  info.levels, cz_status_str(st), info.canaries_ok ? "ok" : "OVERWRITTEN");
     }
 }
 
-/* the batch-affine knobs every knob() carries (run_group's second pass forces rounds) */
-static knobs g_aff;
-
 static knobs knob(int window = 0, size_t run = 0, size_t chunk = 0)
 {
-    knobs k = g_aff;
+    knobs k;
     k.window = window;
     k.run = run;
     k.chunk = chunk;
@@ -834,9 +785,6 @@ template <class T> static void test_levels(void)
             }
             b.buckets = buckets.as<X>();
             b.out = out.as<X>();
-            aff_bufs<F> ab;
-            ab.init(p);
-            ab.attach(b);
             host_exec ex;
             cases++;
             if (after_sort<F>(ex, p, b) != CZ_OK) {
@@ -848,10 +796,10 @@ template <class T> static void test_levels(void)
             bb += !xyzz_eq<T>(out.as<X>()[0], expect);
             bb += !xyzz_eq<T>(out.as<X>()[1], ones);
             if (bb && bad < 5)
-                fprintf(stderr, "%s levels: m=%zu pattern %d c=%d run=%zu levels=%d affine=%d/%zu/%zu: %ld wrong\n",
-                        T::name(), m, pat, c, run, p.levels, p.aR, p.aTb, p.aG, bb);
+                fprintf(stderr, "%s levels: m=%zu pattern %d c=%d run=%zu levels=%d: %ld wrong\n", T::name(), m, pat,
+                        c, run, p.levels, bb);
             bad += bb;
-            bool ok = buckets.intact() && out.intact() && ab.intact();
+            bool ok = buckets.intact() && out.intact();
             for (int q = 0; q < 2; q++) ok = ok && pkey[q].intact() && pval[q].intact() && seg[q].intact() && on[q].intact();
             canaries += !ok;
         }
@@ -1159,25 +1107,8 @@ template <class T> static void run_group(void)
     double t4 = now_s();
     test_table<T>();
     double t5 = now_s();
-    /* again with the batch-affine rounds forced (msm.cuh aff_fn): 1 to 6
-     * rounds, sub-batches and inversion groups of a few threads so that
-     * their edges are crossed everywhere, and the defaults */
-    static const int rounds[] = {1, 2, 3, 6};
-    static const size_t tbs[] = {1, 5, 64, 0}, gs[] = {1, 3, 2, 0};
-    for (size_t i = 0; i < CZ_ARRAY_LEN(rounds); i++) {
-        g_aff.affine = rounds[i];
-        g_aff.affine_threads = tbs[i];
-        g_aff.affine_group = gs[i];
-        test_levels<T>();
-        if (i % 2 == 0 || g_big) test_sizes<T>();
-        test_edge_scalars<T>();
-        test_edge_bases<T>();
-        if (i == 1) test_table<T>();
-    }
-    memset(&g_aff, 0, sizeof g_aff);
-    double t6 = now_s();
-    printf("%s: %s (s: units %.1f, sizes %.1f, windows %.1f, edges %.1f, table %.1f, batch-affine %.1f)\n",
-           T::name(), cz_test_failed == before ? "ok" : "FAILED", t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5);
+    printf("%s: %s (s: units %.1f, sizes %.1f, windows %.1f, edges %.1f, table %.1f)\n", T::name(),
+           cz_test_failed == before ? "ok" : "FAILED", t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4);
     fflush(stdout);
 }
 
