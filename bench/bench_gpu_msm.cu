@@ -18,8 +18,9 @@
  * Flags: --max-log=K (largest BLS12-381 G1 size 2^K, default 26), --g2-log=K
  * (G2 size, default 22), --quick (2^20 and 2^22 only, G2 at 2^18), plus
  * bench.h's (--write, --repeats, ...). --trace prints each call's plan and
- * phase times; --window=c forces the window (cz_cuda_opts). --sweep=ROWS
- * times rows at a range of windows and level-0 runs instead (see --help).
+ * phase times; --window=c forces the window, --run=n the level-0 run
+ * (cz_cuda_opts). --sweep=ROWS times rows at a range of windows and level-0
+ * runs instead (see --help).
  * --table=eager (default) builds the table of multiples of the resident
  * bases in the warm-up call (its build time goes to stderr), so the
  * 'resident' rows time calls through it; the 'no table' rows time the same
@@ -423,11 +424,12 @@ int main(int argc, char **argv)
 {
     cz_bench b;
     static const char *const own[] = {"--max-log", "--g2-log",        "--window",     "--trace", "--table",
-                                      "--sweep",   "--sweep-windows", "--sweep-runs", NULL};
+                                      "--sweep",   "--sweep-windows", "--sweep-runs", "--run",   NULL};
     int rc = cz_bench_init(&b, "bench_gpu_msm", argc, argv, own,
                            "  --max-log=K   largest BLS12-381 G1 size 2^K (default 26)\n"
                            "  --g2-log=K    G2 size 2^K (default 22)\n"
                            "  --window=C    force the MSM window (default: the plan's)\n"
+                           "  --run=N       force the level-0 entries per thread (>= 8; default: the plan's)\n"
                            "  --trace       each call's plan and phase times on stderr\n"
                            "  --table=MODE  tables of multiples of resident bases: eager (default: built\n"
                            "                in the warm-up call, so the timed calls use it; rows 'no\n"
@@ -461,6 +463,7 @@ int main(int argc, char **argv)
     cz_cuda_opts co;
     memset(&co, 0, sizeof co);
     co.msm_window = (int)cz_bench_opt_long(&b, "--window", 0);
+    co.msm_run = (size_t)cz_bench_opt_long(&b, "--run", 0);
     co.msm_trace = g_trace = cz_bench_has(&b, "--trace");
     const char *tm = cz_bench_opt_str(&b, "--table");
     co.msm_table = CZ_CUDA_TABLE_EAGER;

@@ -198,6 +198,7 @@ static knobs read_knobs(const cz_cuda *ctx)
     k.window = o.msm_window >= C_FORCE_MIN && o.msm_window <= C_MAX ? o.msm_window : 0;
     k.run = o.msm_run >= 8 && o.msm_run <= ((size_t)1 << 20) ? o.msm_run : 0;
     k.chunk = o.msm_chunk;
+    k.run_huge = 0;
     return k;
 }
 
@@ -489,19 +490,21 @@ static cz_status var_bytes(cz_cuda *ctx, size_t m, int c, const knobs &k, bool s
 
 /*
  * The variable part's size for any m <= hi at window c: the layout grows with
- * m for a fixed c and a fixed level-0 run, so the largest is at hi or, when
- * the default run is the small one below some m < hi (run_default), at the
- * largest such m.
+ * m for a fixed c and a fixed level-0 run, so the largest is at hi or, where
+ * the default run switches to a longer one at some m < hi (run_default), at
+ * the largest m below the switch.
  */
 template <class T>
 static cz_status var_bytes_upto(cz_cuda *ctx, size_t hi, int c, const knobs &k, bool shared, size_t *bytes,
                                 cz_error *err)
 {
     cz_status st = var_bytes<T>(ctx, hi, c, k, shared, bytes, err);
-    const size_t small = (RUN_BIG_ENTRIES - 1) / (size_t)windows_of(c, T::bits);
-    if (st == CZ_OK && !k.run && small >= 1 && small < hi) {
+    for (int i = 0; i < 2 && st == CZ_OK; i++) {
+        const size_t below = run_switch_below(i, windows_of(c, T::bits), k);
         size_t b = 0;
-        if ((st = var_bytes<T>(ctx, small, c, k, shared, &b, err)) == CZ_OK && b > *bytes) *bytes = b;
+        if (below >= 1 && below < hi && (st = var_bytes<T>(ctx, below, c, k, shared, &b, err)) == CZ_OK &&
+            b > *bytes)
+            *bytes = b;
     }
     return st;
 }
@@ -924,6 +927,7 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
     cl.st = st;
     cl.err = err;
     cl.kn = read_knobs(ctx);
+    if (F::DEGREE == 1) cl.kn.run_huge = RUN_HUGE; /* G1: the longer level-0 runs of the largest launches */
     cl.mont = form == CZ_MSM_MONTGOMERY;
     cl.trace = ctx->opts.msm_trace;
     cl.h_scal = (const uint8_t *)scalars;

@@ -618,17 +618,35 @@ struct knobs {
     int window;   /* CZ_MSM_WINDOW: c, in [C_FORCE_MIN, C_MAX] */
     size_t run;   /* CZ_MSM_RUN: level-0 entries per thread, >= 8 */
     size_t chunk; /* CZ_MSM_CHUNK: points per chunk, >= 1 */
+    size_t run_huge; /* the default run from RUN_HUGE_ENTRIES entries on (0: no such tier; cuda/msm.cu: G1) */
 };
 
 /* Level-0 entries per thread: 64 where the level-0 launch has at least 2^25
  * entries (W m; at least 2^19 threads, ~16 waves of 132 SMs), else 32, so
  * that the small launches still fill the GPU (measured on the H200: 64 is
  * 1-3% faster for full-width scalars at 2^22-2^24 and up to 7% slower for
- * the few points of a witness-like G2 MSM). The plan's layout for a fixed c
- * grows with m on each side of RUN_BIG_ENTRIES (var_reserve sizes both). */
-static const size_t RUN_SMALL = 32, RUN_BIG = 64;
-static const size_t RUN_BIG_ENTRIES = (size_t)1 << 25;
-inline size_t run_default(size_t m, int W) { return m * (size_t)W >= RUN_BIG_ENTRIES ? RUN_BIG : RUN_SMALL; }
+ * the few points of a witness-like G2 MSM); and, where the caller asks for
+ * a third tier (knobs run_huge: cuda/msm.cu gives G1 RUN_HUGE), that from
+ * 2^27 entries (measured on the H200, 2026-12-04, against 64: BLS12-381 G1
+ * 2^24 -1.0% through the table, BN254 G1 2^24 -2.0%, with 2 x 10^8 entries;
+ * BLS12-381 G1 2^22, 5 x 10^7 entries, +0.8%; G2 2^22 1-3% slower, so G2
+ * keeps 64). The plan's layout for a fixed c grows with m between the
+ * switches (var_reserve sizes each side). */
+static const size_t RUN_SMALL = 32, RUN_BIG = 64, RUN_HUGE = 256;
+static const size_t RUN_BIG_ENTRIES = (size_t)1 << 25, RUN_HUGE_ENTRIES = (size_t)1 << 27;
+inline size_t run_default(size_t m, int W, size_t huge = 0)
+{
+    const size_t e = m * (size_t)W;
+    if (huge && e >= RUN_HUGE_ENTRIES) return huge;
+    return e >= RUN_BIG_ENTRIES ? RUN_BIG : RUN_SMALL;
+}
+/* the largest m whose default run is below the one of switch i (0: RUN_BIG,
+ * 1: the huge tier), 0 if none */
+inline size_t run_switch_below(int i, int W, const knobs &k)
+{
+    if (k.run || (i == 1 && !k.run_huge)) return 0;
+    return ((i == 0 ? RUN_BIG_ENTRIES : RUN_HUGE_ENTRIES) - 1) / (size_t)W;
+}
 static const size_t RUN_UPPER = 16;   /* entries per thread at levels >= 1 */
 static const size_t SUM_GROUP = 32;   /* bases per thread in the ones' first sum */
 
@@ -686,7 +704,7 @@ inline bool make_plan(plan *p, size_t m, size_t m1, int c, int bits, const knobs
     p->m = m;
     p->m1 = m1;
     p->E = shared ? (size_t)p->W * m : m;
-    const size_t L0 = k.run ? k.run : run_default(m, p->W);
+    const size_t L0 = k.run ? k.run : run_default(m, p->W, k.run_huge);
     if (L0 < 8) return false;
     p->levels = 0;
     if (m > 0) {

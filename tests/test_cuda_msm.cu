@@ -323,6 +323,7 @@ static knobs knob(int window = 0, size_t run = 0, size_t chunk = 0)
     k.window = window;
     k.run = run;
     k.chunk = chunk;
+    k.run_huge = 0;
     return k;
 }
 
@@ -537,31 +538,47 @@ static void test_plan(void)
     bad += make_plan(&p, 100, 0, C_MAX + 1, 255, knob());
     CHECK_MSG(bad == 0, "make_plan: %ld bad", bad);
     /* the default level-0 run: the big one exactly from RUN_BIG_ENTRIES
-     * entries on; and the scratch sizing (msm.cu var_bytes_upto): for a fixed
-     * c, no m <= hi needs more level pieces than hi or, below the run switch,
-     * the largest m with the small run */
+     * entries on, the huge one (where asked for, as msm.cu does for G1) from
+     * RUN_HUGE_ENTRIES; and the scratch sizing (msm.cu var_bytes_upto): for
+     * a fixed c, no m <= hi needs more level pieces than hi or, below a run
+     * switch, the largest m before it (run_switch_below) */
     long over = 0, runs_bad = 0;
-    for (int c = C_MIN; c <= C_MAX; c++) {
-        const int W = windows_of(c, 255);
-        const size_t small = (RUN_BIG_ENTRIES - 1) / (size_t)W;
-        runs_bad += run_default(small, W) != RUN_SMALL || run_default(small + 1, W) != RUN_BIG;
-        const size_t his[] = {1000, small - 1, small, small + 1, small + 12345, (size_t)1 << 25};
-        for (size_t hi : his) {
-            plan ph, ps;
-            make_plan(&ph, hi, 0, c, 255, knob());
-            size_t cap[2] = {piece_cap(ph, 0), piece_cap(ph, 1)};
-            if (small < hi) {
-                make_plan(&ps, small, 0, c, 255, knob());
-                for (int q = 0; q < 2; q++) cap[q] = std::max(cap[q], piece_cap(ps, q));
-            }
-            std::vector<size_t> mv = {1, 2, hi};
-            for (size_t j = 1; j < 64; j++) mv.push_back(hi / 64 * j + j);
-            for (size_t d = 0; d < 3; d++) mv.push_back(small - 1 + d);
-            for (size_t m : mv) {
-                if (m < 1 || m > hi) continue;
-                plan pm;
-                make_plan(&pm, m, 0, c, 255, knob());
-                over += piece_cap(pm, 0) > cap[0] || piece_cap(pm, 1) > cap[1];
+    for (int huge = 0; huge < 2; huge++) {
+        knobs kh = knob();
+        kh.run_huge = huge ? RUN_HUGE : 0;
+        for (int c = C_MIN; c <= C_MAX; c++) {
+            const int W = windows_of(c, 255);
+            const size_t small = (RUN_BIG_ENTRIES - 1) / (size_t)W, big = (RUN_HUGE_ENTRIES - 1) / (size_t)W;
+            runs_bad += run_switch_below(0, W, kh) != small || run_switch_below(1, W, kh) != (huge ? big : 0);
+            runs_bad += run_default(small, W, kh.run_huge) != RUN_SMALL ||
+                        run_default(small + 1, W, kh.run_huge) != RUN_BIG ||
+                        run_default(big, W, kh.run_huge) != RUN_BIG ||
+                        run_default(big + 1, W, kh.run_huge) != (huge ? RUN_HUGE : RUN_BIG);
+            const size_t his[] = {1000, small - 1, small, small + 1, small + 12345, big, big + 1, big + 777,
+                                  (size_t)1 << 25};
+            for (size_t hi : his) {
+                plan ph;
+                make_plan(&ph, hi, 0, c, 255, kh);
+                size_t cap[2] = {piece_cap(ph, 0), piece_cap(ph, 1)};
+                for (int i = 0; i < 2; i++) {
+                    const size_t below = run_switch_below(i, W, kh);
+                    if (below < 1 || below >= hi) continue;
+                    plan ps;
+                    make_plan(&ps, below, 0, c, 255, kh);
+                    for (int q = 0; q < 2; q++) cap[q] = std::max(cap[q], piece_cap(ps, q));
+                }
+                std::vector<size_t> mv = {1, 2, hi};
+                for (size_t j = 1; j < 64; j++) mv.push_back(hi / 64 * j + j);
+                for (size_t d = 0; d < 3; d++) {
+                    mv.push_back(small - 1 + d);
+                    mv.push_back(big - 1 + d);
+                }
+                for (size_t m : mv) {
+                    if (m < 1 || m > hi) continue;
+                    plan pm;
+                    make_plan(&pm, m, 0, c, 255, kh);
+                    over += piece_cap(pm, 0) > cap[0] || piece_cap(pm, 1) > cap[1];
+                }
             }
         }
     }
