@@ -42,8 +42,8 @@
  *    every window c the plan may choose, at the largest m choosing it).
  *
  * Knobs (environment, read per call): CZ_MSM_WINDOW=c (4..20),
- * CZ_MSM_RUN=entries per thread at level 0 (>= 8, default 32 or 64:
- * msm.cuh run_default),
+ * CZ_MSM_RUN=entries per thread at level 0 (>= 8, default 32, 64 or, for
+ * G1's largest launches, 256: msm.cuh run_default),
  * CZ_MSM_CHUNK=points per chunk, CZ_MSM_TRACE=1 (plan and phase times on
  * stderr, for tuning).
  *
@@ -61,7 +61,10 @@
  * at level 0, slower except for BN254 G2; the merged Y3 for BLS12-381;
  * batch-affine rounds before level 0 with one Fermat inversion per thread,
  * commit c8e0825 + 2b1fd19, 18-40% slower for G1: serial chains at 8-16
- * warps per SM.)
+ * warps per SM; batch-affine rounds inside the level-0 runs with one
+ * inversion per 64 threads, c5d754d, 4-10% slower for G1: its kernels at
+ * 8-12 warps per SM, points read twice per round, the inversions' latency
+ * once per round and sub-batch.)
  */
 #include <stdio.h>
 #include <stdlib.h>
