@@ -620,15 +620,31 @@ static void test_plan(void)
         plan q;
         sh_bad += make_plan(&q, TAB_MAX_ENTRIES / (size_t)W + 1, 0, c, 255, knob(), true); /* too many entries */
         sh_bad += c > C_MAX && make_plan(&q, 100, 0, c, 255, knob()); /* only shared plans go past C_MAX */
-        const size_t small = (RUN_BIG_ENTRIES - 1) / (size_t)W, hi = (size_t)1 << 22;
-        plan ph, ps;
-        make_plan(&ph, hi, 0, c, 255, knob(), true);
-        make_plan(&ps, small, 0, c, 255, knob(), true);
-        for (size_t m = 1; m <= hi; m = m * 2 + 1) {
-            plan pm;
-            make_plan(&pm, m, 0, c, 255, knob(), true);
-            for (int q2 = 0; q2 < 2; q2++)
-                sh_bad += piece_cap(pm, q2) > std::max(piece_cap(ph, q2), small < hi ? piece_cap(ps, q2) : 0);
+        /* the sizing as above, with G1's huge tier too (a table's 2^24 points) */
+        for (int huge = 0; huge < 2; huge++) {
+            knobs kh = knob();
+            kh.run_huge = huge ? RUN_HUGE : 0;
+            const size_t hi = (size_t)1 << (huge ? 24 : 22);
+            plan ph;
+            make_plan(&ph, hi, 0, c, 255, kh, true);
+            size_t cap[2] = {piece_cap(ph, 0), piece_cap(ph, 1)};
+            for (int i = 0; i < 2; i++) {
+                const size_t below = run_switch_below(i, W, kh);
+                if (below < 1 || below >= hi) continue;
+                plan ps;
+                make_plan(&ps, below, 0, c, 255, kh, true);
+                for (int q2 = 0; q2 < 2; q2++) cap[q2] = std::max(cap[q2], piece_cap(ps, q2));
+            }
+            std::vector<size_t> mv = {hi - 1, hi};
+            for (size_t m = 1; m < hi; m = m * 2 + 1) mv.push_back(m);
+            for (int i = 0; i < 2; i++)
+                for (size_t d = 0; d < 3; d++) mv.push_back(run_switch_below(i, W, kh) - 1 + d);
+            for (size_t m : mv) {
+                if (m < 1 || m > hi) continue;
+                plan pm;
+                make_plan(&pm, m, 0, c, 255, kh, true);
+                for (int q2 = 0; q2 < 2; q2++) sh_bad += piece_cap(pm, q2) > cap[q2];
+            }
         }
     }
     /* table_window: in range, W n within TAB_MAX_ENTRIES; table_pays: never
