@@ -57,8 +57,12 @@
  * cuda/ff.cuh); batch-affine accumulation with more independent work per
  * thread than a running product (below); skipping the upload of bases
  * whose scalar is 0; 16-bit sort keys. (Tried and measured,
- * bench/RESULTS.md: inlining the 381-bit product; __launch_bounds__(128, 4)
- * at level 0, slower except for BN254 G2; the merged Y3 for BLS12-381;
+ * bench/RESULTS.md: inlining the 381-bit product; other register caps at
+ * level 0 than L0_MIN_BLOCKS's; the merged Y3 for BLS12-381, with the
+ * integer product and (2026-12-04) with the FP64-pipe one, a second called
+ * body: 16-28% slower; a third of the FP64-pipe products moved to the integer
+ * pipe: 24-28% slower (SASS: the level-0 loop is ~800 instructions and its
+ * one product body ~1060; each adds a second body of ~1000);
  * batch-affine rounds before level 0 with one Fermat inversion per thread,
  * commit c8e0825 + 2b1fd19, 18-40% slower for G1: serial chains at 8-16
  * warps per SM; batch-affine rounds inside the level-0 runs with one
@@ -330,14 +334,20 @@ static bool grid_of(size_t count, int block, unsigned *grid)
  * product no longer fit the instruction cache.) */
 template <class F> static constexpr bool L0_INLINE = sizeof(F) <= 64;
 
-/* Blocks per SM the level-0 kernel is compiled for: 4 (at most 128
- * registers) for BN254 G2, measured 3.0% faster than its 236 registers
- * (bench/RESULTS.md, 2026-12-02: 79.7 against 82.2 ms at 2^22, with 544
- * bytes of spills); the same cap made BLS12-381 G1 2.1% and G2 4.7% slower,
- * and BN254 G1 needs no more than 128 anyway; the others keep k_for_each
- * (0: no minimum, where ptxas gave BLS12-381 G1 158 registers against 188
- * with a minimum of 1). */
-template <class F> static constexpr int L0_MIN_BLOCKS = F::DEGREE == 2 && sizeof(F) == 64 ? 4 : 0;
+/* Blocks per SM the level-0 kernel is compiled for (0: no minimum, the
+ * kernel of all the other operations' launch bounds), measured on the H200
+ * (bench/RESULTS.md, 2026-12-02 and 2026-12-04):
+ *  - BLS12-381 G1, 3 (at most 168 registers, no spills, 12 warps): 6.5%
+ *    faster at 2^24 than the 178 registers (8 warps) ptxas gives its
+ *    FP64-pipe product without a minimum; 4 blocks (128, spills) no faster;
+ *  - BN254 G1, 6 (80 registers, 24 warps, some spills): 1% faster than its
+ *    128 (16 warps); 5 (96) 1% slower;
+ *  - BN254 G2, 4 (128 registers, 544 bytes of spills): 3.0% faster than its
+ *    236;
+ *  - BLS12-381 G2 keeps 255 registers and its called addition: 3 blocks
+ *    (168, 1100 bytes of spills) was 3.3% slower, 4 blocks 4.7%. */
+template <class F> static constexpr int L0_MIN_BLOCKS = F::DEGREE == 1 ? (sizeof(F) == 48 ? 3 : 6)
+                                                                        : (sizeof(F) == 64 ? 4 : 0);
 
 /* msm.cuh's executor on one stream (ctx->compute, or ctx->aux for the
  * ones). The level-0 accumulation, where the
