@@ -62,7 +62,9 @@ typedef struct cz_backend_h_stats {
 typedef struct cz_backend_mem {
     size_t total;    /* bytes on the device */
     size_t free;     /* free now (all processes) */
-    size_t resident; /* held by this backend's resident bases and scalars */
+    size_t resident; /* held by this backend: its scratch, and the resident bases,
+                      * scalars and tables of its GPU (those it shares with
+                      * other backends on the same GPU included) */
 } cz_backend_mem;
 
 typedef struct cz_backend_ops {

@@ -5,7 +5,8 @@
  * Grammar: "auto" | "cpu" | "cuda" | "cuda:N" | "cuda:N,M,..." (N a GPU
  * index 0..1023; a GPU listed k <= CZ_DEVSPEC_PER_GPU times is k entries,
  * slots 0..k-1: the engine runs k device steps on it at once, each with
- * its own copy of the key and working set; +24% proofs per minute for
+ * its own working set, all sharing one copy of the key and its tables
+ * (mem/resident.h); +24% proofs per minute for
  * k = 2 at 2^22 on the H200, bench/RESULTS.md). Meaning, with `present`
  * GPUs and `gpus` the number wanted (0: every device the spec names):
  *   auto   every GPU (the first `gpus` of them); with none present, the CPU

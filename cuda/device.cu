@@ -9,8 +9,13 @@
  * resident bases stay until released or until a scratch allocation needs
  * their room (then the least recently used go first). Pinned staging
  * buffers are allocated once per context (cudaHostAlloc pins at ~1.8 GB/s,
- * docs/DESIGN.md) and reused.
+ * docs/DESIGN.md) and reused. Resident bases live in the device's store
+ * (mem/resident.h), of which each context on the GPU is a lane: two
+ * contexts on one GPU (the engine's `cuda:0,0`) keep one copy of a key
+ * both pin, and one table of its multiples; this file gives the store its
+ * device memory (cudaMalloc) and each lane its copies (its own streams).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +73,35 @@ cz_status cz_cuda_enter(cz_cuda *ctx, cz_error *err)
     return CZ_OK;
 }
 
+/* The device memory of the store (mem/resident.h): ctx is the GPU index. */
+static cz_status store_alloc(void *c, void **p, size_t bytes, cz_error *err)
+{
+    const int device = (int)(intptr_t)c;
+    cudaError_t e = cudaSetDevice(device);
+    if (e == cudaSuccess) e = cudaMalloc(p, bytes);
+    if (e == cudaSuccess) return CZ_OK;
+    *p = NULL;
+    (void)cudaGetLastError();
+    return cz_error_set(err, e == cudaErrorMemoryAllocation ? CZ_ERR_DEVICE_MEMORY : CZ_ERR_CUDA,
+                        "cuda:%d: cudaMalloc of %zu MiB: %s", device, bytes >> 20, cudaGetErrorString(e));
+}
+
+static void store_free(void *c, void *p)
+{
+    cudaSetDevice((int)(intptr_t)c);
+    if (cudaFree(p) != cudaSuccess) (void)cudaGetLastError();
+}
+
+static size_t store_free_bytes(void *c)
+{
+    size_t f = 0, t = 0;
+    if (cudaSetDevice((int)(intptr_t)c) != cudaSuccess || cudaMemGetInfo(&f, &t) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return f;
+}
+
 extern "C" cz_status cz_cuda_open(cz_cuda **out, int device, cz_error *err)
 {
     *out = NULL;
@@ -89,6 +123,13 @@ extern "C" cz_status cz_cuda_open(cz_cuda **out, int device, cz_error *err)
     if (ctx->prop.major < 7) {
         st = cz_error_set(err, CZ_ERR_NO_DEVICE, "cuda:%d: %s has compute capability %d.%d; cuzk needs 7.0 or newer",
                           device, ctx->prop.name, ctx->prop.major, ctx->prop.minor);
+        free(ctx);
+        return st;
+    }
+    static const cz_resident_dev store_ops = {NULL, store_alloc, store_free, store_free_bytes};
+    cz_resident_dev ops = store_ops;
+    ops.ctx = (void *)(intptr_t)device; /* outlives every context: the store may */
+    if ((st = cz_resident_open(&ctx->store, device, &ops, &ctx->lane, err)) != CZ_OK) {
         free(ctx);
         return st;
     }
@@ -117,8 +158,7 @@ extern "C" void cz_cuda_close(cz_cuda *ctx)
     cudaSetDevice(ctx->device);
     if (ctx->ntt_state_free) ctx->ntt_state_free(ctx);
     if (ctx->msm_state_free) ctx->msm_state_free(ctx);
-    for (int i = 0; i < CZ_CUDA_MAX_RESIDENT; i++)
-        if (ctx->res[i].dev) cudaFree(ctx->res[i].dev);
+    if (ctx->store) cz_resident_close(ctx->store, ctx->lane); /* what only this context kept */
     if (ctx->scratch) cudaFree(ctx->scratch);
     for (int i = 0; i < 2; i++)
         if (ctx->pinned[i]) cudaFreeHost(ctx->pinned[i]);
@@ -166,62 +206,8 @@ extern "C" cz_status cz_cuda_mem_info(cz_cuda *ctx, size_t *total, size_t *free_
     if (e != cudaSuccess) return cz_cuda_fail(ctx, e, err, "cudaMemGetInfo");
     *total = t;
     *free_bytes = f;
-    *held = ctx->res_bytes + ctx->scratch_bytes;
+    *held = cz_resident_bytes(ctx->store) + ctx->scratch_bytes; /* blocks shared with other contexts included */
     return CZ_OK;
-}
-
-void cz_cuda_table_free(cz_cuda *ctx, cz_cuda_resident *r)
-{
-    if (!r->tab) return;
-    cudaFree(r->tab);
-    ctx->res_bytes -= r->tab_bytes;
-    r->tab = NULL;
-    r->tab_bytes = 0;
-    r->tab_group = NULL;
-    r->tab_c = 0;
-}
-
-static void free_slot(cz_cuda *ctx, cz_cuda_resident *r)
-{
-    cz_cuda_table_free(ctx, r);
-    cudaFree(r->dev);
-    ctx->res_bytes -= r->bytes;
-    memset(r, 0, sizeof *r);
-}
-
-/* Frees the least recently used table (an MSM then runs without it) if
- * `tables`, else (or when there is none) the least recently used resident
- * block; 0 when there is nothing to free. A block whose table was evicted
- * does not build it again (tab_failed): the room was needed. */
-static int evict_one(cz_cuda *ctx, int tables)
-{
-    for (; tables >= 0; tables--) {
-        int v = -1;
-        for (int i = 0; i < CZ_CUDA_MAX_RESIDENT; i++) {
-            const cz_cuda_resident *r = &ctx->res[i];
-            if (r->dev && (!tables || r->tab) && (v < 0 || r->last_use < ctx->res[v].last_use)) v = i;
-        }
-        if (v < 0) continue;
-        if (tables) {
-            cz_cuda_table_free(ctx, &ctx->res[v]);
-            ctx->res[v].tab_failed = 1;
-        } else {
-            free_slot(ctx, &ctx->res[v]);
-        }
-        return 1;
-    }
-    return 0;
-}
-
-/* cudaMalloc that makes room by evicting resident bases when allowed. */
-static cudaError_t dev_alloc(cz_cuda *ctx, void **p, size_t bytes, int may_evict)
-{
-    for (;;) {
-        cudaError_t e = cudaMalloc(p, bytes);
-        if (e == cudaSuccess) return e;
-        (void)cudaGetLastError();
-        if (e != cudaErrorMemoryAllocation || !may_evict || !evict_one(ctx, 1)) return e;
-    }
 }
 
 cz_status cz_cuda_scratch(cz_cuda *ctx, size_t bytes, void **out, cz_error *err)
@@ -235,13 +221,16 @@ cz_status cz_cuda_scratch(cz_cuda *ctx, size_t bytes, void **out, cz_error *err)
         /* round up to 64 MiB so that slightly larger calls reuse it */
         size_t want = (bytes + ((size_t)64 << 20) - 1) & ~(((size_t)64 << 20) - 1);
         void *p = NULL;
-        cudaError_t e = dev_alloc(ctx, &p, want, 1);
-        if (e != cudaSuccess && want > bytes) e = dev_alloc(ctx, &p, want = bytes, 1);
-        if (e != cudaSuccess) {
-            cz_cuda_fail(ctx, e, err, "allocating scratch memory");
-            return cz_error_set(err, CZ_ERR_DEVICE_MEMORY, "cuda:%d: cannot allocate %zu MiB of scratch memory",
-                                ctx->device, bytes >> 20);
+        cz_error aerr;
+        cz_error_clear(&aerr);
+        cz_status st = cz_resident_alloc(ctx->store, ctx->lane, &p, want, 1, &aerr);
+        if (st != CZ_OK && want > bytes) {
+            cz_error_clear(&aerr);
+            st = cz_resident_alloc(ctx->store, ctx->lane, &p, want = bytes, 1, &aerr);
         }
+        if (st != CZ_OK)
+            return cz_error_set(err, st, "cuda:%d: cannot allocate %zu MiB of scratch memory (%s)", ctx->device,
+                                bytes >> 20, cz_error_msg(&aerr));
         ctx->scratch = p;
         ctx->scratch_bytes = want;
     }
@@ -285,30 +274,19 @@ bool cz_cuda_host_pinned(const void *p, size_t bytes)
     return true;
 }
 
-/* the slot whose copy covers host[0, bytes), or -1 */
-static int find_slot(cz_cuda *ctx, const void *host, size_t bytes)
-{
-    const char *h = (const char *)host;
-    for (int i = 0; i < CZ_CUDA_MAX_RESIDENT; i++) {
-        cz_cuda_resident *r = &ctx->res[i];
-        if (!r->dev) continue;
-        const char *b = (const char *)r->host;
-        if (h >= b && h + bytes <= b + r->bytes) return i;
-    }
-    return -1;
-}
-
 /*
- * host -> dev of slot r: one DMA from pinned memory; else in pinned chunks
+ * host -> dev (a resident block's copy, the store's copy callback, on the
+ * lane's h2d stream): one DMA from pinned memory; else in pinned chunks
  * (a pageable cudaMemcpy runs at ~8 GB/s, pinned at ~55), each staged by
  * the copy threads while the previous chunk is on the wire. Returns once
  * the copy is on the device.
  */
-static cz_status upload_slot(cz_cuda *ctx, cz_cuda_resident *r, cz_error *err)
+static cz_status upload_block(void *c, void *dev, const void *hostp, size_t bytes, cz_error *err)
 {
-    const size_t chunk = (size_t)32 << 20, bytes = r->bytes;
-    const char *host = (const char *)r->host;
-    char *d = (char *)r->dev;
+    cz_cuda *ctx = (cz_cuda *)c;
+    const size_t chunk = (size_t)32 << 20;
+    const char *host = (const char *)hostp;
+    char *d = (char *)dev;
     cz_status st = CZ_OK;
     void *stg[2];
     if (cz_cuda_host_pinned(host, bytes)) {
@@ -333,130 +311,62 @@ static cz_status upload_slot(cz_cuda *ctx, cz_cuda_resident *r, cz_error *err)
         cudaEventDestroy(done[1]);
         if (ce != cudaSuccess) st = cz_cuda_fail(ctx, ce, err, "uploading bases");
     }
-    if (st == CZ_OK) r->pending = 0;
     return st;
 }
 
-/* a pending block copied now; false (dropped, with a warning) when that fails */
-static bool copy_pending(cz_cuda *ctx, cz_cuda_resident *r)
+const void *cz_cuda_bases_lookup(cz_cuda *ctx, const void *host, size_t bytes, cz_res_block **blk,
+                                 cz_res_view *view)
 {
-    if (!r->pending) return true;
     cz_error err;
     cz_error_clear(&err);
-    if (upload_slot(ctx, r, &err) == CZ_OK) return true;
-    CZ_LOG(&ctx->log, CZ_LOG_WARN, "cuda", "%s; the bases will be streamed", cz_error_msg(&err));
-    free_slot(ctx, r);
-    return false;
+    const void *d = cz_resident_lookup(ctx->store, ctx->lane, host, bytes, upload_block, ctx, blk, view, &err);
+    if (!d && err.status != CZ_OK)
+        CZ_LOG(&ctx->log, CZ_LOG_WARN, "cuda", "%s; the bases will be streamed", cz_error_msg(&err));
+    return d;
 }
 
-cz_cuda_resident *cz_cuda_bases_slot(cz_cuda *ctx, const void *host, size_t bytes)
-{
-    int i = find_slot(ctx, host, bytes);
-    return i < 0 || ctx->res[i].pending ? NULL : &ctx->res[i];
-}
-
-cz_status cz_cuda_table_alloc(cz_cuda *ctx, cz_cuda_resident *r, size_t bytes, size_t headroom, cz_error *err)
-{
-    cz_cuda_table_free(ctx, r);
-    size_t f = 0, t = 0;
-    CZ_CUDA_TRY(ctx, err, cudaMemGetInfo(&f, &t));
-    if (f < bytes || f - bytes < headroom)
-        return cz_error_set(err, CZ_ERR_DEVICE_MEMORY,
-                            "cuda:%d: a table of %zu MiB does not fit (%zu MiB free, %zu MiB kept free)", ctx->device,
-                            bytes >> 20, f >> 20, headroom >> 20);
-    void *p = NULL;
-    cudaError_t e = dev_alloc(ctx, &p, bytes, 0);
-    if (e != cudaSuccess) return cz_cuda_fail(ctx, e, err, "allocating an MSM table");
-    r->tab = p;
-    r->tab_bytes = bytes;
-    ctx->res_bytes += bytes;
-    return CZ_OK;
-}
-
-const void *cz_cuda_bases_lookup(cz_cuda *ctx, const void *host, size_t bytes)
-{
-    int i = find_slot(ctx, host, bytes);
-    if (i < 0) return NULL;
-    cz_cuda_resident *r = &ctx->res[i];
-    if (!copy_pending(ctx, r)) return NULL;
-    r->last_use = ++ctx->tick;
-    return (const char *)r->dev + ((const char *)host - (const char *)r->host);
-}
+void cz_cuda_call_done(cz_cuda *ctx) { cz_resident_idle(ctx->store, ctx->lane); }
 
 void cz_cuda_bases_flush(cz_cuda *ctx)
 {
-    for (int i = 0; i < CZ_CUDA_MAX_RESIDENT; i++)
-        if (ctx->res[i].dev) (void)copy_pending(ctx, &ctx->res[i]);
+    cz_error err;
+    cz_error_clear(&err);
+    if (cz_resident_flush(ctx->store, ctx->lane, upload_block, ctx, &err))
+        CZ_LOG(&ctx->log, CZ_LOG_WARN, "cuda", "%s; the bases will be streamed", cz_error_msg(&err));
+}
+
+/* the store's fill callback: the lane's result copied into the block */
+struct fill_src {
+    cz_cuda *ctx;
+    const void *dev;
+    size_t bytes;
+};
+
+static cz_status fill_block(void *f, void *block_dev, cz_error *err)
+{
+    const fill_src *fs = (const fill_src *)f;
+    cudaError_t e = cudaMemcpyAsync(block_dev, fs->dev, fs->bytes, cudaMemcpyDeviceToDevice, fs->ctx->compute);
+    if (e != cudaSuccess) return cz_cuda_fail(fs->ctx, e, err, "copying a result into a resident block");
+    return CZ_OK;
 }
 
 bool cz_cuda_bases_fill(cz_cuda *ctx, const void *host, size_t bytes, const void *dev)
 {
-    const char *h = (const char *)host;
-    bool filled = false;
-    for (int i = 0; i < CZ_CUDA_MAX_RESIDENT; i++) {
-        cz_cuda_resident *r = &ctx->res[i];
-        if (!r->dev) continue;
-        const char *b = (const char *)r->host;
-        if (b == h && r->bytes == bytes && !filled) {
-            cz_cuda_table_free(ctx, r); /* multiples of what the block held */
-            cudaError_t e = cudaMemcpyAsync(r->dev, dev, bytes, cudaMemcpyDeviceToDevice, ctx->compute);
-            if (e == cudaSuccess) {
-                r->pending = 0;
-                filled = true;
-                continue;
-            }
-            cz_error err;
-            cz_error_clear(&err);
-            cz_cuda_fail(ctx, e, &err, "copying a result into a resident block");
-            CZ_LOG(&ctx->log, CZ_LOG_WARN, "cuda", "%s; it will be streamed", cz_error_msg(&err));
-            free_slot(ctx, r);
-        } else if (b < h + bytes && h < b + r->bytes) {
-            free_slot(ctx, r); /* overlaps memory that is about to change: stale */
-        }
-    }
-    return filled;
+    fill_src fs = {ctx, dev, bytes};
+    cz_error err;
+    cz_error_clear(&err);
+    const int filled = cz_resident_fill(ctx->store, ctx->lane, host, bytes, fill_block, &fs, &err);
+    if (err.status != CZ_OK) CZ_LOG(&ctx->log, CZ_LOG_WARN, "cuda", "%s; it will be streamed", cz_error_msg(&err));
+    return filled != 0;
 }
 
 static cz_status bases_pin(cz_cuda *ctx, const void *host, size_t bytes, bool later, cz_error *err)
 {
     cz_status st = cz_cuda_enter(ctx, err);
     if (st != CZ_OK) return st;
-    int have = find_slot(ctx, host, bytes);
-    if (have >= 0) {
-        cz_cuda_resident *r = &ctx->res[have];
-        r->last_use = ++ctx->tick;
-        if (later || !r->pending) return CZ_OK;
-        if ((st = upload_slot(ctx, r, err)) != CZ_OK) free_slot(ctx, r);
-        return st;
-    }
-    int slot = -1;
-    for (int i = 0; i < CZ_CUDA_MAX_RESIDENT && slot < 0; i++)
-        if (!ctx->res[i].dev) slot = i;
-    if (slot < 0) {
-        evict_one(ctx, 0); /* a slot, not a table */
-        for (int i = 0; i < CZ_CUDA_MAX_RESIDENT && slot < 0; i++)
-            if (!ctx->res[i].dev) slot = i;
-    }
-    /* leave room for the working set: the scratch arena is kept, resident
-     * bases never evict each other here (a key that does not fit streams) */
-    void *d = NULL;
-    cudaError_t e = dev_alloc(ctx, &d, bytes, 0);
-    if (e != cudaSuccess) {
-        cz_cuda_fail(ctx, e, err, "allocating resident bases");
-        return cz_error_set(err, CZ_ERR_DEVICE_MEMORY,
-                            "cuda:%d: %zu MiB of bases do not fit in VRAM (%zu MiB resident); they will be streamed",
-                            ctx->device, bytes >> 20, ctx->res_bytes >> 20);
-    }
-    cz_cuda_resident *r = &ctx->res[slot];
-    r->host = host;
-    r->bytes = bytes;
-    r->dev = d;
-    r->pending = 1;
-    r->last_use = ++ctx->tick;
-    ctx->res_bytes += bytes;
-    if (later) return CZ_OK;
-    if ((st = upload_slot(ctx, r, err)) != CZ_OK) free_slot(ctx, r);
-    return st;
+    /* a block that does not fit is refused: resident bases never evict each
+     * other here, and the scratch arena is kept (the working set's room) */
+    return cz_resident_pin(ctx->store, ctx->lane, host, bytes, later ? 1 : 0, upload_block, ctx, err);
 }
 
 extern "C" cz_status cz_cuda_bases_pin(cz_cuda *ctx, const void *host, size_t bytes, cz_error *err)
@@ -471,15 +381,11 @@ extern "C" cz_status cz_cuda_bases_pin_later(cz_cuda *ctx, const void *host, siz
 
 extern "C" void cz_cuda_bases_release(cz_cuda *ctx, const void *host)
 {
-    for (int i = 0; i < CZ_CUDA_MAX_RESIDENT; i++) {
-        if (ctx->res[i].dev && ctx->res[i].host == host) {
-            cudaSetDevice(ctx->device);
-            free_slot(ctx, &ctx->res[i]);
-        }
-    }
+    cudaSetDevice(ctx->device);
+    cz_resident_release(ctx->store, ctx->lane, host);
 }
 
-extern "C" size_t cz_cuda_bases_resident(const cz_cuda *ctx) { return ctx ? ctx->res_bytes : 0; }
+extern "C" size_t cz_cuda_bases_resident(const cz_cuda *ctx) { return ctx ? cz_resident_bytes(ctx->store) : 0; }
 
 extern "C" void *cz_cuda_host_alloc(cz_cuda *ctx, size_t bytes)
 {

@@ -10,29 +10,8 @@
 #include <cuda_runtime.h>
 
 #include "cuda/cuda.h"
+#include "mem/resident.h"
 #include "util/thread.h"
-
-/* One resident copy of host bases. */
-typedef struct cz_cuda_resident {
-    const void *host;
-    size_t bytes;
-    void *dev;
-    uint64_t last_use; /* ctx->tick at the last lookup (least recently used goes first) */
-    int pending;       /* allocated, not copied yet (cz_cuda_bases_pin_later) */
-    /* the MSM's table of multiples of these bases (cuda/msm.cu, msm.cuh
-     * table_fn): the windows of tab_c bits, window w of point i at
-     * tab[w * (bytes / point size) + i]; device.cu only owns the memory
-     * (cz_cuda_table_alloc / _free, counted in res_bytes, freed before any
-     * block when VRAM runs short, dropped when the block's content changes) */
-    void *tab;
-    size_t tab_bytes;
-    const char *tab_group; /* the group it was built for (a static name) */
-    int tab_c;
-    unsigned tab_wants;    /* MSM calls that would have used a table (msm.cu builds on the 2nd) */
-    int tab_failed;        /* a build failed or did not fit: not tried again for this block */
-} cz_cuda_resident;
-
-#define CZ_CUDA_MAX_RESIDENT 32
 
 struct cz_cuda {
     int device;
@@ -48,9 +27,11 @@ struct cz_cuda {
     void *pinned[2];
     size_t pinned_bytes;
     cz_pool *copy_pool; /* threads of the copies into and out of them (cz_cuda_host_copy) */
-    cz_cuda_resident res[CZ_CUDA_MAX_RESIDENT];
-    size_t res_bytes;
-    uint64_t tick;
+    /* resident bases and their MSM tables: the device's store, of which
+     * this context is a lane (mem/resident.h: contexts on one GPU share
+     * the copies of what they both pin, such as a key's point sections) */
+    cz_resident *store;
+    int lane;
     int sticky; /* a sticky CUDA error happened: the context is dead */
     cz_cuda_opts opts; /* cz_cuda_set_opts */
     cz_logger log;     /* cz_cuda_set_logger */
@@ -93,19 +74,16 @@ cz_status cz_cuda_scratch(cz_cuda *ctx, size_t bytes, void **out, cz_error *err)
 cz_status cz_cuda_staging(cz_cuda *ctx, size_t bytes, void *out[2], cz_error *err);
 
 /* The device copy of host bases if [host, host + bytes) lies inside a
- * resident block, else NULL. A block still pending (cz_cuda_bases_pin_later)
- * is copied first; if that copy fails it is dropped (a warning on the
- * context's logger) and NULL returned: the caller streams. */
-const void *cz_cuda_bases_lookup(cz_cuda *ctx, const void *host, size_t bytes);
-/* The resident block whose copy covers host[0, bytes) (as looked up by
- * cz_cuda_bases_lookup, which must have returned non-NULL), or NULL. */
-cz_cuda_resident *cz_cuda_bases_slot(cz_cuda *ctx, const void *host, size_t bytes);
-/* Device memory for r's table: CZ_OK when cudaMalloc gave `bytes` and at
- * least `headroom` bytes of VRAM stay free after it (resident blocks are
- * never evicted for a table); CZ_ERR_DEVICE_MEMORY otherwise. */
-cz_status cz_cuda_table_alloc(cz_cuda *ctx, cz_cuda_resident *r, size_t bytes, size_t headroom, cz_error *err);
-/* Frees r's table (if any); the block stays. */
-void cz_cuda_table_free(cz_cuda *ctx, cz_cuda_resident *r);
+ * block this context keeps, else NULL. A block still pending
+ * (cz_cuda_bases_pin_later) is copied first; if that copy fails it is
+ * dropped (a warning on the context's logger) and NULL returned: the caller
+ * streams. The block is busy until cz_cuda_call_done (no other context
+ * evicts it or its table meanwhile); *blk and *view (may be NULL) get its
+ * handle and a snapshot (its range, its published table: mem/resident.h). */
+const void *cz_cuda_bases_lookup(cz_cuda *ctx, const void *host, size_t bytes, cz_res_block **blk,
+                                 cz_res_view *view);
+/* The end of a call on ctx: what it looked up may be evicted again. */
+void cz_cuda_call_done(cz_cuda *ctx);
 
 /* Copies every pending block (cz_cuda_compute_h calls it once its kernels
  * are queued, so the copies overlap them); a block whose copy fails is

@@ -871,7 +871,8 @@ template <class T> struct call {
 };
 
 /*
- * Builds the table of multiples of resident block r for group T at window c
+ * Builds the table of multiples of the resident block blk (v: its snapshot)
+ * for group T at window c
  * (msm.cuh table_fn): window 0 a copy of the bases, windows 1..W-1 one
  * launch per window and piece of points (the XYZZ running points of a
  * piece in a temporary block). Needs W times the block's bytes of VRAM and
@@ -879,31 +880,32 @@ template <class T> struct call {
  * calls; they may still evict the table, device.cu). Synchronous: once per
  * block, after the call that asked for it.
  */
-template <class T> static cz_status build_table(cz_cuda *ctx, cz_cuda_resident *r, int c, cz_error *err)
+template <class T>
+static cz_status build_table(cz_cuda *ctx, cz_res_block *blk, const cz_res_view &v, int c, cz_error *err)
 {
     typedef typename T::F F;
-    const size_t n = r->bytes / sizeof(affine<F>);
+    const size_t n = v.bytes / sizeof(affine<F>);
     const int W = windows_of(c, T::bits);
     if (c < TAB_C_MIN || c > TAB_C_MAX || n == 0 || (size_t)W * n > TAB_MAX_ENTRIES)
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_msm: no table of window %d for %zu points", c, n);
     const double t0 = cz_now();
-    cz_status s = cz_cuda_table_alloc(ctx, r, (size_t)W * n * sizeof(affine<F>), ctx->prop.totalGlobalMem / 8, err);
+    void *tabmem = NULL;
+    cz_status s = cz_resident_table_begin(ctx->store, ctx->lane, blk, (size_t)W * n * sizeof(affine<F>),
+                                          ctx->prop.totalGlobalMem / 8, &tabmem, err);
     if (s != CZ_OK) return s;
     const size_t piece = n < ((size_t)1 << 22) ? n : (size_t)1 << 22;
     void *acc = NULL;
     cudaError_t e = cudaMalloc(&acc, piece * sizeof(xyzz<F>));
-    if (e != cudaSuccess) {
-        cz_cuda_table_free(ctx, r);
-        return cz_cuda_fail(ctx, e, err, "allocating the MSM table's working points");
-    }
-    affine<F> *tab = (affine<F> *)r->tab;
+    if (e != cudaSuccess) return cz_cuda_fail(ctx, e, err, "allocating the MSM table's working points");
+    affine<F> *tab = (affine<F> *)tabmem;
+    const affine<F> *pts = (const affine<F> *)v.dev;
     msm_state *st = (msm_state *)ctx->msm_state;
     dev_exec ex = {ctx, err, st, false, ctx->compute};
-    s = ex.copy(tab, r->dev, n * sizeof(affine<F>));
+    s = ex.copy(tab, pts, n * sizeof(affine<F>));
     for (size_t lo = 0; s == CZ_OK && lo < n; lo += piece) {
         const size_t hi = n - lo < piece ? n : lo + piece;
         for (int w = 1; s == CZ_OK && w < W; w++) {
-            table_fn<F> f = {(const affine<F> *)r->dev, tab, (xyzz<F> *)acc, n, lo, hi, TAB_K, c, w};
+            table_fn<F> f = {pts, tab, (xyzz<F> *)acc, n, lo, hi, TAB_K, c, w};
             s = ex.run(make_op(f), (hi - lo + TAB_K - 1) / TAB_K);
         }
     }
@@ -914,14 +916,9 @@ template <class T> static cz_status build_table(cz_cuda *ctx, cz_cuda_resident *
         (void)cudaStreamSynchronize(ctx->compute);
     }
     cudaFree(acc);
-    if (s != CZ_OK) {
-        cz_cuda_table_free(ctx, r);
-        return s;
-    }
-    r->tab_group = T::name();
-    r->tab_c = c;
+    if (s != CZ_OK) return s; /* the caller's table_end frees it */
     CZ_LOG(&ctx->log, CZ_LOG_INFO, "cuda", "%s: MSM table of %zu points, window %d (%d windows): %zu MiB in %.2f s",
-           T::name(), n, c, W, r->tab_bytes >> 20, cz_now() - t0);
+           T::name(), n, c, W, ((size_t)W * n * sizeof(affine<F>)) >> 20, cz_now() - t0);
     return CZ_OK;
 }
 
@@ -953,26 +950,28 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
      * may evict tables and resident blocks (device.cu), this call's too:
      * the lookups are made again after it until they hold (the second
      * round's needs are never larger: a block gone streams, a table gone
-     * leaves the shared plan's room unused). */
-    cz_cuda_resident *slot = NULL;
+     * leaves the shared plan's room unused). What the last round looked up
+     * stays busy until the call ends (msm_entry): another context on this
+     * GPU does not evict it meanwhile. */
+    cz_res_block *blk = NULL;
+    cz_res_view view;
     for (int round = 0;; round++) {
-        const void *res = cz_cuda_bases_lookup(ctx, bases, n * sizeof(affine<F>));
-        slot = res ? cz_cuda_bases_slot(ctx, bases, n * sizeof(affine<F>)) : NULL;
+        const void *res = cz_cuda_bases_lookup(ctx, bases, n * sizeof(affine<F>), &blk, &view);
         const affine<F> *tab = NULL;
-        if (slot && slot->tab && slot->tab_group && !strcmp(slot->tab_group, T::name()) &&
+        if (res && view.tab && view.tab_group && !strcmp(view.tab_group, T::name()) &&
             ctx->opts.msm_table != CZ_CUDA_TABLE_OFF)
-            tab = (const affine<F> *)slot->tab;
+            tab = (const affine<F> *)view.tab;
         /* scalars kept resident the same way (cz_cuda_bases_pin); 16-byte
          * aligned as k_classify's vector loads need */
-        const uint4 *rs = (const uint4 *)cz_cuda_bases_lookup(ctx, scalars, n * 32);
+        const uint4 *rs = (const uint4 *)cz_cuda_bases_lookup(ctx, scalars, n * 32, NULL, NULL);
         if (((uintptr_t)rs & 15) != 0) rs = NULL;
         if (round > 0 && (const void *)cl.resident == res && cl.table == tab && cl.resident_scal == rs) break;
         cl.resident = (const affine<F> *)res;
         cl.resident_scal = rs;
         cl.table = tab;
-        cl.tab_c = tab ? slot->tab_c : 0;
-        cl.tab_n = slot ? slot->bytes / sizeof(affine<F>) : 0;
-        cl.tab_first = slot ? (size_t)((const char *)bases - (const char *)slot->host) / sizeof(affine<F>) : 0;
+        cl.tab_c = tab ? view.tab_c : 0;
+        cl.tab_n = res ? view.bytes / sizeof(affine<F>) : 0;
+        cl.tab_first = res ? (size_t)((const char *)bases - (const char *)view.host) / sizeof(affine<F>) : 0;
         carver cv = {NULL, 0};
         carve_fixed<T>(cv, cl.fx, nc, cl.resident == NULL);
         size_t fixed = (cv.used + 255) & ~(size_t)255, var;
@@ -992,8 +991,9 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
         if (round == 3) return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: the resident bases keep changing");
     }
     /* a table this call could have used: its window (built after the call) */
-    if (slot && !cl.table && !slot->tab_failed && ctx->opts.msm_table != CZ_CUDA_TABLE_OFF &&
-        slot->bytes % sizeof(affine<F>) == 0)
+    if (!cl.resident) blk = NULL;
+    if (blk && !cl.table && !view.tab_failed && ctx->opts.msm_table != CZ_CUDA_TABLE_OFF &&
+        view.bytes % sizeof(affine<F>) == 0)
         cl.want_c = table_window(nc, T::bits, T::mul_per_us);
 
     /* chunk k + 1 is queued before chunk k is waited for (its scalars
@@ -1030,18 +1030,19 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
         T::from_xyzz(out, &cx);
     }
     /* the block's table, once a call (AUTO: a second call) would have used
-     * one; a failure only costs this attempt (the MSMs go on without) */
-    if (cl.wants_table && slot && !slot->tab_failed) {
-        slot->tab_wants++;
-        if (slot->tab_wants >= (ctx->opts.msm_table == CZ_CUDA_TABLE_EAGER ? 1u : 2u)) {
-            cz_error terr;
-            cz_error_clear(&terr);
-            if (build_table<T>(ctx, slot, cl.want_c, &terr) != CZ_OK) {
-                slot->tab_failed = 1;
-                if (ctx->sticky) return cz_error_set(err, terr.status, "%s", cz_error_msg(&terr));
-                CZ_LOG(&ctx->log, CZ_LOG_INFO, "cuda", "%s: no MSM table (%s); the MSMs run window by window",
-                       T::name(), cz_error_msg(&terr));
-            }
+     * one; built by one context of the GPU (the others go on without until
+     * it is published); a failure only costs this attempt (the MSMs go on
+     * without, and the block builds none again) */
+    if (cl.wants_table && blk &&
+        cz_resident_table_claim(ctx->store, ctx->lane, blk, ctx->opts.msm_table == CZ_CUDA_TABLE_EAGER ? 1u : 2u)) {
+        cz_error terr;
+        cz_error_clear(&terr);
+        const cz_status ts = build_table<T>(ctx, blk, view, cl.want_c, &terr);
+        cz_resident_table_end(ctx->store, ctx->lane, blk, ts == CZ_OK, T::name(), cl.want_c);
+        if (ts != CZ_OK) {
+            if (ctx->sticky) return cz_error_set(err, terr.status, "%s", cz_error_msg(&terr));
+            CZ_LOG(&ctx->log, CZ_LOG_INFO, "cuda", "%s: no MSM table (%s); the MSMs run window by window",
+                   T::name(), cz_error_msg(&terr));
         }
     }
     return CZ_OK;
@@ -1069,6 +1070,7 @@ static cz_status msm_entry(cz_cuda *ctx, void *out, const void *bases, const voi
             (void)cudaGetLastError();
         }
     }
+    cz_cuda_call_done(ctx); /* the result is on the host: no kernel reads the blocks any more */
     return s;
 }
 

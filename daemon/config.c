@@ -123,7 +123,8 @@ static const conf_key conf_keys[] = {
              "auto: every GPU, else the CPU; cuda: every GPU; cuda:N or\n"
              "cuda:N,M,...: those GPUs; cpu: no GPU. A GPU listed twice\n"
              "(cuda:0,0) runs two proofs' device steps at once, each with\n"
-             "its own copy of the key in VRAM (at most 4 entries per GPU)."},
+             "its own working set; they share one copy of the key in VRAM\n"
+             "(at most 4 entries per GPU)."},
     {CONF_FIELD(gpus), .type = CONF_UINT, .def = "0", .min = 0, .max = CZ_DEVSPEC_MAX, .arg = "N",
      .help = "How many of those devices to use; 0: all.\n"
              "N: the first N devices that devices names (with cpu: N CPU\n"

@@ -202,7 +202,7 @@ char *cz_metrics_render(cz_metrics *m, cz_engine *e, cz_jobs *jobs, uint64_t spo
     head(f, "cuzk_device_partitions_total", "counter", "Device steps each device completed.");
     for (int i = 0; i < es.ndevices; i++)
         fprintf(f, "cuzk_device_partitions_total{device=\"%d\"} %llu\n", i, (unsigned long long)es.dev[i].partitions);
-    head(f, "cuzk_device_memory_bytes", "gauge", "Device memory (VRAM): total, free, held by cuzk.");
+    head(f, "cuzk_device_memory_bytes", "gauge", "Device memory (VRAM): total, free, held by cuzk (devices on one GPU share its resident keys: each counts them).");
     for (int i = 0; i < es.ndevices; i++)
         if (es.dev[i].has_mem)
             fprintf(f,

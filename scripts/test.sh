@@ -9,8 +9,9 @@
 #      scaled down (CZ_SANITIZE_SCALE, default 0.02; the end-to-end scripts
 #      in their quick forms, test_circuits left to the default build);
 #   3. a ThreadSanitizer build of the threaded layers (memory budget, pool,
-#      engine, the daemon's job store, the circuits' recording cache):
-#      test_budget, test_bufpool, test_engine, test_store, test_native.
+#      the GPU's store of resident blocks, engine, the daemon's job store,
+#      the circuits' recording cache): test_budget, test_bufpool,
+#      test_resident, test_engine, test_store, test_native.
 # Each stage runs its tests side by side (ctest -j, one per core; the long
 # ones first). Exits non-zero if any test fails. GPU tests (label "gpu") run on a GPU
 # machine with: ctest -L gpu (see README).
@@ -63,5 +64,5 @@ run default 1 0 -- -DCMAKE_BUILD_TYPE=Release
 # under ASan: 131 s alone, 208 s beside the others; the circuits' gadgets
 # and synthesis run under ASan in test_gadgets, test_merkle and test_native)
 run sanitize "${CZ_PORTABLE_SCALE:-0.1}:${CZ_SANITIZE_SCALE:-0.02}" 1 -E '^test_ptx_mul$|^test_goal_table$|^test_circuits$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=address,undefined -DCZ_PORTABLE=ON -DCZ_CUDA=OFF
-run thread 0.2 1 -R '^test_budget$|^test_bufpool$|^test_engine$|^test_store$|^test_native$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=thread -DCZ_CUDA=OFF
+run thread 0.2 1 -R '^test_budget$|^test_bufpool$|^test_resident$|^test_engine$|^test_store$|^test_native$' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZ_SANITIZE=thread -DCZ_CUDA=OFF
 echo "=== [${SECONDS} s] all test builds passed"

@@ -17,6 +17,7 @@
  */
 #include <string.h>
 
+#include <thread>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -397,6 +398,105 @@ template <class T> static void test_table(void)
     set_knob(K_TABLE, CZ_CUDA_TABLE_AUTO);
 }
 
+/*
+ * Two contexts on the GPU at once (the engine's `cuda:0,0`, mem/resident.h):
+ * both pin the same bases (one copy kept, counted once), run MSMs on two
+ * threads at the same time on their own scalars, resident and streamed,
+ * while one of them builds the block's table (EAGER: the first call that
+ * claims it; the other goes on without until it is published), one of them
+ * with its scalars resident too, and a release by one leaves the other's
+ * copy in place. Every result against the CPU.
+ */
+struct lane_job {
+    cz_cuda *ctx;
+    int calls;
+    int fails;
+    char first_err[256];
+};
+
+template <class T> static void test_lanes(void)
+{
+    const size_t n = T::g1 ? (1u << 17) + 5 : (1u << 15) + 5;
+    cz_error err;
+    cz_error_clear(&err);
+    cz_cuda *ctx2 = NULL;
+    if (cz_cuda_open(&ctx2, 0, &err) != CZ_OK) {
+        CHECK_MSG(0, "%s lanes: a second context: %s", T::name(), cz_error_msg(&err));
+        return;
+    }
+    cz_cuda_opts o;
+    memset(&o, 0, sizeof o);
+    o.msm_table = CZ_CUDA_TABLE_EAGER;
+    CHECK(cz_cuda_set_opts(ctx2, &o, &err) == CZ_OK);
+    set_knob(K_TABLE, CZ_CUDA_TABLE_EAGER);
+    inst<T> B;
+    B.init(n);
+    const size_t bbytes = n * sizeof(typename T::caff);
+    const size_t res0 = cz_cuda_bases_resident(g_ctx);
+    CHECK(cz_cuda_bases_resident(ctx2) == res0); /* one store per GPU */
+    CHECK(cz_cuda_bases_pin_later(g_ctx, B.bases.data(), bbytes, &err) == CZ_OK);
+    CHECK(cz_cuda_bases_pin_later(ctx2, B.bases.data(), bbytes, &err) == CZ_OK);
+    CHECK_MSG(cz_cuda_bases_resident(g_ctx) == res0 + bbytes, "%s lanes: %zu bytes resident for %zu of bases",
+              T::name(), cz_cuda_bases_resident(g_ctx) - res0, bbytes);
+    /* each lane's calls: its own scalars, expected results from the CPU */
+    const int calls = 6;
+    std::vector<inst<T>> S(2 * calls);
+    std::vector<typename T::jac> expect(2 * calls), got(2 * calls);
+    for (int i = 0; i < 2 * calls; i++) {
+        S[i].n = n;
+        S[i].bases = B.bases;
+        S[i].s.resize(n);
+        S[i].canon.resize(32 * n);
+        for (size_t j = 0; j < n; j++) T::fr_random(&S[i].s[j], &g_rng);
+        if (i % 3 == 2) witness_mix<T>(S[i]);
+        S[i].sync();
+        oracle<T>(S[i], &expect[i]);
+    }
+    /* lane 2 keeps its first call's scalars resident */
+    CHECK(cz_cuda_bases_pin(ctx2, S[1].canon.data(), 32 * n, &err) == CZ_OK);
+    lane_job job[2] = {{g_ctx, 0, 0, ""}, {ctx2, 0, 0, ""}};
+    auto work = [&](int l) {
+        for (int k = 0; k < calls; k++) {
+            const int i = 2 * k + l;
+            cz_error e;
+            cz_error_clear(&e);
+            /* call 3 streams its bases (another host copy): the chunked path beside the other's resident one */
+            const void *bases = (k == 3) ? (const void *)S[i].bases.data() : (const void *)B.bases.data();
+            cz_status st = T::gpu(job[l].ctx, &got[i], bases, S[i].canon.data(), n, CZ_MSM_CANONICAL, &e);
+            job[l].calls++;
+            if (st != CZ_OK || !T::eq(&got[i], &expect[i])) {
+                if (!job[l].fails++)
+                    snprintf(job[l].first_err, sizeof job[l].first_err, "call %d: %s", k,
+                             st == CZ_OK ? "wrong result" : cz_error_msg(&e));
+            }
+        }
+    };
+    std::thread t1(work, 0), t2(work, 1);
+    t1.join();
+    t2.join();
+    for (int l = 0; l < 2; l++)
+        CHECK_MSG(job[l].fails == 0 && job[l].calls == calls, "%s lanes: context %d: %d of %d calls failed (%s)",
+                  T::name(), l + 1, job[l].fails, job[l].calls, job[l].first_err);
+    /* a table was built (EAGER) */
+    const size_t res1 = cz_cuda_bases_resident(g_ctx);
+    CHECK_MSG(res1 > res0 + bbytes + 32 * n, "%s lanes: resident %zu bytes after the calls", T::name(), res1 - res0);
+    /* lane 2 lets go of the bases: lane 1 still has them (no upload: resident bytes unchanged) */
+    cz_cuda_bases_release(ctx2, S[1].canon.data());
+    cz_cuda_bases_release(ctx2, B.bases.data());
+    CHECK_MSG(cz_cuda_bases_resident(g_ctx) == res1 - 32 * n, "%s lanes: %zu bytes resident after the release",
+              T::name(), cz_cuda_bases_resident(g_ctx) - res0);
+    typename T::jac R;
+    cz_status st = T::gpu(g_ctx, &R, B.bases.data(), S[0].canon.data(), n, CZ_MSM_CANONICAL, &err);
+    CHECK_MSG(st == CZ_OK && T::eq(&R, &expect[0]), "%s lanes: after the other's release: %s", T::name(),
+              st == CZ_OK ? "wrong result" : cz_error_msg(&err));
+    cz_cuda_close(ctx2); /* closing a lane keeps the other's blocks */
+    CHECK(cz_cuda_bases_resident(g_ctx) == res1 - 32 * n);
+    cz_cuda_bases_release(g_ctx, B.bases.data());
+    CHECK_MSG(cz_cuda_bases_resident(g_ctx) == res0, "%s lanes: %zu bytes left resident", T::name(),
+              cz_cuda_bases_resident(g_ctx) - res0);
+    set_knob(K_TABLE, CZ_CUDA_TABLE_AUTO);
+}
+
 template <class T> static void test_edge_scalars(void)
 {
     typedef typename T::fr fr;
@@ -652,6 +752,7 @@ template <class T> static void run_group(void)
     test_knobs<T>();
     if constexpr (T::g1) test_h_kept<T>();
     test_table<T>();
+    test_lanes<T>();
     test_random_sizes<T>();
     test_witness_like<T>(T::g1 ? ((size_t)1 << 20) : ((size_t)1 << 18));
     if (g_big && T::g1) test_big<T>();
