@@ -208,6 +208,19 @@ static void test_holders(void)
     cz_resident_close(s, l0);
     cz_resident_close(other, lo);
     CHECK(used() == 0 && dev0.allocs == dev0.frees);
+    /* at most CZ_RESIDENT_LANES contexts per device; an empty pin is refused */
+    {
+        cz_resident *m[CZ_RESIDENT_LANES + 1];
+        int ml[CZ_RESIDENT_LANES + 1], opened = 0;
+        for (int i = 0; i < CZ_RESIDENT_LANES; i++) opened += cz_resident_open(&m[i], 9, &mock_ops, &ml[i], &err) == CZ_OK;
+        CHECK(opened == CZ_RESIDENT_LANES && ml[CZ_RESIDENT_LANES - 1] == CZ_RESIDENT_LANES - 1);
+        cz_error_clear(&err);
+        CHECK(cz_resident_open(&m[CZ_RESIDENT_LANES], 9, &mock_ops, &ml[CZ_RESIDENT_LANES], &err) == CZ_ERR_UNSUPPORTED);
+        CHECK(err.status == CZ_ERR_UNSUPPORTED && strstr(err.msg, "contexts") && m[CZ_RESIDENT_LANES] == NULL);
+        cz_error_clear(&err);
+        CHECK(cz_resident_pin(m[0], ml[0], key, 0, 1, do_copy, &c, &err) == CZ_ERR_INVALID_ARG);
+        for (int i = 0; i < CZ_RESIDENT_LANES; i++) cz_resident_close(m[i], ml[i]);
+    }
     /* the store is gone: a new one, lane 0, empty */
     CHECK(cz_resident_open(&s, 7, &mock_ops, &l0, &err) == CZ_OK && l0 == 0 && cz_resident_blocks(s) == 0);
     cz_resident_close(s, l0);
