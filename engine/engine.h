@@ -130,7 +130,8 @@ typedef struct cz_engine_device_stats {
     int busy;             /* in a device step now */
     double busy_s;        /* time its worker spent in device work */
     uint64_t partitions;  /* device steps it completed */
-    uint64_t key_uploads; /* keys placed in its VRAM (first use of a key there) */
+    uint64_t key_uploads; /* keys placed in its VRAM (first use of a key there; the
+                           * entries of one GPU share a copy: mem/resident.h) */
     int keys_resident;    /* keys placed there now */
     int has_mem;          /* the backend reports device memory (mem below valid) */
     cz_backend_mem mem;   /* VRAM now */
