@@ -221,12 +221,14 @@ cz_status cz_cuda_scratch(cz_cuda *ctx, size_t bytes, void **out, cz_error *err)
         /* round up to 64 MiB so that slightly larger calls reuse it */
         size_t want = (bytes + ((size_t)64 << 20) - 1) & ~(((size_t)64 << 20) - 1);
         void *p = NULL;
+        /* resident blocks and tables are evicted for what the call needs,
+         * never for the rounding */
         cz_error aerr;
         cz_error_clear(&aerr);
-        cz_status st = cz_resident_alloc(ctx->store, ctx->lane, &p, want, 1, &aerr);
-        if (st != CZ_OK && want > bytes) {
+        cz_status st = cz_resident_alloc(ctx->store, ctx->lane, &p, want, 0, &aerr);
+        for (int evict = 0; st != CZ_OK && evict < 2; evict++) {
             cz_error_clear(&aerr);
-            st = cz_resident_alloc(ctx->store, ctx->lane, &p, want = bytes, 1, &aerr);
+            st = cz_resident_alloc(ctx->store, ctx->lane, &p, want = bytes, evict, &aerr);
         }
         if (st != CZ_OK)
             return cz_error_set(err, st, "cuda:%d: cannot allocate %zu MiB of scratch memory (%s)", ctx->device,

@@ -259,8 +259,25 @@ int main(void)
     CHECK(cz_cuda_scratch(c2, want, &scr, &err) == CZ_OK);
     CHECK(cz_cuda_bases_lookup(c1, key, kb, NULL, NULL) == NULL); /* evicted (least recently used first) */
     cz_cuda_call_done(c1);
-    CHECK(cz_cuda_bases_resident(c1) == 0); /* the scratch (rounded up to 64 MiB) took all */
     shim_cap += 128 * MIB; /* room for what follows beside c2's grown scratch */
+
+    /* scratch grows by evicting for what it needs, not for its rounding to 64 MiB */
+    {
+        uint8_t *x = (uint8_t *)malloc(64 * MIB);
+        fill_pattern(x, 64 * MIB, 5);
+        CHECK(cz_cuda_bases_pin_later(c1, x, 64 * MIB, &err) == CZ_OK);
+        if (((shim_cap - used() + c2->scratch_bytes) & (64 * MIB - 1)) == 0) shim_cap += 32 * MIB;
+        const size_t fits = shim_cap - used() + c2->scratch_bytes - MIB; /* without evicting */
+        const size_t rounded = (fits + 64 * MIB - 1) & ~(64 * MIB - 1);
+        CHECK(rounded > fits + MIB && rounded <= fits + MIB + 64 * MIB); /* the rounding needs x's room */
+        cz_error_clear(&err);
+        CHECK(cz_cuda_scratch(c2, fits, &scr, &err) == CZ_OK && c2->scratch_bytes == fits);
+        const uint8_t *dx = (const uint8_t *)cz_cuda_bases_lookup(c1, x, 64 * MIB, NULL, NULL);
+        CHECK(dx && memcmp(dx, x, 64 * MIB) == 0); /* still kept */
+        cz_cuda_call_done(c1);
+        cz_cuda_bases_release(c1, x);
+        free(x);
+    }
 
     /* a failed upload drops the block (the MSM then streams) */
     uint8_t *w2 = (uint8_t *)malloc(MIB);
