@@ -434,10 +434,17 @@ template <class T> static void test_lanes(void)
     const size_t bbytes = n * sizeof(typename T::caff);
     const size_t res0 = cz_cuda_bases_resident(g_ctx);
     CHECK(cz_cuda_bases_resident(ctx2) == res0); /* one store per GPU */
+    size_t f0 = 0, f1 = 0, tot = 0;
     CHECK(cz_cuda_bases_pin_later(g_ctx, B.bases.data(), bbytes, &err) == CZ_OK);
+    CHECK(cudaMemGetInfo(&f0, &tot) == cudaSuccess);
     CHECK(cz_cuda_bases_pin_later(ctx2, B.bases.data(), bbytes, &err) == CZ_OK);
-    CHECK_MSG(cz_cuda_bases_resident(g_ctx) == res0 + bbytes, "%s lanes: %zu bytes resident for %zu of bases",
-              T::name(), cz_cuda_bases_resident(g_ctx) - res0, bbytes);
+    CHECK(cudaMemGetInfo(&f1, &tot) == cudaSuccess);
+    /* the second pin joined the first: no second copy taken (separate contexts took one) */
+    CHECK_MSG(f0 >= f1 && f0 - f1 < bbytes / 2, "%s lanes: the second pin took %lld bytes of VRAM for %zu of bases",
+              T::name(), (long long)f0 - (long long)f1, bbytes);
+    CHECK_MSG(cz_cuda_bases_resident(g_ctx) == res0 + bbytes && cz_cuda_bases_resident(ctx2) == res0 + bbytes,
+              "%s lanes: %zu bytes resident for %zu of bases", T::name(), cz_cuda_bases_resident(g_ctx) - res0,
+              bbytes);
     /* each lane's calls: its own scalars, expected results from the CPU */
     const int calls = 6;
     std::vector<inst<T>> S(2 * calls);
