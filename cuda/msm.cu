@@ -872,13 +872,13 @@ template <class T> struct call {
 
 /*
  * Builds the table of multiples of the resident block blk (v: its snapshot)
- * for group T at window c
- * (msm.cuh table_fn): window 0 a copy of the bases, windows 1..W-1 one
- * launch per window and piece of points (the XYZZ running points of a
- * piece in a temporary block). Needs W times the block's bytes of VRAM and
- * leaves an eighth of the GPU's memory free (the working sets of later
- * calls; they may still evict the table, device.cu). Synchronous: once per
- * block, after the call that asked for it.
+ * for group T at window c (msm.cuh table_fn): window 0 a copy of the bases,
+ * windows 1..W-1 one launch per window and piece of points (the XYZZ
+ * running points of a piece in a temporary block). Needs W times the
+ * block's bytes of VRAM and leaves an eighth of the GPU's memory free (the
+ * working sets of later calls; they may still evict the table,
+ * mem/resident.c). Synchronous: once per block, after the call that asked
+ * for it and claimed the build (the caller publishes or frees it).
  */
 template <class T>
 static cz_status build_table(cz_cuda *ctx, cz_res_block *blk, const cz_res_view &v, int c, cz_error *err)
