@@ -46,7 +46,9 @@
 #
 # Stages can be combined: scripts/gpu_check.sh build test prove 16 20.
 # CZ_GPU_TARGETS overrides the build targets (e.g. just cuzk); CZ_GPU_PIN_KEYS=1
-# adds a --pin-keys run (1 job) to the engine stage.
+# adds a --pin-keys run (1 job) to the engine stage; CZ_GPU_ENGINE_DEV sets the
+# device list of the engine and goals streams (default cuda; cuda:0,0 runs two
+# device steps at once on GPU 0, sharing its key).
 # The GPU machine has no Debian packages: GMP (the tests' oracle) comes from
 # the .deb files in .debs/ (apt-get download libgmp-dev libgmp10), unpacked
 # under /tmp/gmp; carry .debs with the call.
@@ -171,7 +173,7 @@ stage_engine() {
       echo "2^$k $prof: key generation failed"
       continue
     }
-    CZ_ENGINE_TIMELINE=1 ./$bld/cuzk bench-engine -q -d cuda -j $nj -p 10 $base.zkey $base.wtns \
+    CZ_ENGINE_TIMELINE=1 ./$bld/cuzk bench-engine -q -d "${CZ_GPU_ENGINE_DEV:-cuda}" -j $nj -p 10 $base.zkey $base.wtns \
       >"$out/engine-$k-$prof.log" 2>"$out/engine-$k-$prof.timeline"
     cat "$out/engine-$k-$prof.log"
     [ "$nn" -gt 0 ] &&
@@ -319,7 +321,7 @@ stage_goals() {
       [ -f $base.zkey ] || continue
       nj=20
       [ "$k" -gt 22 ] && nj=3 # 2^24 dense: 3 jobs x 10 partitions, ~1.5 s each
-      "$b/cuzk" bench-engine -q -d cuda -j $nj -p 10 $base.zkey $base.wtns >"$d/engine-$k-$prof.txt" 2>&1
+      "$b/cuzk" bench-engine -q -d "${CZ_GPU_ENGINE_DEV:-cuda}" -j $nj -p 10 $base.zkey $base.wtns >"$d/engine-$k-$prof.txt" 2>&1
     done
   done
   for spec in $specs; do rm -f /tmp/g${spec%%:*}-${spec##*:}.*; done
