@@ -43,8 +43,9 @@ static cz_status mock_alloc(void *ctx, void **p, size_t bytes, cz_error *err)
     mockdev *m = ctx;
     pthread_mutex_lock(&m->lock);
     if (m->used + bytes > m->cap) {
+        const size_t u = m->used, c = m->cap;
         pthread_mutex_unlock(&m->lock);
-        return cz_error_set(err, CZ_ERR_DEVICE_MEMORY, "mock: out of memory (%zu of %zu used)", m->used, m->cap);
+        return cz_error_set(err, CZ_ERR_DEVICE_MEMORY, "mock: out of memory (%zu of %zu used)", u, c);
     }
     m->used += bytes;
     m->allocs++;
