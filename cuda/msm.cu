@@ -991,7 +991,6 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
         if (round == 3) return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: the resident bases keep changing");
     }
     /* a table this call could have used: its window (built after the call) */
-    if (!cl.resident) blk = NULL;
     if (blk && !cl.table && !view.tab_failed && ctx->opts.msm_table != CZ_CUDA_TABLE_OFF &&
         view.bytes % sizeof(affine<F>) == 0)
         cl.want_c = table_window(nc, T::bits, T::mul_per_us);
