@@ -182,6 +182,7 @@ cz_status cz_backend_fallback_create(cz_backend **out, cz_backend *primary, cz_b
     be->ops = &fb_ops;
     be->ctx = f;
     be->kind = primary->kind;
+    be->gpu = primary->gpu;
     memcpy(be->name, primary->name, sizeof be->name);
     *out = be;
     return CZ_OK;

@@ -65,6 +65,8 @@ typedef struct cz_backend_mem {
     size_t resident; /* held by this backend: its scratch, and the resident bases,
                       * scalars and tables of its GPU (those it shares with
                       * other backends on the same GPU included) */
+    size_t scratch;  /* of resident: this backend's own working set, kept
+                      * between calls (grown to the largest call so far) */
 } cz_backend_mem;
 
 typedef struct cz_backend_ops {
@@ -116,6 +118,8 @@ struct cz_backend {
     const cz_backend_ops *ops;
     void *ctx;
     cz_backend_kind kind; /* a fallback wrapper has its primary's kind */
+    int gpu;              /* kind CZ_BACKEND_CUDA: the GPU's index (several backends
+                           * on one GPU share its resident blocks: mem/resident.h) */
     char name[96];        /* e.g. "cpu (16 threads)", "cuda:0 NVIDIA H200 (...)" */
 };
 

@@ -145,7 +145,7 @@ static cz_status cuda_mem_info(cz_backend *be, cz_backend_mem *out, cz_error *er
 {
     cuda_ctx *cx = be->ctx;
     pthread_mutex_lock(&cx->lock);
-    cz_status st = cz_cuda_mem_info(cx->gpu, &out->total, &out->free, &out->resident, err);
+    cz_status st = cz_cuda_mem_info(cx->gpu, &out->total, &out->free, &out->resident, &out->scratch, err);
     pthread_mutex_unlock(&cx->lock);
     return st;
 }
@@ -222,6 +222,7 @@ cz_status cz_backend_cuda_create(cz_backend **out, int device, const cz_backend_
     be->ops = &cuda_ops;
     be->ctx = cx;
     be->kind = CZ_BACKEND_CUDA;
+    be->gpu = device;
     snprintf(be->name, sizeof be->name, "cuda:%d %s", device, cz_cuda_name(cx->gpu));
     *out = be;
     return CZ_OK;

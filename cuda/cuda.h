@@ -67,9 +67,11 @@ cz_status cz_cuda_set_opts(cz_cuda *ctx, const cz_cuda_opts *o, cz_error *err);
 /* Where the CUDA layer's lines go (the MSM trace); NULL: silent. Copied. */
 void cz_cuda_set_logger(cz_cuda *ctx, const cz_logger *log);
 
-/* VRAM: the device's total and free bytes now, and what resident bases and
- * the scratch arena of this context hold. */
-cz_status cz_cuda_mem_info(cz_cuda *ctx, size_t *total, size_t *free_bytes, size_t *held, cz_error *err);
+/* VRAM: the device's total and free bytes now; held: the resident blocks
+ * and tables of the device (shared by its contexts) and this context's
+ * scratch arena; scratch: that arena alone (kept between calls). */
+cz_status cz_cuda_mem_info(cz_cuda *ctx, size_t *total, size_t *free_bytes, size_t *held, size_t *scratch,
+                           cz_error *err);
 
 /* Resident bases: keeps a device copy of host[0 .. bytes) for later MSMs
  * with these bases (cz_cuda_msm_* look them up by host pointer). CZ_OK when

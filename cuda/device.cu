@@ -198,7 +198,8 @@ extern "C" void cz_cuda_set_logger(cz_cuda *ctx, const cz_logger *log)
         memset(&ctx->log, 0, sizeof ctx->log);
 }
 
-extern "C" cz_status cz_cuda_mem_info(cz_cuda *ctx, size_t *total, size_t *free_bytes, size_t *held, cz_error *err)
+extern "C" cz_status cz_cuda_mem_info(cz_cuda *ctx, size_t *total, size_t *free_bytes, size_t *held, size_t *scratch,
+                                     cz_error *err)
 {
     size_t f = 0, t = 0;
     cudaError_t e = cudaSetDevice(ctx->device);
@@ -207,6 +208,7 @@ extern "C" cz_status cz_cuda_mem_info(cz_cuda *ctx, size_t *total, size_t *free_
     *total = t;
     *free_bytes = f;
     *held = cz_resident_bytes(ctx->store) + ctx->scratch_bytes; /* blocks shared with other contexts included */
+    *scratch = ctx->scratch_bytes;
     return CZ_OK;
 }
 

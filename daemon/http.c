@@ -494,9 +494,14 @@ static enum MHD_Result do_status(req *r)
                               d->in_service, "busy", d->busy, "busy_share",
                               es.uptime_s > 0 ? d->busy_s / es.uptime_s : 0.0, "partitions",
                               (json_int_t)d->partitions, "keys_resident", d->keys_resident);
+        if (d->lane_of >= 0) { /* one of several devices on a GPU */
+            json_object_set_new(e, "gpu", json_integer(d->lane_of));
+            json_object_set_new(e, "lane_waits", json_integer((json_int_t)d->lane_waits));
+        }
         if (d->has_mem)
-            json_object_set_new(e, "vram", json_pack("{s:I,s:I,s:I}", "total", (json_int_t)d->mem.total, "free",
-                                                     (json_int_t)d->mem.free, "held", (json_int_t)d->mem.resident));
+            json_object_set_new(e, "vram", json_pack("{s:I,s:I,s:I,s:I}", "total", (json_int_t)d->mem.total, "free",
+                                                     (json_int_t)d->mem.free, "held", (json_int_t)d->mem.resident,
+                                                     "scratch", (json_int_t)d->mem.scratch));
         if (!d->in_service) json_object_set_new(e, "error", json_string(d->error));
         json_array_append_new(devs, e);
     }

@@ -202,14 +202,19 @@ char *cz_metrics_render(cz_metrics *m, cz_engine *e, cz_jobs *jobs, uint64_t spo
     head(f, "cuzk_device_partitions_total", "counter", "Device steps each device completed.");
     for (int i = 0; i < es.ndevices; i++)
         fprintf(f, "cuzk_device_partitions_total{device=\"%d\"} %llu\n", i, (unsigned long long)es.dev[i].partitions);
-    head(f, "cuzk_device_memory_bytes", "gauge", "Device memory (VRAM): total, free, held by cuzk (devices on one GPU share its resident keys: each counts them).");
+    head(f, "cuzk_device_lane_waits_total", "counter", "Device steps a device left to another device on its GPU (devices listed on one GPU, e.g. cuda:0,0) for want of VRAM for a second working set.");
+    for (int i = 0; i < es.ndevices; i++)
+        fprintf(f, "cuzk_device_lane_waits_total{device=\"%d\"} %llu\n", i, (unsigned long long)es.dev[i].lane_waits);
+    head(f, "cuzk_device_memory_bytes", "gauge", "Device memory (VRAM): total, free, held by cuzk (devices on one GPU share its resident keys: each counts them), of which its own working set (scratch).");
     for (int i = 0; i < es.ndevices; i++)
         if (es.dev[i].has_mem)
             fprintf(f,
                     "cuzk_device_memory_bytes{device=\"%d\",kind=\"total\"} %zu\n"
                     "cuzk_device_memory_bytes{device=\"%d\",kind=\"free\"} %zu\n"
-                    "cuzk_device_memory_bytes{device=\"%d\",kind=\"held\"} %zu\n",
-                    i, es.dev[i].mem.total, i, es.dev[i].mem.free, i, es.dev[i].mem.resident);
+                    "cuzk_device_memory_bytes{device=\"%d\",kind=\"held\"} %zu\n"
+                    "cuzk_device_memory_bytes{device=\"%d\",kind=\"scratch\"} %zu\n",
+                    i, es.dev[i].mem.total, i, es.dev[i].mem.free, i, es.dev[i].mem.resident, i,
+                    es.dev[i].mem.scratch);
     head(f, "cuzk_budget_bytes", "gauge", "Memory budget reserved now, by consumer.");
     for (int i = 0; i < CZ_MEM_CONSUMERS_; i++)
         fprintf(f, "cuzk_budget_bytes{consumer=\"%s\"} %zu\n", cz_mem_consumer_name((cz_mem_consumer)i),

@@ -39,6 +39,8 @@ struct cz_engine_key {
     uint32_t resident; /* bit d: placed in device d's VRAM (a hint: the
                         * backend may drop it under VRAM pressure and upload
                         * it again) */
+    size_t vram_ws;    /* lanes: the largest working set a device kept in VRAM
+                        * after a step of this key (0: none seen yet) */
     uint64_t last_use;
     size_t bytes;
     cz_budget_alloc ka, ma; /* the loaded key's point tables and matrices */
@@ -73,8 +75,11 @@ typedef struct device {
     int in_service;
     int idle; /* waiting for work */
     int busy; /* in a device step */
+    int gpu;   /* lanes: the GPU it runs on when another entry shares it, else -1 */
+    size_t vram_ws; /* lanes: the working set it held in VRAM after its last step */
     double busy_s;
     uint64_t steps, parts, key_uploads;
+    uint64_t lane_waits; /* steps it left to a busy lane of its GPU: no room in VRAM */
     uint64_t fail_at; /* config fail_step for this device (0: none) */
     char error[256];
 } device;
@@ -116,6 +121,7 @@ struct cz_engine {
     uint64_t seq, tick;
     double t0;
     uint64_t jobs_done, jobs_active, parts_done, parts_failed, key_loads, key_evictions, retries;
+    uint64_t step_ends; /* device steps ended, devices out of service (lanes wait for the next) */
     char last_device_error[384]; /* of the last device taken out of service */
 };
 
@@ -842,6 +848,8 @@ static void device_failed(cz_engine *e, device *d, item *it, const cz_error *err
     pthread_mutex_lock(&e->mu);
     d->in_service = 0;
     e->in_service--;
+    e->step_ends++; /* a lane that left its steps to d takes them now */
+    pthread_cond_broadcast(&e->cv_gpu);
     snprintf(d->error, sizeof d->error, "%s", cz_error_msg(err));
     snprintf(e->last_device_error, sizeof e->last_device_error, "%s: %s", d->be->name, d->error);
     int left = e->in_service;
@@ -884,6 +892,69 @@ static void device_failed(cz_engine *e, device *d, item *it, const cz_error *err
     to_gpu_queue(e, it);
 }
 
+/* ---- lanes: entries of one GPU (`cuda:0,0`) ----
+ *
+ * Lanes share the key's copy in VRAM (mem/resident.h), but each keeps its
+ * own working set (scratch, grown to its largest step and kept). A working
+ * set that VRAM cannot hold beside what is there would evict the key or its
+ * tables to make room, which costs far more than a second step at once
+ * gains. So a lane takes a step of key k only when
+ *   - it holds a working set as large as k's steps left on a device
+ *     (k->vram_ws), or
+ *   - the device's free memory covers its growth to that plus the step's
+ *     own blocks (witness and H result) and a margin, or
+ *   - no other lane in service holds such a working set (someone must);
+ * and, while k->vram_ws is not known yet (k's first step on the GPU), only
+ * when no other lane is in a step or holds a larger working set. Else the
+ * step goes back to the queue, where a lane that holds the room takes it,
+ * and the lane waits for a step to end. With room for one working set, one
+ * lane does the work, as a single entry would. */
+
+/* Under e->mu: 1 when lane d may take a step of key k now; 0: leave it to
+ * another lane; -1: it depends on the device's free memory (lane_fits). */
+static int lane_admit_locked(const cz_engine *e, const device *d, const cz_engine_key *k)
+{
+    if (d->gpu < 0) return 1;
+    const size_t need = k->vram_ws;
+    int busy = 0, larger = 0, holder = 0;
+    for (int i = 0; i < e->ndev; i++) {
+        const device *o = &e->dev[i];
+        if (i == d->idx || o->gpu != d->gpu || !o->in_service) continue;
+        busy |= o->busy;
+        larger |= o->vram_ws > d->vram_ws;
+        holder |= need && o->vram_ws >= need;
+    }
+    if (!need) return !busy && !larger;
+    if (d->vram_ws >= need || !holder) return 1;
+    return -1;
+}
+
+/* 1 when VRAM holds d's working set for a step of key k (need bytes) next
+ * to what is there now (no mem_info: 1, nothing to go by). */
+static int lane_fits(device *d, const cz_engine_key *k, size_t need)
+{
+    cz_backend *be = d->be;
+    cz_backend_mem m;
+    memset(&m, 0, sizeof m);
+    if (!be->ops->mem_info || be->ops->mem_info(be, &m, NULL) != CZ_OK) return 1;
+    if (m.scratch >= need) return 1;
+    const size_t blocks = ((size_t)k->info.n_vars + k->info.domain_size) * 32 + ((size_t)256 << 20);
+    return m.free >= need - m.scratch + blocks;
+}
+
+/* After a step of key k on lane d: the working set d holds now. */
+static void lane_note(cz_engine *e, device *d, cz_engine_key *k)
+{
+    cz_backend *be = d->be;
+    cz_backend_mem m;
+    memset(&m, 0, sizeof m);
+    if (d->gpu < 0 || !be->ops->mem_info || be->ops->mem_info(be, &m, NULL) != CZ_OK) return;
+    pthread_mutex_lock(&e->mu);
+    d->vram_ws = m.scratch;
+    if (m.scratch > k->vram_ws) k->vram_ws = m.scratch;
+    pthread_mutex_unlock(&e->mu);
+}
+
 static void *gpu_main(void *arg)
 {
     device *d = arg;
@@ -898,6 +969,23 @@ static void *gpu_main(void *arg)
         if (!it) {
             pthread_mutex_unlock(&e->mu);
             return NULL;
+        }
+        int ok = lane_admit_locked(e, d, it->job->key);
+        if (ok < 0) { /* the key stays loaded: it->job holds it */
+            const size_t need = it->job->key->vram_ws;
+            pthread_mutex_unlock(&e->mu);
+            ok = lane_fits(d, it->job->key, need);
+            pthread_mutex_lock(&e->mu);
+        }
+        if (!ok) { /* back to the queue (taken by priority and age, not place) */
+            it->next = e->gpu_q;
+            e->gpu_q = it;
+            d->lane_waits++;
+            const uint64_t ends = e->step_ends;
+            pthread_cond_broadcast(&e->cv_gpu);
+            while (e->step_ends == ends && !e->stop) pthread_cond_wait(&e->cv_gpu, &e->mu);
+            pthread_mutex_unlock(&e->mu);
+            continue;
         }
         e->gpu_ready--;
         d->busy = 1;
@@ -914,6 +1002,8 @@ static void *gpu_main(void *arg)
         if (job_cancelled(j)) {
             pthread_mutex_lock(&e->mu);
             d->busy = 0;
+            e->step_ends++;
+            if (d->gpu >= 0) pthread_cond_broadcast(&e->cv_gpu);
             pthread_mutex_unlock(&e->mu);
             fail_item(e, it, CZ_ERR_CANCELLED, "cancelled");
             continue;
@@ -939,9 +1029,12 @@ static void *gpu_main(void *arg)
                                    abc + 2 * each, &o, &r->t.stages, &err);
         double dt = cz_now() - t;
         timeline(e, j, it->idx, st == CZ_OK ? "device done" : "device failed");
+        if (st == CZ_OK) lane_note(e, d, key);
         pthread_mutex_lock(&e->mu);
         d->busy_s += dt;
         d->busy = 0;
+        e->step_ends++;
+        if (d->gpu >= 0) pthread_cond_broadcast(&e->cv_gpu); /* a lane may wait for this */
         pthread_mutex_unlock(&e->mu);
         if (st != CZ_OK && e->ndev > 1 && cz_backend_device_error(st)) {
             device_failed(e, d, it, &err);
@@ -1266,6 +1359,11 @@ static cz_status open_devices(cz_engine *e, cz_error *err)
         d->e = e;
         d->idx = i;
         d->in_service = 1;
+        d->gpu = -1; /* a lane when another entry runs on its GPU */
+        for (int j = 0; j < n; j++)
+            if (j != i && d->be->kind == CZ_BACKEND_CUDA && e->dev[j].be->kind == CZ_BACKEND_CUDA &&
+                e->dev[j].be->gpu == d->be->gpu)
+                d->gpu = d->be->gpu;
         if (c->fail_step && i == c->fail_device) d->fail_at = c->fail_step;
         if (off < sizeof e->dev_names)
             off += (size_t)snprintf(e->dev_names + off, sizeof e->dev_names - off, "%s%s", i ? ", " : "", d->be->name);
@@ -1391,6 +1489,8 @@ void cz_engine_stats_get(cz_engine *e, cz_engine_stats *out)
         o->busy_s = d->busy_s;
         o->partitions = d->parts;
         o->key_uploads = d->key_uploads;
+        o->lane_of = d->gpu;
+        o->lane_waits = d->lane_waits;
         for (const cz_engine_key *k = e->keys; k; k = k->next) o->keys_resident += (k->resident >> i) & 1;
         out->device_busy_s += d->busy_s;
     }

@@ -133,6 +133,9 @@ typedef struct cz_engine_device_stats {
     uint64_t key_uploads; /* keys placed in its VRAM (first use of a key there; the
                            * entries of one GPU share a copy: mem/resident.h) */
     int keys_resident;    /* keys placed there now */
+    int lane_of;          /* -1, or the GPU it shares with other entries (lanes) */
+    uint64_t lane_waits;  /* steps it left to another lane of its GPU for want of
+                           * VRAM for a second working set (engine.c, "lanes") */
     int has_mem;          /* the backend reports device memory (mem below valid) */
     cz_backend_mem mem;   /* VRAM now */
     char error[256];      /* why it was taken out of service */

@@ -96,6 +96,7 @@ cz_status cz_engine_report_compute(cz_engine_report *r, const cz_engine_run *run
         o->busy_pct = 100 * s->dev[d].busy_s / wall;
         o->partitions = s->dev[d].partitions;
         o->key_uploads = s->dev[d].key_uploads;
+        o->lane_waits = s->dev[d].lane_waits;
     }
     r->nmedian = n;
     return stage_medians(&r->median, run->results, n, err);
@@ -144,9 +145,11 @@ void cz_engine_report_print(FILE *f, const cz_engine_report *r)
                 r->devices_in_service, (unsigned long long)r->retries);
         for (int d = 0; d < r->ndevices && d < CZ_ENGINE_MAX_DEVICES; d++) {
             const cz_engine_report_device *v = &r->dev[d];
-            fprintf(f, "  %-28s busy %5.1f%% (%.2f s), %llu partitions, %llu key placements%s%s\n", v->name,
-                    v->busy_pct, v->busy_s, (unsigned long long)v->partitions, (unsigned long long)v->key_uploads,
-                    v->in_service ? "" : "; OUT OF SERVICE: ", v->in_service ? "" : v->error);
+            fprintf(f, "  %-28s busy %5.1f%% (%.2f s), %llu partitions, %llu key placements", v->name, v->busy_pct,
+                    v->busy_s, (unsigned long long)v->partitions, (unsigned long long)v->key_uploads);
+            if (v->lane_waits)
+                fprintf(f, ", %llu steps left to another lane (VRAM)", (unsigned long long)v->lane_waits);
+            fprintf(f, "%s%s\n", v->in_service ? "" : "; OUT OF SERVICE: ", v->in_service ? "" : v->error);
         }
     }
 }

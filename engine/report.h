@@ -52,6 +52,7 @@ typedef struct cz_engine_report_device {
     double busy_s;
     double busy_pct; /* of the wall time */
     uint64_t partitions, key_uploads;
+    uint64_t lane_waits; /* steps left to another lane of its GPU (no VRAM for two) */
 } cz_engine_report_device;
 
 typedef struct cz_engine_report {

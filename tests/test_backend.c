@@ -266,14 +266,15 @@ static void test_fallback(cz_rng *rng)
     prim->ops = &failing_ops;
     prim->ctx = &f;
     prim->kind = CZ_BACKEND_CUDA;
-    snprintf(prim->name, sizeof prim->name, "pretend:0");
+    prim->gpu = 3;
+    snprintf(prim->name, sizeof prim->name, "pretend:3");
     CHECK(cz_backend_cpu_create(&cpu, NULL, &err) == CZ_OK);
     log_sink ls;
     memset(&ls, 0, sizeof ls);
     cz_logger lg = {sink, &ls, CZ_LOG_WARN};
     CHECK(cz_backend_fallback_create(&fb, prim, cpu, &lg, &err) == CZ_OK && fb);
     if (!fb) return;
-    CHECK(fb->kind == CZ_BACKEND_CUDA && strcmp(fb->name, "pretend:0") == 0);
+    CHECK(fb->kind == CZ_BACKEND_CUDA && fb->gpu == 3 && strcmp(fb->name, "pretend:3") == 0);
 
     /* inputs: 2^6 random scalars, the H step on the CPU as the reference */
     enum { LOG = 6, N = 1 << LOG };
@@ -308,7 +309,7 @@ static void test_fallback(cz_rng *rng)
     CHECK(memcmp(a2, want, sizeof want) == 0 && f.calls == 2);
     CHECK(hs.h2d_bytes == 0 && hs.h2d_s == 0); /* the CPU moved nothing */
     CHECK_MSG(ls.lines == 1 && ls.level == CZ_LOG_WARN && strstr(ls.last, "the H step") &&
-                  strstr(ls.last, "pretend:0") && strstr(ls.last, "failed on purpose") && strstr(ls.last, "CPU"),
+                  strstr(ls.last, "pretend:3") && strstr(ls.last, "failed on purpose") && strstr(ls.last, "CPU"),
               "warning: %s", ls.last);
 
     /* MSMs: G1 and G2 against the CPU */

@@ -237,11 +237,12 @@ int main(void)
     cudaFree(res);
 
     /* mem_info: the store's blocks (shared) plus the context's scratch */
-    size_t tot = 0, fr = 0, held = 0;
+    size_t tot = 0, fr = 0, held = 0, own = 0;
     void *scr = NULL;
     CHECK(cz_cuda_scratch(c2, 10 * MIB, &scr, &err) == CZ_OK && scr);
-    CHECK(cz_cuda_mem_info(c2, &tot, &fr, &held, &err) == CZ_OK);
+    CHECK(cz_cuda_mem_info(c2, &tot, &fr, &held, &own, &err) == CZ_OK);
     CHECK(tot == shim_cap && held == cz_cuda_bases_resident(c2) + c2->scratch_bytes && c2->scratch_bytes >= 10 * MIB);
+    CHECK(own == c2->scratch_bytes);
     CHECK(fr == shim_cap - used());
 
     /* scratch: c1's busy key section is not evicted for c2's; idle, it is */

@@ -545,6 +545,15 @@ typedef struct fake_farm {
     int fail_dev[4], fail_from[4]; /* device fail_dev[i] fails from call fail_from[i] (0: unused) */
     int sleep_ms;
     int calls[CZ_ENGINE_MAX_DEVICES]; /* MSM calls per device (atomic) */
+    /* lanes: the devices pose as entries of one GPU (kind CUDA, gpu 0) with
+     * vram bytes; each keeps a working set of ws bytes from its first H
+     * step on; other: bytes someone else holds. H steps in progress are
+     * counted (in_h, its peak max_h); with meet, an H step waits (up to 1 s)
+     * for another lane's to overlap it. All read and written atomically. */
+    int lanes, meet;
+    size_t vram, ws, other;
+    size_t scratch[CZ_ENGINE_MAX_DEVICES];
+    int in_h, max_h;
 } fake_farm;
 
 typedef struct fake_dev {
@@ -584,7 +593,33 @@ static cz_status fake_compute_h(cz_backend *be, cz_curve curve, unsigned log_n, 
                                 cz_backend_h_stats *stats, cz_error *err)
 {
     fake_dev *d = be->ctx;
+    fake_farm *fm = d->farm;
+    if (fm->lanes) {
+        int now = __atomic_add_fetch(&fm->in_h, 1, __ATOMIC_SEQ_CST);
+        for (int m = __atomic_load_n(&fm->max_h, __ATOMIC_SEQ_CST); now > m;)
+            if (__atomic_compare_exchange_n(&fm->max_h, &m, now, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) break;
+        __atomic_store_n(&fm->scratch[d->idx], fm->ws, __ATOMIC_SEQ_CST);
+        for (int i = 0; __atomic_load_n(&fm->meet, __ATOMIC_SEQ_CST) && i < 1000 &&
+                        __atomic_load_n(&fm->in_h, __ATOMIC_SEQ_CST) < 2;
+             i++)
+            usleep(1000);
+        usleep(2000);
+        __atomic_sub_fetch(&fm->in_h, 1, __ATOMIC_SEQ_CST);
+    }
     return d->cpu->ops->compute_h(d->cpu, curve, log_n, a, b, c, stats, err);
+}
+static cz_status fake_mem_info(cz_backend *be, cz_backend_mem *out, cz_error *err)
+{
+    fake_dev *d = be->ctx;
+    fake_farm *fm = d->farm;
+    (void)err;
+    size_t used = __atomic_load_n(&fm->other, __ATOMIC_SEQ_CST);
+    for (int i = 0; i < CZ_ENGINE_MAX_DEVICES; i++) used += __atomic_load_n(&fm->scratch[i], __ATOMIC_SEQ_CST);
+    out->total = fm->vram;
+    out->free = used < fm->vram ? fm->vram - used : 0;
+    out->scratch = __atomic_load_n(&fm->scratch[d->idx], __ATOMIC_SEQ_CST);
+    out->resident = out->scratch;
+    return CZ_OK;
 }
 static void fake_free(cz_backend *be)
 {
@@ -604,6 +639,17 @@ static const cz_backend_ops fake_ops = {
     /* .scratch_bytes  = */ NULL,
     /* .free           = */ fake_free,
 };
+static const cz_backend_ops fake_lane_ops = {
+    /* .compute_h      = */ fake_compute_h,
+    /* .msm_g1         = */ fake_msm_g1,
+    /* .msm_g2         = */ fake_msm_g2,
+    /* .keep_bases     = */ NULL,
+    /* .drop_bases     = */ NULL,
+    /* .host_allocator = */ NULL,
+    /* .mem_info       = */ fake_mem_info,
+    /* .scratch_bytes  = */ NULL,
+    /* .free           = */ fake_free,
+};
 
 static cz_status fake_make(void *ctx, int index, cz_backend **out, cz_error *err)
 {
@@ -616,8 +662,12 @@ static cz_status fake_make(void *ctx, int index, cz_backend **out, cz_error *err
     }
     d->farm = ctx;
     d->idx = index;
-    be->ops = &fake_ops;
+    be->ops = d->farm->lanes ? &fake_lane_ops : &fake_ops;
     be->ctx = d;
+    if (d->farm->lanes) {
+        be->kind = CZ_BACKEND_CUDA;
+        be->gpu = 0;
+    }
     snprintf(be->name, sizeof be->name, "fake:%d", index);
     *out = be;
     return CZ_OK;
@@ -712,6 +762,77 @@ static void test_devices_spread(fixture *f)
     CHECK(s.dev[0].key_uploads == 1 && s.dev[1].key_uploads == 1);
     printf("  2 devices, one job of 8: %llu + %llu partitions\n", (unsigned long long)s.dev[0].partitions,
            (unsigned long long)s.dev[1].partitions);
+    engine_done(e, k);
+}
+
+/* lanes (two entries of one GPU): a second step at once only where VRAM
+ * holds a second working set */
+static void test_lanes(fixture *f)
+{
+    const size_t MiB = (size_t)1 << 20;
+    fake_farm farm;
+    memset(&farm, 0, sizeof farm);
+    farm.lanes = 1;
+    farm.vram = 1024 * MiB;
+    farm.ws = 100 * MiB;
+    farm.meet = 1;
+    cz_engine_key *k;
+    cz_engine *e = farm_engine(&farm, 2, f, &k);
+    if (!e) return;
+    cz_engine_stats s;
+    /* room for two: the first step runs alone (its working set unknown),
+     * then the lanes overlap */
+    CHECK(run_job(e, k, f, 8, NULL, NULL, 0));
+    cz_engine_stats_get(e, &s);
+    CHECK(s.dev[0].lane_of == 0 && s.dev[1].lane_of == 0);
+    CHECK_MSG(farm.max_h == 2, "H steps at once: %d", farm.max_h);
+    CHECK(s.dev[0].partitions + s.dev[1].partitions == 8 && s.dev[0].partitions && s.dev[1].partitions);
+    CHECK(farm.scratch[0] == farm.ws && farm.scratch[1] == farm.ws);
+    uint64_t waits_room = s.dev[0].lane_waits + s.dev[1].lane_waits;
+    CHECK_MSG(waits_room <= 2, "lane waits with room for two: %llu", (unsigned long long)waits_room);
+    /* both hold a working set: VRAM taken by someone else stops neither */
+    __atomic_store_n(&farm.other, farm.vram, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&farm.max_h, 0, __ATOMIC_SEQ_CST);
+    CHECK(run_job(e, k, f, 8, NULL, NULL, 0));
+    cz_engine_stats_get(e, &s);
+    CHECK_MSG(farm.max_h == 2, "H steps at once, working sets held: %d", farm.max_h);
+    CHECK(s.dev[0].lane_waits + s.dev[1].lane_waits == waits_room);
+    printf("  lanes with room for two: %llu + %llu partitions, %llu lane waits\n",
+           (unsigned long long)s.dev[0].partitions, (unsigned long long)s.dev[1].partitions,
+           (unsigned long long)waits_room);
+    engine_done(e, k);
+
+    /* room for one working set (and the blocks of a step) only: one step at
+     * a time, every proof made */
+    memset(&farm, 0, sizeof farm);
+    farm.lanes = 1;
+    farm.vram = 300 * MiB;
+    farm.ws = 100 * MiB;
+    farm.sleep_ms = 5;
+    e = farm_engine(&farm, 2, f, &k);
+    if (!e) return;
+    CHECK(run_job(e, k, f, 8, NULL, NULL, 0));
+    CHECK(run_job(e, k, f, 8, NULL, NULL, 0));
+    cz_engine_stats_get(e, &s);
+    CHECK_MSG(farm.max_h == 1, "H steps at once without room: %d", farm.max_h);
+    CHECK(s.dev[0].partitions + s.dev[1].partitions == 16);
+    CHECK(s.dev[0].lane_waits + s.dev[1].lane_waits > 0);
+    /* the lane without a working set never grew one */
+    CHECK(!s.dev[0].partitions || !s.dev[1].partitions);
+    CHECK(!farm.scratch[0] || !farm.scratch[1]);
+    CHECK(s.devices_in_service == 2 && s.retries == 0);
+    printf("  lanes with room for one: %llu + %llu partitions, %llu + %llu lane waits\n",
+           (unsigned long long)s.dev[0].partitions, (unsigned long long)s.dev[1].partitions,
+           (unsigned long long)s.dev[0].lane_waits, (unsigned long long)s.dev[1].lane_waits);
+    /* the lane that holds the room fails: the other takes the steps over */
+    const int holder = s.dev[0].partitions ? 0 : 1, other = 1 - holder;
+    farm.fail_dev[0] = holder;
+    farm.fail_from[0] = __atomic_load_n(&farm.calls[holder], __ATOMIC_SEQ_CST) + 1;
+    CHECK(run_job(e, k, f, 8, NULL, NULL, 0));
+    cz_engine_stats_get(e, &s);
+    CHECK(s.devices_in_service == 1 && !s.dev[holder].in_service && s.retries == 1);
+    CHECK_MSG(s.dev[other].partitions == 8, "the other lane's partitions: %llu",
+              (unsigned long long)s.dev[other].partitions);
     engine_done(e, k);
 }
 
@@ -1211,6 +1332,7 @@ int main(void)
         test_many(&f1);
         test_devices_cpu(&f1);
         test_devices_spread(&f1);
+        test_lanes(&f1);
         test_device_failure(&f1);
         test_devices_keys(&f1, &f2);
         test_device_specs();
