@@ -929,6 +929,15 @@ static int lane_admit_locked(const cz_engine *e, const device *d, const cz_engin
     return -1;
 }
 
+/* Under e->mu: the bits of d and of the other lanes of its GPU. */
+static uint32_t lane_mask_locked(const cz_engine *e, const device *d)
+{
+    uint32_t m = (uint32_t)1 << d->idx;
+    for (int i = 0; d->gpu >= 0 && i < e->ndev; i++)
+        if (e->dev[i].gpu == d->gpu) m |= (uint32_t)1 << i;
+    return m;
+}
+
 /* 1 when VRAM holds d's working set for a step of key k (need bytes) next
  * to what is there now (no mem_info: 1, nothing to go by). */
 static int lane_fits(device *d, const cz_engine_key *k, size_t need)
@@ -1050,7 +1059,7 @@ static void *gpu_main(void *arg)
         pthread_mutex_lock(&e->mu);
         d->parts++;
         if (!placed && !(key->resident & bit)) {
-            key->resident |= bit;
+            key->resident |= lane_mask_locked(e, d); /* the lanes of its GPU share the copy */
             d->key_uploads++;
         }
         it->t_ready = cz_now();

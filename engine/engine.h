@@ -131,8 +131,9 @@ typedef struct cz_engine_device_stats {
     double busy_s;        /* time its worker spent in device work */
     uint64_t partitions;  /* device steps it completed */
     uint64_t key_uploads; /* keys placed in its VRAM (first use of a key there; the
-                           * entries of one GPU share a copy: mem/resident.h) */
-    int keys_resident;    /* keys placed there now */
+                           * entries of one GPU share a copy, mem/resident.h: the
+                           * first to use a key counts its placement) */
+    int keys_resident;    /* keys placed there now (on its GPU, for lanes) */
     int lane_of;          /* -1, or the GPU it shares with other entries (lanes) */
     uint64_t lane_waits;  /* steps it left to another lane of its GPU for want of
                            * VRAM for a second working set (engine.c, "lanes") */

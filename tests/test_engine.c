@@ -788,6 +788,9 @@ static void test_lanes(fixture *f)
     CHECK_MSG(farm.max_h == 2, "H steps at once: %d", farm.max_h);
     CHECK(s.dev[0].partitions + s.dev[1].partitions == 8 && s.dev[0].partitions && s.dev[1].partitions);
     CHECK(farm.scratch[0] == farm.ws && farm.scratch[1] == farm.ws);
+    /* one placement of the key for the GPU, resident for both lanes */
+    CHECK(s.dev[0].key_uploads + s.dev[1].key_uploads == 1);
+    CHECK(s.dev[0].keys_resident == 1 && s.dev[1].keys_resident == 1);
     uint64_t waits_room = s.dev[0].lane_waits + s.dev[1].lane_waits;
     CHECK_MSG(waits_room <= 2, "lane waits with room for two: %llu", (unsigned long long)waits_room);
     /* both hold a working set: VRAM taken by someone else stops neither */
