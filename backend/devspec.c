@@ -82,6 +82,24 @@ cz_status cz_devspec_parse(cz_devspec *out, const char *spec, int gpus, int pres
     return CZ_OK;
 }
 
+void cz_devspec_lanes(cz_devspec *d, int lanes, int max)
+{
+    if (max <= 0 || max > CZ_DEVSPEC_MAX) max = CZ_DEVSPEC_MAX;
+    if (lanes > CZ_DEVSPEC_PER_GPU) lanes = CZ_DEVSPEC_PER_GPU;
+    const int n0 = d->n;
+    for (int slot = 1; slot < lanes; slot++)
+        for (int i = 0; i < n0 && d->n < max; i++) {
+            if (!d->dev[i].cuda || d->dev[i].slot != 0) continue;
+            int listed = 0;
+            for (int j = 0; j < n0; j++) listed += d->dev[j].cuda && d->dev[j].index == d->dev[i].index;
+            if (listed != 1) continue;
+            d->dev[d->n].cuda = 1;
+            d->dev[d->n].index = d->dev[i].index;
+            d->dev[d->n].slot = slot;
+            d->n++;
+        }
+}
+
 int cz_devspec_gpus(const cz_devspec *d)
 {
     int n = 0;

@@ -4,10 +4,11 @@
  *
  * Grammar: "auto" | "cpu" | "cuda" | "cuda:N" | "cuda:N,M,..." (N a GPU
  * index 0..1023; a GPU listed k <= CZ_DEVSPEC_PER_GPU times is k entries,
- * slots 0..k-1: the engine runs k device steps on it at once, each with
- * its own working set, all sharing one copy of the key and its tables
- * (mem/resident.h); +24% proofs per minute for
- * k = 2 at 2^22 on the H200, bench/RESULTS.md). Meaning, with `present`
+ * slots 0..k-1: the engine runs k device steps on it at once ("lanes"),
+ * each with its own working set, all sharing one copy of the key and its
+ * tables (mem/resident.h); on the H200 k = 2 gives +26% proofs per minute
+ * at 2^22 and +14% at 2^24, bench/RESULTS.md; the engine gives each GPU
+ * listed once its default lanes with cz_devspec_lanes). Meaning, with `present`
  * GPUs and `gpus` the number wanted (0: every device the spec names):
  *   auto   every GPU (the first `gpus` of them); with none present, the CPU
  *          (`gpus` CPU backends posing as devices, at least one)
@@ -42,6 +43,12 @@ typedef struct cz_devspec {
 
 /* spec NULL or "" = "auto". max: at most this many entries (<= CZ_DEVSPEC_MAX). */
 cz_status cz_devspec_parse(cz_devspec *out, const char *spec, int gpus, int present, int max, cz_error *err);
+/* Lanes: each GPU that d lists once gets lanes - 1 more entries (slots 1..,
+ * after the others; at most CZ_DEVSPEC_PER_GPU in all, and no more entries
+ * than max: the GPUs listed first get theirs first). A GPU listed several
+ * times keeps what the list says; CPU entries are left alone. lanes <= 1:
+ * nothing changes. */
+void cz_devspec_lanes(cz_devspec *d, int lanes, int max);
 /* Distinct GPUs among the entries. */
 int cz_devspec_gpus(const cz_devspec *d);
 /* "cpu" or "cuda:N" of entry i, into buf. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/devspec.h"
 #include "cli/cli.h"
 #include "engine/engine.h"
 #include "engine/report.h"
@@ -52,6 +53,9 @@ const char USAGE_BENCH_ENGINE[] =
     "                        key in VRAM (up to 4)\n"
     "  -g, --gpus N          use the first N of those devices (with cpu: N CPU\n"
     "                        backends posing as devices)\n"
+    "      --lanes N         device steps at once on each GPU listed once (1 to 4,\n"
+    "                        default 2; a step starts only where VRAM holds its\n"
+    "                        working set next to the key)\n"
     "      --budget BYTES    memory budget (\"123\" or \"2^K\"; default: detected)\n"
     "      --synth-workers N partitions in synthesis at once (default: devices + 1,\n"
     "                        at least 2)\n"
@@ -80,7 +84,7 @@ static int bench_parse(bench_cmd *b, int argc, char **argv)
         {"device", required_argument, 0, 'd'}, {"budget", required_argument, 0, 'B'},
         {"gpus", required_argument, 0, 'g'}, {"pin-keys", no_argument, 0, 'K'},
         {"synth-workers", required_argument, 0, 'S'}, {"no-pin", no_argument, 0, 'P'},
-        {"max-ready", required_argument, 0, 'R'},
+        {"max-ready", required_argument, 0, 'R'}, {"lanes", required_argument, 0, 'L'},
         {"threads", required_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},          CLI_NATIVE_OPTIONS, {0, 0, 0, 0}};
     cz_engine_config *cfg = &b->cfg;
@@ -117,6 +121,10 @@ static int bench_parse(bench_cmd *b, int argc, char **argv)
         case 'R':
             if (!opt_count("--max-ready", optarg, 1, 1000, &v)) return EXIT_USAGE;
             cfg->max_ready = (int)v;
+            break;
+        case 'L':
+            if (!opt_count("--lanes", optarg, 1, CZ_DEVSPEC_PER_GPU, &v)) return EXIT_USAGE;
+            cfg->gpu_lanes = (int)v;
             break;
         case 'P': cfg->pin = 0; break;
         case 'K': cfg->pin_keys = 1; break;

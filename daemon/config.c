@@ -124,7 +124,12 @@ static const conf_key conf_keys[] = {
              "cuda:N,M,...: those GPUs; cpu: no GPU. A GPU listed twice\n"
              "(cuda:0,0) runs two proofs' device steps at once, each with\n"
              "its own working set; they share one copy of the key in VRAM\n"
-             "(at most 4 entries per GPU)."},
+             "(at most 4 entries per GPU). A GPU listed once gets gpu_lanes."},
+    {CONF_FIELD(gpu_lanes), .type = CONF_UINT, .def = "2", .min = 1, .max = CZ_DEVSPEC_PER_GPU, .arg = "N",
+     .help = "Proofs' device steps at once on each GPU that devices\n"
+             "names once (lanes). A lane starts a step only where VRAM\n"
+             "holds its working set next to the key and its tables, so a\n"
+             "GPU short of VRAM runs one at a time. 1: one step per GPU."},
     {CONF_FIELD(gpus), .type = CONF_UINT, .def = "0", .min = 0, .max = CZ_DEVSPEC_MAX, .arg = "N",
      .help = "How many of those devices to use; 0: all.\n"
              "N: the first N devices that devices names (with cpu: N CPU\n"

@@ -49,6 +49,7 @@ typedef struct cz_conf {
     uint64_t budget;           /* bytes, 0: detected */
     char devices[256];         /* backend/devspec.h */
     int gpus;
+    int gpu_lanes;             /* steps at once per GPU listed once (engine.h) */
     int synth_workers;         /* 0: automatic */
     uint64_t max_jobs;         /* jobs not final at most (429 beyond) */
     uint64_t max_spool_bytes;  /* witness bytes in the spool at most (429 beyond) */

@@ -313,6 +313,7 @@ int main(int argc, char **argv)
     ec.budget_bytes = (size_t)conf.budget;
     ec.device = conf.devices;
     ec.gpus = conf.gpus;
+    ec.gpu_lanes = conf.gpu_lanes;
     ec.synth_workers = conf.synth_workers;
     ec.log = log;
     if (cz_engine_create(&engine, &ec, &err) != CZ_OK) goto fail;

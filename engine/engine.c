@@ -1324,6 +1324,10 @@ static cz_status open_devices(cz_engine *e, cz_error *err)
         if ((st = cz_devspec_parse(&ds, c->device, c->gpus, cz_backend_gpu_count(), CZ_ENGINE_MAX_DEVICES, err)) !=
             CZ_OK)
             return st;
+        if (c->gpu_lanes < 0 || c->gpu_lanes > CZ_DEVSPEC_PER_GPU)
+            return cz_error_set(err, CZ_ERR_INVALID_ARG, "gpu_lanes %d: expected 1 to %d (0: %d)", c->gpu_lanes,
+                                CZ_DEVSPEC_PER_GPU, CZ_ENGINE_GPU_LANES);
+        cz_devspec_lanes(&ds, c->gpu_lanes ? c->gpu_lanes : CZ_ENGINE_GPU_LANES, CZ_ENGINE_MAX_DEVICES);
         n = ds.n;
         /* one GPU (an entry, or several entries of it): a failed step is
          * rerun on the CPU; several GPUs: the partition moves to another */

@@ -88,6 +88,11 @@ typedef struct cz_engine_config {
     int gpus;             /* 0: every device the spec names; N: the first N of them.
                            * With "cpu", N CPU backends pose as N devices (to
                            * exercise the scheduling without GPUs) */
+    int gpu_lanes;        /* device steps at once on each GPU the spec names once
+                           * (its "lanes": one device per lane, sharing the GPU's
+                           * copy of the key; a lane starts a step only where VRAM
+                           * holds its working set). 0: CZ_ENGINE_GPU_LANES; 1: one;
+                           * at most 4. A GPU listed k times (cuda:0,0) has k. */
     /* tests: the devices come from this factory instead (gpus of them,
      * index 0..gpus-1), used as they are (no fallback); the engine frees them */
     cz_status (*make_backend)(void *ctx, int index, cz_backend **out, cz_error *err);
@@ -123,6 +128,10 @@ typedef struct cz_engine_key cz_engine_key;
 typedef struct cz_job cz_job;
 
 #define CZ_ENGINE_MAX_DEVICES CZ_SCHED_MAX_DEVICES
+/* Lanes per GPU by default: two steps at once fill the gaps of one (MSM
+ * window reductions, read-backs, host waits): +26% proofs/min at 2^22 and
+ * +14% at 2^24 on the H200 (bench/RESULTS.md, "lanes by default"). */
+#define CZ_ENGINE_GPU_LANES 2
 
 typedef struct cz_engine_device_stats {
     char name[96];

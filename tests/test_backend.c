@@ -76,6 +76,38 @@ static void test_devspec(void)
     CHECK(cz_devspec_parse(&d, "cuda:0,0", 1, 1, 32, NULL) == CZ_OK && d.n == 1 && cz_devspec_gpus(&d) == 1);
     CHECK(cz_devspec_parse(&d, "cpu", 3, 0, 32, NULL) == CZ_OK && cz_devspec_gpus(&d) == 0);
     CHECK(cz_devspec_parse(&d, "cuda:1", 0, 2, 32, NULL) == CZ_OK && !d.is_auto);
+    /* lanes: each GPU listed once gets more entries; one listed twice keeps two */
+    static const struct {
+        const char *spec;
+        int gpus, present, lanes, max;
+        const char *want;
+    } ln[] = {
+        {"auto", 0, 2, 2, 32, "cuda:0,cuda:1,cuda:0,cuda:1"},
+        {"cuda", 1, 4, 2, 32, "cuda:0,cuda:0"},
+        {"cuda:1,0,0", 0, 2, 2, 32, "cuda:1,cuda:0,cuda:0,cuda:1"},
+        {"cuda:3", 0, 4, 3, 32, "cuda:3,cuda:3,cuda:3"},
+        {"cuda:3", 0, 4, 9, 32, "cuda:3,cuda:3,cuda:3,cuda:3"},
+        {"cuda:0,1,2", 0, 3, 2, 4, "cuda:0,cuda:1,cuda:2,cuda:0"},
+        {"cuda:0", 0, 1, 1, 32, "cuda:0"},
+        {"cuda:0", 0, 1, 0, 32, "cuda:0"},
+        {"cpu", 2, 0, 2, 32, "cpu,cpu"},
+        {"auto", 0, 0, 2, 32, "cpu"},
+    };
+    for (size_t i = 0; i < sizeof ln / sizeof ln[0]; i++) {
+        CHECK(cz_devspec_parse(&d, ln[i].spec, ln[i].gpus, ln[i].present, ln[i].max, NULL) == CZ_OK);
+        cz_devspec_lanes(&d, ln[i].lanes, ln[i].max);
+        CHECK_MSG(spec_is(&d, ln[i].want), "lanes %d of '%s'", ln[i].lanes, ln[i].spec);
+        int slots_ok = 1;
+        for (int a = 0; a < d.n; a++) {
+            int before = 0;
+            for (int b = 0; b < a; b++) before += d.dev[b].cuda && d.dev[a].cuda && d.dev[b].index == d.dev[a].index;
+            slots_ok &= !d.dev[a].cuda || d.dev[a].slot == before;
+        }
+        CHECK_MSG(slots_ok, "slots of lanes %d of '%s'", ln[i].lanes, ln[i].spec);
+    }
+    CHECK(cz_devspec_parse(&d, "cuda", 0, 2, 32, NULL) == CZ_OK);
+    cz_devspec_lanes(&d, 2, 32);
+    CHECK(cz_devspec_gpus(&d) == 2 && d.n == 4);
     static const struct {
         const char *spec;
         int gpus, present;

@@ -41,6 +41,7 @@ static const char *const all_keys[] = {
     "preload",
     "devices",
     "gpus",
+    "gpu_lanes",
     "synth_workers",
     "budget",
     "max_jobs",
@@ -263,6 +264,11 @@ static void test_uint(void)
     CHECK(set(&c, "gpus", "32", &err) == CZ_OK && c.gpus == 32);
     CHECK(refused(&c, "gpus", "33", "0 to 32"));
     CHECK(refused(&c, "gpus", "4294967296", "above the maximum"));
+    CHECK(c.gpu_lanes == 2); /* the default */
+    CHECK(set(&c, "gpu_lanes", "4", &err) == CZ_OK && c.gpu_lanes == 4);
+    CHECK(set(&c, "gpu_lanes", "1", &err) == CZ_OK && c.gpu_lanes == 1);
+    CHECK(refused(&c, "gpu_lanes", "0", "1 to 4"));
+    CHECK(refused(&c, "gpu_lanes", "5", "1 to 4"));
     CHECK(set(&c, "synth_workers", "1024", &err) == CZ_OK && c.synth_workers == 1024);
     CHECK(refused(&c, "synth_workers", "1025", NULL));
     CHECK(set(&c, "max_partitions", "1048576", &err) == CZ_OK && c.max_partitions == 1048576);
@@ -829,6 +835,7 @@ static void test_print(void)
         {"budget", "1536K"},
         {"devices", "cuda:0,2"},
         {"gpus", "2"},
+        {"gpu_lanes", "3"},
         {"synth_workers", "9"},
         {"max_jobs", "123"},
         {"max_spool_bytes", "1048577"},

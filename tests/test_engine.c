@@ -1307,6 +1307,16 @@ static void test_device_specs(void)
     cz_error_clear(&err);
     CHECK(cz_engine_create(&e, &c, &err) == CZ_ERR_INVALID_ARG && e == NULL);
     c.gpus = 0;
+    c.gpu_lanes = 5;
+    cz_error_clear(&err);
+    CHECK(cz_engine_create(&e, &c, &err) == CZ_ERR_INVALID_ARG && e == NULL && strstr(cz_error_msg(&err), "gpu_lanes 5"));
+    /* lanes are for GPUs: CPU devices stay as many as asked for */
+    c.gpu_lanes = 3;
+    c.gpus = 2;
+    CHECK(cz_engine_create(&e, &c, &err) == CZ_OK && cz_engine_device_count(e) == 2);
+    cz_engine_free(e);
+    e = NULL;
+    c.gpus = 0;
     c.make_backend = fake_make;
     CHECK(cz_engine_create(&e, &c, &err) == CZ_ERR_INVALID_ARG && e == NULL);
 }
