@@ -132,8 +132,8 @@ static const conf_key conf_keys[] = {
              "GPU short of VRAM runs one at a time. 1: one step per GPU."},
     {CONF_FIELD(gpus), .type = CONF_UINT, .def = "0", .min = 0, .max = CZ_DEVSPEC_MAX, .arg = "N",
      .help = "How many of those devices to use; 0: all.\n"
-             "N: the first N devices that devices names (with cpu: N CPU\n"
-             "backends posing as devices)."},
+             "N: the first N devices that devices names (GPUs: each with\n"
+             "its lanes; with cpu: N CPU backends posing as devices)."},
     {CONF_FIELD(synth_workers), .type = CONF_UINT, .def = "0", .min = 0, .max = 1024, .arg = "N",
      .help = "Partitions in synthesis at once; 0: devices + 1, at least 2."},
     {CONF_FIELD(budget), .type = CONF_SIZE, .def = "0", .min = 0, .max = EIB, .arg = "BYTES",

@@ -85,7 +85,8 @@ typedef struct cz_engine_config {
      * "cpu", "cuda" (every GPU), "cuda:N" (one), "cuda:N,M,..." (a list;
      * a GPU listed k times is k devices sharing it: k device steps at once) */
     const char *device;
-    int gpus;             /* 0: every device the spec names; N: the first N of them.
+    int gpus;             /* 0: every device the spec names; N: the first N of them
+                           * (GPUs then get their lanes, gpu_lanes below).
                            * With "cpu", N CPU backends pose as N devices (to
                            * exercise the scheduling without GPUs) */
     int gpu_lanes;        /* device steps at once on each GPU the spec names once
