@@ -79,7 +79,7 @@ typedef struct device {
     size_t vram_ws; /* lanes: the working set it held in VRAM after its last step */
     double busy_s;
     uint64_t steps, parts, key_uploads;
-    uint64_t lane_waits; /* steps it left to a busy lane of its GPU: no room in VRAM */
+    uint64_t lane_waits; /* steps it left to another lane of its GPU: no room in VRAM */
     uint64_t fail_at; /* config fail_step for this device (0: none) */
     char error[256];
 } device;
