@@ -620,8 +620,8 @@ EOF
 cp "$tmp/body" "$tmp/metrics.txt"
 if node "$tmp/prom.js" "$tmp/metrics.txt" cuzk_jobs_accepted_total cuzk_jobs_total cuzk_partitions_total \
   cuzk_partition_stage_seconds cuzk_job_seconds cuzk_http_responses_total cuzk_device_busy_ratio \
-  cuzk_device_in_service cuzk_budget_bytes cuzk_queue_depth cuzk_store_jobs cuzk_spool_bytes \
-  cuzk_key_loads_total cuzk_key_evictions_total cuzk_uptime_seconds >"$tmp/prom.out"; then ok; else
+  cuzk_device_in_service cuzk_device_lane_waits_total cuzk_budget_bytes cuzk_queue_depth cuzk_store_jobs \
+  cuzk_spool_bytes cuzk_key_loads_total cuzk_key_evictions_total cuzk_uptime_seconds >"$tmp/prom.out"; then ok; else
   bad "GET /metrics is not valid Prometheus text: $(tr '\n' ';' <"$tmp/prom.out")"
 fi
 # the counters agree with what happened
@@ -629,6 +629,7 @@ acc=$(awk '$1=="cuzk_jobs_accepted_total"{print $2}' "$tmp/metrics.txt")
 if [ "${acc:-0}" -ge 12 ]; then ok; else bad "cuzk_jobs_accepted_total $acc"; fi
 check grep -q '^cuzk_jobs_total{outcome="cancelled"} 1$' "$tmp/metrics.txt"
 check grep -q '^cuzk_http_responses_total{code="409"} [1-9]' "$tmp/metrics.txt"
+check grep -q '^cuzk_device_lane_waits_total{device="0"} 0$' "$tmp/metrics.txt" # CPU devices are no lanes
 
 # =====================================================================
 # 3. bad requests (daemon A): each its status and JSON error, A keeps serving
