@@ -912,6 +912,60 @@ static void check_memcpy(cz_pool *pool, cz_rng *rng)
     free(dst);
 }
 
+/* a long run: each task waits (up to 10 s) for the flag */
+typedef struct {
+    cz_pool *pool;
+    atomic_int release, started, finished;
+} hold_ctx;
+
+static void hold_task(void *arg, size_t i, int thread)
+{
+    (void)i;
+    (void)thread;
+    hold_ctx *h = arg;
+    atomic_fetch_add(&h->started, 1);
+    for (int t = 0; t < 10000 && !atomic_load(&h->release); t++) usleep(1000);
+}
+
+static void *hold_main(void *arg)
+{
+    hold_ctx *h = arg;
+    cz_pool_run(h->pool, 4, hold_task, h);
+    atomic_store(&h->finished, 1);
+    return NULL;
+}
+
+/* cz_pool_serial: inline on the caller, never behind another thread's run */
+static void check_serial(cz_rng *rng)
+{
+    cz_pool *s = cz_pool_serial();
+    CHECK(s != NULL && s == cz_pool_serial() && cz_pool_threads(s) == 1);
+    check_run(s, 1, 0);
+    check_run(s, 1, 1000);
+    check_nested(s, 1);
+    check_parallel_for(s, 1, 12345, 64);
+    check_memcpy(s, rng);
+    /* another thread holds a run of the default pool (a partition's
+     * synthesis); a run on the serial pool finishes before that one ends */
+    cz_set_threads(2);
+    hold_ctx h;
+    h.pool = cz_pool_default();
+    atomic_init(&h.release, 0);
+    atomic_init(&h.started, 0);
+    atomic_init(&h.finished, 0);
+    pthread_t th;
+    if (pthread_create(&th, NULL, hold_main, &h) != 0) {
+        CHECK(0);
+        return;
+    }
+    for (int t = 0; t < 5000 && !atomic_load(&h.started); t++) usleep(1000);
+    check_run(s, 1, 100);
+    CHECK_MSG(atomic_load(&h.started) && !atomic_load(&h.finished), "the serial run waited for the default pool's");
+    atomic_store(&h.release, 1);
+    pthread_join(th, NULL);
+    CHECK(atomic_load(&h.finished));
+}
+
 static void test_thread(cz_rng *rng)
 {
     CHECK(cz_cpu_count() >= 1 && cz_pool_threads(NULL) == 1);
@@ -935,6 +989,7 @@ static void test_thread(cz_rng *rng)
     }
     /* no pool: inline on the caller */
     check_run(NULL, 1, 5);
+    check_serial(rng);
     /* the default pool follows cz_set_threads */
     cz_set_threads(3);
     CHECK(cz_get_threads() == 3 && cz_pool_threads(cz_pool_default()) == 3);

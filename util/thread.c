@@ -198,6 +198,15 @@ void cz_memcpy_parallel(cz_pool *p, void *dst, const void *src, size_t bytes)
     cz_parallel_for(p, bytes, grain, copy_range, &c);
 }
 
+/* no workers: cz_pool_run runs inline, never takes run_lock */
+static cz_pool g_serial = {.nthreads = 1,
+                           .run_lock = PTHREAD_MUTEX_INITIALIZER,
+                           .lock = PTHREAD_MUTEX_INITIALIZER,
+                           .wake = PTHREAD_COND_INITIALIZER,
+                           .done = PTHREAD_COND_INITIALIZER};
+
+cz_pool *cz_pool_serial(void) { return &g_serial; }
+
 static pthread_mutex_t g_default_lock = PTHREAD_MUTEX_INITIALIZER;
 static cz_pool *g_default = NULL;
 static int g_threads = 0;

@@ -49,6 +49,12 @@ void cz_memcpy_parallel(cz_pool *pool, void *dst, const void *src, size_t bytes)
 /* The process-wide pool (created on first use). Never NULL: if threads cannot
  * be created it runs everything on the caller. */
 cz_pool *cz_pool_default(void);
+/* A pool of one thread, the caller's: its runs execute inline and never wait
+ * for another run (the default pool runs one at a time, so a small loop
+ * there waits behind whatever long run holds it, e.g. a partition's
+ * synthesis). For small work off the main path (a verifier's public-input
+ * MSM). Never freed. */
+cz_pool *cz_pool_serial(void);
 /* Sets the size of the default pool; call before first use or between runs.
  * n <= 0 selects all online CPUs. */
 void cz_set_threads(int n);
