@@ -929,6 +929,15 @@ static int lane_admit_locked(const cz_engine *e, const device *d, const cz_engin
     return -1;
 }
 
+/* Under e->mu: d's step is over (done, failed or cancelled); a lane that
+ * left a step to another may try again. */
+static void step_ended_locked(cz_engine *e, device *d)
+{
+    d->busy = 0;
+    e->step_ends++;
+    if (d->gpu >= 0) pthread_cond_broadcast(&e->cv_gpu);
+}
+
 /* Under e->mu: the bits of d and of the other lanes of its GPU. */
 static uint32_t lane_mask_locked(const cz_engine *e, const device *d)
 {
@@ -938,15 +947,19 @@ static uint32_t lane_mask_locked(const cz_engine *e, const device *d)
     return m;
 }
 
+/* d's device memory now into *m; 0 when the backend does not report it. */
+static int lane_mem(device *d, cz_backend_mem *m)
+{
+    memset(m, 0, sizeof *m);
+    return d->be->ops->mem_info && d->be->ops->mem_info(d->be, m, NULL) == CZ_OK;
+}
+
 /* 1 when VRAM holds d's working set for a step of key k (need bytes) next
  * to what is there now (no mem_info: 1, nothing to go by). */
 static int lane_fits(device *d, const cz_engine_key *k, size_t need)
 {
-    cz_backend *be = d->be;
     cz_backend_mem m;
-    memset(&m, 0, sizeof m);
-    if (!be->ops->mem_info || be->ops->mem_info(be, &m, NULL) != CZ_OK) return 1;
-    if (m.scratch >= need) return 1;
+    if (!lane_mem(d, &m) || m.scratch >= need) return 1;
     const size_t blocks = ((size_t)k->info.n_vars + k->info.domain_size) * 32 + ((size_t)256 << 20);
     return m.free >= need - m.scratch + blocks;
 }
@@ -954,10 +967,8 @@ static int lane_fits(device *d, const cz_engine_key *k, size_t need)
 /* After a step of key k on lane d: the working set d holds now. */
 static void lane_note(cz_engine *e, device *d, cz_engine_key *k)
 {
-    cz_backend *be = d->be;
     cz_backend_mem m;
-    memset(&m, 0, sizeof m);
-    if (d->gpu < 0 || !be->ops->mem_info || be->ops->mem_info(be, &m, NULL) != CZ_OK) return;
+    if (d->gpu < 0 || !lane_mem(d, &m)) return;
     pthread_mutex_lock(&e->mu);
     d->vram_ws = m.scratch;
     if (m.scratch > k->vram_ws) k->vram_ws = m.scratch;
@@ -1010,9 +1021,7 @@ static void *gpu_main(void *arg)
         r->t.gpu_wait_s = cz_now() - it->t_ready;
         if (job_cancelled(j)) {
             pthread_mutex_lock(&e->mu);
-            d->busy = 0;
-            e->step_ends++;
-            if (d->gpu >= 0) pthread_cond_broadcast(&e->cv_gpu);
+            step_ended_locked(e, d);
             pthread_mutex_unlock(&e->mu);
             fail_item(e, it, CZ_ERR_CANCELLED, "cancelled");
             continue;
@@ -1041,9 +1050,7 @@ static void *gpu_main(void *arg)
         if (st == CZ_OK) lane_note(e, d, key);
         pthread_mutex_lock(&e->mu);
         d->busy_s += dt;
-        d->busy = 0;
-        e->step_ends++;
-        if (d->gpu >= 0) pthread_cond_broadcast(&e->cv_gpu); /* a lane may wait for this */
+        step_ended_locked(e, d);
         pthread_mutex_unlock(&e->mu);
         if (st != CZ_OK && e->ndev > 1 && cz_backend_device_error(st)) {
             device_failed(e, d, it, &err);
