@@ -129,6 +129,12 @@ static cz_status fb_mem_info(cz_backend *be, cz_backend_mem *out, cz_error *err)
     return f->primary->ops->mem_info(f->primary, out, err);
 }
 
+static void fb_mem_mark(cz_backend *be)
+{
+    fb_ctx *f = be->ctx;
+    if (f->primary->ops->mem_mark) f->primary->ops->mem_mark(f->primary);
+}
+
 static size_t fb_scratch_bytes(cz_backend *be, cz_curve curve, unsigned log_n, size_t n)
 {
     fb_ctx *f = be->ctx;
@@ -154,6 +160,7 @@ static const cz_backend_ops fb_ops = {
     /* .drop_bases     = */ fb_drop_bases,
     /* .host_allocator = */ fb_host_allocator,
     /* .mem_info       = */ fb_mem_info,
+    /* .mem_mark       = */ fb_mem_mark,
     /* .scratch_bytes  = */ fb_scratch_bytes,
     /* .free           = */ fb_free,
 };

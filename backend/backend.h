@@ -67,6 +67,10 @@ typedef struct cz_backend_mem {
                       * other backends on the same GPU included) */
     size_t scratch;  /* of resident: this backend's own working set, kept
                       * between calls (grown to the largest call so far) */
+    size_t asked;    /* the largest working set a call asked for since the
+                      * last mem_mark (0: none, or not measured): what the
+                      * calls of one proof step need, where scratch is also
+                      * what an earlier, larger step left */
 } cz_backend_mem;
 
 typedef struct cz_backend_ops {
@@ -105,6 +109,9 @@ typedef struct cz_backend_ops {
     const cz_allocator *(*host_allocator)(cz_backend *be);
     /* Optional (NULL on the CPU): the device's memory now. */
     cz_status (*mem_info)(cz_backend *be, cz_backend_mem *out, cz_error *err);
+    /* Optional (NULL on the CPU): starts a new measure of mem_info's asked
+     * (the engine marks before each proof step and reads after it). */
+    void (*mem_mark)(cz_backend *be);
     /* Optional (NULL: 0): the most host memory the operations of one proof
      * of this shape allocate while they run (domain 2^log_n, MSMs of at most
      * n points); see DESIGN. */
@@ -161,7 +168,7 @@ cz_status cz_backend_cpu_create(cz_backend **out, const cz_backend_opts *opts, c
 /* The fallback wrapper: primary's operations, each rerun on fallback after a
  * device error of the primary (a warning on log). Takes ownership of both
  * (freed with it, also on failure). Its name and kind are the primary's;
- * keep_bases, drop_bases, host_allocator and mem_info are the primary's;
+ * keep_bases, drop_bases, host_allocator, mem_info and mem_mark are the primary's;
  * scratch_bytes is the larger of the two. */
 cz_status cz_backend_fallback_create(cz_backend **out, cz_backend *primary, cz_backend *fallback,
                                      const cz_logger *log, cz_error *err);

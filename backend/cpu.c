@@ -114,6 +114,7 @@ static const cz_backend_ops cpu_ops = {
     /* .drop_bases     = */ NULL,
     /* .host_allocator = */ NULL,
     /* .mem_info       = */ NULL,
+    /* .mem_mark       = */ NULL,
     /* .scratch_bytes  = */ cpu_scratch_bytes,
     /* .free           = */ cpu_free,
 };

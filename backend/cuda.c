@@ -146,8 +146,17 @@ static cz_status cuda_mem_info(cz_backend *be, cz_backend_mem *out, cz_error *er
     cuda_ctx *cx = be->ctx;
     pthread_mutex_lock(&cx->lock);
     cz_status st = cz_cuda_mem_info(cx->gpu, &out->total, &out->free, &out->resident, &out->scratch, err);
+    out->asked = cz_cuda_scratch_asked(cx->gpu);
     pthread_mutex_unlock(&cx->lock);
     return st;
+}
+
+static void cuda_mem_mark(cz_backend *be)
+{
+    cuda_ctx *cx = be->ctx;
+    pthread_mutex_lock(&cx->lock);
+    cz_cuda_scratch_mark(cx->gpu);
+    pthread_mutex_unlock(&cx->lock);
 }
 
 static const cz_allocator *cuda_host_allocator(cz_backend *be)
@@ -176,6 +185,7 @@ static const cz_backend_ops cuda_ops = {
     /* .drop_bases = */ cuda_drop_bases,
     /* .host_allocator = */ cuda_host_allocator,
     /* .mem_info   = */ cuda_mem_info,
+    /* .mem_mark   = */ cuda_mem_mark,
     /* .scratch_bytes = */ NULL, /* host temporaries only: small */
     /* .free       = */ cuda_free,
 };

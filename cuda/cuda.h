@@ -72,6 +72,11 @@ void cz_cuda_set_logger(cz_cuda *ctx, const cz_logger *log);
  * scratch arena; scratch: that arena alone (kept between calls). */
 cz_status cz_cuda_mem_info(cz_cuda *ctx, size_t *total, size_t *free_bytes, size_t *held, size_t *scratch,
                            cz_error *err);
+/* The largest scratch any call of this context asked for since the last
+ * cz_cuda_scratch_mark (or since it was opened): the working set of the
+ * calls in between, where the arena itself may be larger (an earlier call). */
+size_t cz_cuda_scratch_asked(const cz_cuda *ctx);
+void cz_cuda_scratch_mark(cz_cuda *ctx);
 
 /* Resident bases: keeps a device copy of host[0 .. bytes) for later MSMs
  * with these bases (cz_cuda_msm_* look them up by host pointer). CZ_OK when

@@ -212,10 +212,14 @@ extern "C" cz_status cz_cuda_mem_info(cz_cuda *ctx, size_t *total, size_t *free_
     return CZ_OK;
 }
 
+extern "C" size_t cz_cuda_scratch_asked(const cz_cuda *ctx) { return ctx->scratch_asked; }
+extern "C" void cz_cuda_scratch_mark(cz_cuda *ctx) { ctx->scratch_asked = 0; }
+
 cz_status cz_cuda_scratch(cz_cuda *ctx, size_t bytes, void **out, cz_error *err)
 {
     *out = NULL;
     if (bytes == 0) bytes = 256;
+    if (bytes > ctx->scratch_asked) ctx->scratch_asked = bytes;
     if (bytes > ctx->scratch_bytes) {
         if (ctx->scratch) cudaFree(ctx->scratch);
         ctx->scratch = NULL;

@@ -23,6 +23,7 @@ struct cz_cuda {
     /* scratch arena: one device block reused by every call, grown on demand */
     void *scratch;
     size_t scratch_bytes;
+    size_t scratch_asked; /* the largest request since cz_cuda_scratch_mark */
     /* pinned host staging buffers (double-buffered streamed uploads) */
     void *pinned[2];
     size_t pinned_bytes;

@@ -977,12 +977,8 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
         size_t fixed = (cv.used + 255) & ~(size_t)255, var;
         /* (a forced window never takes the shared plan: phase2) */
         if ((s = var_reserve<T>(ctx, nc, cl.kn, cl.kn.window ? 0 : cl.tab_c, &var, err)) != CZ_OK) return s;
-        void *mem;
-        if (round == 0 || fixed + var > ctx->scratch_bytes) {
-            if ((s = cz_cuda_scratch(ctx, fixed + var, &mem, err)) != CZ_OK) return s;
-        } else {
-            mem = ctx->scratch;
-        }
+        void *mem; /* (the arena itself when it is large enough) */
+        if ((s = cz_cuda_scratch(ctx, fixed + var, &mem, err)) != CZ_OK) return s;
         cv.base = (char *)mem;
         cv.used = 0;
         carve_fixed<T>(cv, cl.fx, nc, cl.resident == NULL);

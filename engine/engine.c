@@ -39,8 +39,10 @@ struct cz_engine_key {
     uint32_t resident; /* bit d: placed in device d's VRAM (a hint: the
                         * backend may drop it under VRAM pressure and upload
                         * it again) */
-    size_t vram_ws;    /* lanes: the largest working set a device kept in VRAM
-                        * after a step of this key (0: none seen yet) */
+    size_t vram_ws;    /* lanes: the largest working set a step of this key
+                        * asked for in VRAM (the backend's mem_info asked;
+                        * without it, what the device kept after the step;
+                        * 0: none seen yet) */
     uint64_t last_use;
     size_t bytes;
     cz_budget_alloc ka, ma; /* the loaded key's point tables and matrices */
@@ -899,8 +901,10 @@ static void device_failed(cz_engine *e, device *d, item *it, const cz_error *err
  * set that VRAM cannot hold beside what is there would evict the key or its
  * tables to make room, which costs far more than a second step at once
  * gains. So a lane takes a step of key k only when
- *   - it holds a working set as large as k's steps left on a device
- *     (k->vram_ws), or
+ *   - it holds a working set as large as k's steps ask for (k->vram_ws:
+ *     measured on each step, from the backend's mark to its mem_info's
+ *     asked, so a small key is not charged what a large one grew a lane
+ *     to), or
  *   - the device's free memory covers its growth to that plus the step's
  *     own blocks (witness and H result) and a margin, or
  *   - no other lane in service holds such a working set (someone must);
@@ -964,14 +968,23 @@ static int lane_fits(device *d, const cz_engine_key *k, size_t need)
     return m.free >= need - m.scratch + blocks;
 }
 
-/* After a step of key k on lane d: the working set d holds now. */
+/* Before a step on lane d: a new measure of what it asks for. */
+static void lane_mark(device *d)
+{
+    if (d->gpu >= 0 && d->be->ops->mem_mark) d->be->ops->mem_mark(d->be);
+}
+
+/* After a step of key k on lane d: the working set d holds now, and what
+ * the step asked for (k's need; the held one where the backend does not
+ * measure it). */
 static void lane_note(cz_engine *e, device *d, cz_engine_key *k)
 {
     cz_backend_mem m;
     if (d->gpu < 0 || !lane_mem(d, &m)) return;
+    const size_t need = m.asked ? m.asked : m.scratch;
     pthread_mutex_lock(&e->mu);
     d->vram_ws = m.scratch;
-    if (m.scratch > k->vram_ws) k->vram_ws = m.scratch;
+    if (need > k->vram_ws) k->vram_ws = need;
     pthread_mutex_unlock(&e->mu);
 }
 
@@ -1037,6 +1050,7 @@ static void *gpu_main(void *arg)
         const size_t each = (size_t)zk->domain_size * 32;
         uint8_t *abc = it->abc;
         timeline(e, j, it->idx, "device start");
+        lane_mark(d);
         double t = cz_now();
         cz_status st;
         if (d->fail_at && step == d->fail_at)

@@ -39,6 +39,12 @@
 #                                       partitions (default: 2^22 filecoin and 2^24
 #                                       dense, BLS12-381), pinned, then nopin_jobs
 #                                       (5) x 10 with --no-pin; the timeline kept
+#   scripts/gpu_check.sh lanes [K:profile[:jobs[:order]]]..
+#                                       cuzk bench-engine with --lanes N, N in order
+#                                       (default 2121: 2, 1, 2, 1), jobs (2) x 10 partitions
+#                                       on one key (default 26:filecoin; keys made in
+#                                       /dev/shm where it has room), BLS12-381: proofs/min,
+#                                       lane waits, peak VRAM (nvidia-smi every 0.5 s) and RSS
 #   scripts/gpu_check.sh multi [K:profile[:jobs]]..
 #                                       issue 7: bench-engine on 1 GPU and on every
 #                                       GPU (default 2^22 filecoin, 20 x 10), then
@@ -183,6 +189,45 @@ stage_engine() {
         2>"$out/engine-$k-$prof-pinkeys.timeline" | tee "$out/engine-$k-$prof-pinkeys.log"
     rm -f $base.zkey $base.r1cs $base.wtns
   done 2>&1 | tee -a "$out/engine.log"
+}
+
+# lanes K:profile[:jobs[:order]] ..: issue 16: two lanes per GPU (the default)
+# against one where the key and its working sets fill the VRAM
+stage_lanes() {
+  [ -x ./$bld/cuzk ] || stage_build || return 1
+  local spec k prof nj order base dir need i lanes smi peak log
+  for spec in "$@"; do
+    IFS=: read -r k prof nj order <<<"$spec"
+    nj=${nj:-2} order=${order:-2121}
+    # r1cs + zkey + wtns: ~1 KiB per constraint at 2^26 (63 GB), more than /tmp's disk
+    need=$(((1 << k) / 1024 * 1100)) # KiB
+    dir=/tmp
+    [ "$(df --output=avail -k /dev/shm 2>/dev/null | tail -1)" -gt "$need" ] 2>/dev/null && dir=/dev/shm
+    base=$dir/l$k-$prof
+    timed ./$bld/cuzk gen-circuit --curve bls12-381 --constraints $(((1 << k) - 400)) --profile $prof --seed 3 -o $base -q \
+      3>/tmp/t.txt && echo "2^$k $prof gen-circuit: wall s / max RSS KiB: $(cat /tmp/t.txt)" &&
+      timed ./$bld/cuzk setup --insecure-dev $base.r1cs $base.zkey --seed 3 -q 2>/dev/null 3>/tmp/t.txt &&
+      echo "2^$k $prof setup: wall s / max RSS KiB: $(cat /tmp/t.txt), key $(stat -c %s $base.zkey) bytes" || {
+      echo "2^$k $prof: key generation failed"
+      rm -f $base.*
+      continue
+    }
+    rm -f $base.r1cs
+    for ((i = 0; i < ${#order}; i++)); do
+      lanes=${order:i:1}
+      log=$out/lanes-$k-$prof-$i-l$lanes
+      nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 500 >$log.vram 2>/dev/null &
+      smi=$!
+      CZ_ENGINE_TIMELINE=1 timed ./$bld/cuzk bench-engine -q -d cuda --lanes $lanes -j $nj -p 10 $base.zkey $base.wtns \
+        >$log.txt 2>$log.timeline 3>/tmp/t.txt
+      kill $smi 2>/dev/null
+      wait $smi 2>/dev/null
+      peak=$(sort -n $log.vram | tail -1)
+      echo "== 2^$k $prof, --lanes $lanes, $nj x 10: peak VRAM ${peak:-?} MiB, wall s / max RSS KiB $(cat /tmp/t.txt)"
+      cat $log.txt
+    done
+    rm -f $base.*
+  done 2>&1 | tee -a "$out/lanes.log"
 }
 
 # multi K:profile[:jobs] ..: issue 7: bench-engine with jobs (20) x 10
@@ -359,6 +404,12 @@ while [ $# -gt 0 ]; do
     while [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+(:|$) ]]; do ws+=("$1"); shift; done
     [ ${#ws[@]} -eq 0 ] && ws=(20 22)
     stage_warm "${ws[@]}" || rc=1
+    ;;
+  lanes)
+    ls=()
+    while [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+: ]]; do ls+=("$1"); shift; done
+    [ ${#ls[@]} -eq 0 ] && ls=(26:filecoin)
+    stage_lanes "${ls[@]}" || rc=1
     ;;
   multi)
     ms=()

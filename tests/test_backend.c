@@ -188,7 +188,7 @@ static void test_create(void)
 typedef struct {
     cz_backend *cpu;      /* does the work when it does not fail */
     cz_status fail_with;  /* every operation fails with this (CZ_OK: none) */
-    int calls, keeps, drops, clobber;
+    int calls, keeps, drops, clobber, marks;
 } failing;
 
 static cz_status f_compute_h(cz_backend *be, cz_curve curve, unsigned log_n, void *a, void *b, void *c,
@@ -240,12 +240,19 @@ static void f_drop(cz_backend *be, const void *bases)
 }
 static cz_status f_mem(cz_backend *be, cz_backend_mem *out, cz_error *err)
 {
-    (void)be;
+    failing *f = be->ctx;
     (void)err;
+    memset(out, 0, sizeof *out);
     out->total = 1000;
     out->free = 600;
     out->resident = 300;
+    out->asked = f->marks ? 0 : 200;
     return CZ_OK;
+}
+static void f_mark(cz_backend *be)
+{
+    failing *f = be->ctx;
+    f->marks++;
 }
 static size_t f_scratch(cz_backend *be, cz_curve curve, unsigned log_n, size_t n)
 {
@@ -269,6 +276,7 @@ static const cz_backend_ops failing_ops = {
     /* .drop_bases     = */ f_drop,
     /* .host_allocator = */ NULL,
     /* .mem_info       = */ f_mem,
+    /* .mem_mark       = */ f_mark,
     /* .scratch_bytes  = */ f_scratch,
     /* .free           = */ f_free,
 };
@@ -381,7 +389,10 @@ static void test_fallback(cz_rng *rng)
     fb->ops->drop_bases(fb, g1);
     CHECK(f.drops == 1);
     cz_backend_mem m;
-    CHECK(fb->ops->mem_info(fb, &m, &err) == CZ_OK && m.total == 1000 && m.free == 600 && m.resident == 300);
+    CHECK(fb->ops->mem_info(fb, &m, &err) == CZ_OK && m.total == 1000 && m.free == 600 && m.resident == 300 &&
+          m.asked == 200);
+    fb->ops->mem_mark(fb);
+    CHECK(f.marks == 1 && fb->ops->mem_info(fb, &m, &err) == CZ_OK && m.asked == 0);
     CHECK(fb->ops->host_allocator(fb) == NULL);
     size_t cs = cz_backend_scratch_bytes(cpu, CZ_CURVE_BN254, 10, 1000);
     CHECK(cs > 7 && cz_backend_scratch_bytes(fb, CZ_CURVE_BN254, 10, 1000) == cs);

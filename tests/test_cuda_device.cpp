@@ -244,6 +244,14 @@ int main(void)
     CHECK(tot == shim_cap && held == cz_cuda_bases_resident(c2) + c2->scratch_bytes && c2->scratch_bytes >= 10 * MIB);
     CHECK(own == c2->scratch_bytes);
     CHECK(fr == shim_cap - used());
+    /* asked: the largest request since the mark, not the arena's size */
+    CHECK(cz_cuda_scratch_asked(c2) == 10 * MIB);
+    cz_cuda_scratch_mark(c2);
+    cz_cuda_scratch_mark(c1);
+    CHECK(cz_cuda_scratch_asked(c2) == 0);
+    CHECK(cz_cuda_scratch(c2, 3 * MIB, &scr, &err) == CZ_OK && cz_cuda_scratch(c2, 1 * MIB, &scr, &err) == CZ_OK);
+    CHECK(cz_cuda_scratch_asked(c2) == 3 * MIB && c2->scratch_bytes >= 10 * MIB);
+    CHECK(cz_cuda_scratch_asked(c1) == 0); /* per context */
 
     /* scratch: c1's busy key section is not evicted for c2's; idle, it is */
     CHECK(cz_cuda_bases_lookup(c1, key, kb, NULL, NULL) != NULL); /* c1's call goes on */

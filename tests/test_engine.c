@@ -554,6 +554,13 @@ typedef struct fake_farm {
     size_t vram, ws, other;
     size_t scratch[CZ_ENGINE_MAX_DEVICES];
     int in_h, max_h;
+    /* with big_log: steps of domain 2^big_log or more need ws_big instead
+     * (the scratch only grows: a lane keeps its largest); asked: the
+     * largest need since the lane's mem_mark; big_steps: per lane */
+    unsigned big_log;
+    size_t ws_big;
+    size_t asked[CZ_ENGINE_MAX_DEVICES];
+    int big_steps[CZ_ENGINE_MAX_DEVICES];
 } fake_farm;
 
 typedef struct fake_dev {
@@ -598,7 +605,13 @@ static cz_status fake_compute_h(cz_backend *be, cz_curve curve, unsigned log_n, 
         int now = __atomic_add_fetch(&fm->in_h, 1, __ATOMIC_SEQ_CST);
         for (int m = __atomic_load_n(&fm->max_h, __ATOMIC_SEQ_CST); now > m;)
             if (__atomic_compare_exchange_n(&fm->max_h, &m, now, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) break;
-        __atomic_store_n(&fm->scratch[d->idx], fm->ws, __ATOMIC_SEQ_CST);
+        const int big = fm->big_log && log_n >= fm->big_log;
+        const size_t w = big ? fm->ws_big : fm->ws;
+        if (big) __atomic_add_fetch(&fm->big_steps[d->idx], 1, __ATOMIC_SEQ_CST);
+        if (w > __atomic_load_n(&fm->scratch[d->idx], __ATOMIC_SEQ_CST))
+            __atomic_store_n(&fm->scratch[d->idx], w, __ATOMIC_SEQ_CST);
+        if (w > __atomic_load_n(&fm->asked[d->idx], __ATOMIC_SEQ_CST))
+            __atomic_store_n(&fm->asked[d->idx], w, __ATOMIC_SEQ_CST);
         for (int i = 0; __atomic_load_n(&fm->meet, __ATOMIC_SEQ_CST) && i < 1000 &&
                         __atomic_load_n(&fm->in_h, __ATOMIC_SEQ_CST) < 2;
              i++)
@@ -619,7 +632,13 @@ static cz_status fake_mem_info(cz_backend *be, cz_backend_mem *out, cz_error *er
     out->free = used < fm->vram ? fm->vram - used : 0;
     out->scratch = __atomic_load_n(&fm->scratch[d->idx], __ATOMIC_SEQ_CST);
     out->resident = out->scratch;
+    out->asked = __atomic_load_n(&fm->asked[d->idx], __ATOMIC_SEQ_CST);
     return CZ_OK;
+}
+static void fake_mem_mark(cz_backend *be)
+{
+    fake_dev *d = be->ctx;
+    __atomic_store_n(&d->farm->asked[d->idx], 0, __ATOMIC_SEQ_CST);
 }
 static void fake_free(cz_backend *be)
 {
@@ -636,6 +655,7 @@ static const cz_backend_ops fake_ops = {
     /* .drop_bases     = */ NULL,
     /* .host_allocator = */ NULL,
     /* .mem_info       = */ NULL,
+    /* .mem_mark       = */ NULL,
     /* .scratch_bytes  = */ NULL,
     /* .free           = */ fake_free,
 };
@@ -647,6 +667,7 @@ static const cz_backend_ops fake_lane_ops = {
     /* .drop_bases     = */ NULL,
     /* .host_allocator = */ NULL,
     /* .mem_info       = */ fake_mem_info,
+    /* .mem_mark       = */ fake_mem_mark,
     /* .scratch_bytes  = */ NULL,
     /* .free           = */ fake_free,
 };
@@ -837,6 +858,74 @@ static void test_lanes(fixture *f)
     CHECK_MSG(s.dev[other].partitions == 8, "the other lane's partitions: %llu",
               (unsigned long long)s.dev[other].partitions);
     engine_done(e, k);
+}
+
+/* lanes and keys of two sizes: a small key's need is what its steps ask
+ * for, not what a large key grew the lane that ran it to; so the small key
+ * runs on the other lane too, where the large one never does */
+static void test_lanes_keys(fixture *small, fixture *large)
+{
+    const size_t MiB = (size_t)1 << 20;
+    CHECK(small->zk.log_domain < large->zk.log_domain);
+    fake_farm farm;
+    memset(&farm, 0, sizeof farm);
+    farm.lanes = 1;
+    farm.vram = 1000 * MiB;
+    farm.ws = 50 * MiB;
+    farm.big_log = large->zk.log_domain;
+    farm.ws_big = 600 * MiB;
+    farm.sleep_ms = 2;
+    cz_engine_key *kl, *ks;
+    cz_engine *e = farm_engine(&farm, 2, large, &kl);
+    if (!e) return;
+    cz_error err;
+    cz_error_clear(&err);
+    CHECK(cz_engine_key_add(e, small->zkey, &ks, &err) == CZ_OK);
+    /* the large key: one lane (VRAM has no room for a second 600 MiB) */
+    CHECK(run_job(e, kl, large, 4, NULL, NULL, 0));
+    const int x = farm.scratch[0] ? 0 : 1, y = 1 - x;
+    CHECK_MSG(farm.scratch[x] == farm.ws_big && farm.scratch[y] == 0 && farm.big_steps[x] == 4,
+              "large key: scratch %zu / %zu MiB, large steps %d / %d", farm.scratch[0] / MiB, farm.scratch[1] / MiB,
+              farm.big_steps[0], farm.big_steps[1]);
+    /* the small key: its first step on the lane with the larger arena (600
+     * MiB held), which must not become the small key's need */
+    CHECK(run_job(e, ks, small, 4, NULL, NULL, 0));
+    __atomic_store_n(&farm.max_h, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&farm.meet, 1, __ATOMIC_SEQ_CST);
+    CHECK(run_job(e, ks, small, 8, NULL, NULL, 0));
+    __atomic_store_n(&farm.meet, 0, __ATOMIC_SEQ_CST);
+    cz_engine_stats s;
+    cz_engine_stats_get(e, &s);
+    CHECK_MSG(farm.max_h == 2, "small key's H steps at once next to a large arena: %d", farm.max_h);
+    CHECK_MSG(farm.scratch[y] == farm.ws, "the other lane's scratch: %zu MiB", farm.scratch[y] / MiB);
+    CHECK(s.dev[y].partitions > 0);
+    /* the large key again, and both keys at once: never on the small lane */
+    CHECK(run_job(e, kl, large, 4, NULL, NULL, 0));
+    const cz_wtns *wl[4] = {&large->w, &large->w, &large->w, &large->w};
+    const cz_wtns *wsm[4] = {&small->w, &small->w, &small->w, &small->w};
+    cz_job *jl = NULL, *js = NULL;
+    CHECK(cz_engine_submit(e, kl, wl, 4, 0, &jl, &err) == CZ_OK);
+    CHECK(cz_engine_submit(e, ks, wsm, 4, 0, &js, &err) == CZ_OK);
+    if (jl) {
+        CHECK(cz_job_wait(jl, -1) == CZ_OK && job_all_ok(large, jl));
+        cz_job_free(jl);
+    }
+    if (js) {
+        CHECK(cz_job_wait(js, -1) == CZ_OK && job_all_ok(small, js));
+        cz_job_free(js);
+    }
+    cz_engine_stats_get(e, &s);
+    CHECK_MSG(farm.big_steps[y] == 0 && farm.big_steps[x] == 12 && farm.scratch[y] == farm.ws,
+              "large steps %d / %d, the small lane's scratch %zu MiB", farm.big_steps[x], farm.big_steps[y],
+              farm.scratch[y] / MiB);
+    CHECK(s.devices_in_service == 2 && s.retries == 0);
+    printf("  lanes, keys of 600 and 50 MiB in 1000: large steps %d + %d, partitions %llu + %llu, lane waits %llu + "
+           "%llu\n",
+           farm.big_steps[x], farm.big_steps[y], (unsigned long long)s.dev[x].partitions,
+           (unsigned long long)s.dev[y].partitions, (unsigned long long)s.dev[x].lane_waits,
+           (unsigned long long)s.dev[y].lane_waits);
+    cz_engine_key_remove(e, ks);
+    engine_done(e, kl);
 }
 
 /* a device that fails is taken out of service; its work is done elsewhere */
@@ -1346,6 +1435,7 @@ int main(void)
         test_devices_cpu(&f1);
         test_devices_spread(&f1);
         test_lanes(&f1);
+        test_lanes_keys(&f1, &f2);
         test_device_failure(&f1);
         test_devices_keys(&f1, &f2);
         test_device_specs();
