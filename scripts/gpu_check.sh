@@ -218,7 +218,7 @@ stage_lanes() {
       log=$out/lanes-$k-$prof-$i-l$lanes
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 500 >$log.vram 2>/dev/null &
       smi=$!
-      CZ_ENGINE_TIMELINE=1 timed ./$bld/cuzk bench-engine -q -d cuda --lanes $lanes -j $nj -p 10 $base.zkey $base.wtns \
+      CZ_ENGINE_TIMELINE=1 timed ./$bld/cuzk bench-engine -q -d "${CZ_GPU_ENGINE_DEV:-cuda}" --lanes $lanes -j $nj -p 10 $base.zkey $base.wtns \
         >$log.txt 2>$log.timeline 3>/tmp/t.txt
       kill $smi 2>/dev/null
       wait $smi 2>/dev/null
