@@ -381,11 +381,11 @@ static const char *curve_str(int c) { return cz_curve_name((cz_curve)c); }
 static json_t *key_json(const cz_jobs_key_info *k)
 {
     static const char *const st[] = {"unloaded", "loading", "loaded"};
-    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:i,s:I}", "id", k->key.id, "path", k->key.path, "curve",
-                          curve_str(k->curve), "state", (unsigned)k->state < 3 ? st[k->state] : "unknown", "bytes",
-                          (json_int_t)k->bytes, "domain_size", (json_int_t)k->domain_size, "n_vars",
+    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:i,s:I,s:I}", "id", k->key.id, "path", k->key.path,
+                          "curve", curve_str(k->curve), "state", (unsigned)k->state < 3 ? st[k->state] : "unknown",
+                          "bytes", (json_int_t)k->bytes, "domain_size", (json_int_t)k->domain_size, "n_vars",
                           (json_int_t)k->n_vars, "n_public", (json_int_t)k->n_public, "jobs", k->jobs, "resident_mask",
-                          (json_int_t)k->resident);
+                          (json_int_t)k->resident, "vram_need", (json_int_t)k->vram_need);
     if (o && k->error[0]) json_object_set_new(o, "error", json_string(k->error));
     return o;
 }

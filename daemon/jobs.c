@@ -190,6 +190,7 @@ static void key_info_locked(cz_jobs *j, const dkey *k, cz_jobs_key_info *o)
     o->n_public = zi->n_public;
     o->curve = (int)zi->curve;
     o->resident = cz_engine_key_resident(j->c.engine, k->ek);
+    o->vram_need = cz_engine_key_vram_need(j->c.engine, k->ek);
 }
 
 static int key_jobs(cz_jobs *j, const char *key_id)

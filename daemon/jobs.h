@@ -111,6 +111,7 @@ typedef struct cz_jobs_key_info {
     int curve; /* cz_curve */
     int jobs;  /* not final, in the store */
     uint32_t resident; /* devices holding it */
+    size_t vram_need;  /* cz_engine_key_vram_need */
 } cz_jobs_key_info;
 
 /* Registers (or finds) the key at a canonical path and starts loading it.

@@ -532,6 +532,14 @@ uint32_t cz_engine_key_resident(cz_engine *e, const cz_engine_key *k)
     return r;
 }
 
+size_t cz_engine_key_vram_need(cz_engine *e, const cz_engine_key *k)
+{
+    pthread_mutex_lock(&e->mu);
+    size_t r = k->vram_ws;
+    pthread_mutex_unlock(&e->mu);
+    return r;
+}
+
 void cz_engine_key_remove(cz_engine *e, cz_engine_key *k)
 {
     if (!k) return;

@@ -285,6 +285,10 @@ const char *cz_engine_key_path(const cz_engine_key *k); /* as registered first *
 int cz_engine_key_jobs(cz_engine *e, const cz_engine_key *k);
 /* Devices whose VRAM holds the key (bit d). */
 uint32_t cz_engine_key_resident(cz_engine *e, const cz_engine_key *k);
+/* Lanes: the VRAM working set a device step of the key asked for, the
+ * largest seen (what the lane gate admits by); 0 until a step of it has run
+ * on a GPU that shares its VRAM with other lanes. */
+size_t cz_engine_key_vram_need(cz_engine *e, const cz_engine_key *k);
 /* Removes one registration (after every job using it has ended). */
 void cz_engine_key_remove(cz_engine *e, cz_engine_key *k);
 

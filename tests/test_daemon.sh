@@ -335,6 +335,8 @@ for d in "$BN" "$BL" "$BNM" "$BLM"; do
   http GET "$A/v1/keys/${KID[$d]}"
   check test "$code" = 200
   check test "$(jq_ "$tmp/body" 'o.id' 'o.n_public>0' | tr '\n' ' ')" = "${KID[$d]} true "
+  # no GPU lanes here: no working set measured
+  check test "$(jq_ "$tmp/body" 'o.resident_mask' 'o.vram_need' | tr '\n' ' ')" = "0 0 "
   http GET "$A/v1/keys/${KID[$d]}/verification_key.json"
   check test "$code" = 200
   check json_equal "$tmp/body" "$d/verification_key.json"

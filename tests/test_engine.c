@@ -821,6 +821,7 @@ static void test_lanes(fixture *f)
     cz_engine_stats_get(e, &s);
     CHECK_MSG(farm.max_h == 2, "H steps at once, working sets held: %d", farm.max_h);
     CHECK(s.dev[0].lane_waits + s.dev[1].lane_waits == waits_room);
+    CHECK(cz_engine_key_vram_need(e, k) == farm.ws);
     printf("  lanes with room for two: %llu + %llu partitions, %llu lane waits\n",
            (unsigned long long)s.dev[0].partitions, (unsigned long long)s.dev[1].partitions,
            (unsigned long long)waits_room);
@@ -884,6 +885,7 @@ static void test_lanes_keys(fixture *small, fixture *large)
     /* the large key: one lane (VRAM has no room for a second 600 MiB) */
     CHECK(run_job(e, kl, large, 4, NULL, NULL, 0));
     const int x = farm.scratch[0] ? 0 : 1, y = 1 - x;
+    CHECK(cz_engine_key_vram_need(e, kl) == farm.ws_big && cz_engine_key_vram_need(e, ks) == 0);
     CHECK_MSG(farm.scratch[x] == farm.ws_big && farm.scratch[y] == 0 && farm.big_steps[x] == 4,
               "large key: scratch %zu / %zu MiB, large steps %d / %d", farm.scratch[0] / MiB, farm.scratch[1] / MiB,
               farm.big_steps[0], farm.big_steps[1]);
@@ -897,6 +899,8 @@ static void test_lanes_keys(fixture *small, fixture *large)
     cz_engine_stats s;
     cz_engine_stats_get(e, &s);
     CHECK_MSG(farm.max_h == 2, "small key's H steps at once next to a large arena: %d", farm.max_h);
+    CHECK_MSG(cz_engine_key_vram_need(e, ks) == farm.ws, "the small key's need: %zu MiB",
+              cz_engine_key_vram_need(e, ks) / MiB);
     CHECK_MSG(farm.scratch[y] == farm.ws, "the other lane's scratch: %zu MiB", farm.scratch[y] / MiB);
     CHECK(s.dev[y].partitions > 0);
     /* the large key again, and both keys at once: never on the small lane */
@@ -1039,6 +1043,8 @@ static void test_devices_keys(fixture *f1, fixture *f2)
     cz_engine_stats_get(e, &s);
     CHECK(s.dev[0].partitions + s.dev[1].partitions == 20);
     CHECK(s.dev[0].key_uploads <= 2 && s.dev[1].key_uploads <= 2);
+    /* devices that are not lanes of one GPU measure no working set */
+    CHECK(cz_engine_key_vram_need(e, k1) == 0 && cz_engine_key_vram_need(e, k2) == 0);
     printf("  2 keys, 2 devices, 10 jobs: partitions %llu + %llu, key placements %llu + %llu\n",
            (unsigned long long)s.dev[0].partitions, (unsigned long long)s.dev[1].partitions,
            (unsigned long long)s.dev[0].key_uploads, (unsigned long long)s.dev[1].key_uploads);
