@@ -285,6 +285,7 @@ static cz_status bench_run(bench_result *br, bench_cmd *b, cz_error *err)
     run->log_domain = info->log_domain;
     run->domain_size = info->domain_size;
     run->key_bytes = cz_engine_key_bytes(k);
+    run->key_vram_need = cz_engine_key_vram_need(e, k);
     if (!(br->device_name = strdup(cz_engine_device_name(e))))
         st = cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory");
     run->key_name = b->zkey_path;

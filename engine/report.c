@@ -49,6 +49,7 @@ cz_status cz_engine_report_compute(cz_engine_report *r, const cz_engine_run *run
     r->partitions = parts;
     r->pool_pinned = s->pool_pinned;
     r->key_bytes = run->key_bytes;
+    r->key_vram_need = run->key_vram_need;
     r->key_load_s = run->key_load_s;
     r->abc_bytes_per_partition = 3 * (size_t)run->domain_size * 32;
 
@@ -107,8 +108,11 @@ void cz_engine_report_print(FILE *f, const cz_engine_report *r)
     fprintf(f, "bench-engine: %s, %s 2^%u, %llu jobs x %llu partitions, device %s, pool %s\n", r->key_name,
             cz_curve_name(r->curve), r->log_domain, (unsigned long long)r->jobs, (unsigned long long)r->partitions,
             r->device_name, r->pool_pinned ? "pinned" : "ordinary memory");
-    fprintf(f, "key: %.2f GiB, loaded in %.2f s; working set per partition (a, b, c): %.1f MiB\n",
+    fprintf(f, "key: %.2f GiB, loaded in %.2f s; working set per partition (a, b, c): %.1f MiB",
             (double)r->key_bytes / (1 << 30), r->key_load_s, (double)r->abc_bytes_per_partition / (1 << 20));
+    if (r->key_vram_need) /* lanes: what the gate admits a step by */
+        fprintf(f, "; in VRAM per device step: %.2f GiB", (double)r->key_vram_need / (1 << 30));
+    fputc('\n', f);
     fprintf(f, "throughput: %.1f proofs/min overall (%.2f s)", r->proofs_per_min, r->wall_s);
     const char *mean = r->ndevices > 1 ? " (mean over the devices)" : "";
     if (r->jobs > 1) {

@@ -25,6 +25,7 @@ typedef struct cz_engine_run {
     cz_curve curve;
     uint32_t log_domain, domain_size;
     size_t key_bytes;  /* cz_engine_key_bytes */
+    size_t key_vram_need; /* cz_engine_key_vram_need at the end (0: no lanes) */
     double key_load_s; /* cz_engine_key_add */
     const char *device_name; /* cz_engine_device_name */
     uint64_t jobs, partitions; /* partitions per job */
@@ -62,7 +63,7 @@ typedef struct cz_engine_report {
     uint32_t log_domain;
     uint64_t jobs, partitions;
     int pool_pinned;
-    size_t key_bytes;
+    size_t key_bytes, key_vram_need;
     double key_load_s;
     size_t abc_bytes_per_partition; /* the a, b, c working set: 3 x domain x 32 */
 
