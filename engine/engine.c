@@ -79,6 +79,7 @@ typedef struct device {
     int busy; /* in a device step */
     int gpu;   /* lanes: the GPU it runs on when another entry shares it, else -1 */
     size_t vram_ws; /* lanes: the working set it held in VRAM after its last step */
+    size_t vram_pending; /* lanes: the growth it was admitted with by free VRAM, until its step ends */
     double busy_s;
     uint64_t steps, parts, key_uploads;
     uint64_t lane_waits; /* steps it left to another lane of its GPU: no room in VRAM */
@@ -108,6 +109,10 @@ struct cz_engine {
      * never wait for each other. Taken before mu, never while waiting on a
      * condition of mu except cv_key (see key_ensure_locked). */
     pthread_mutex_t reserve_mu;
+    /* Lanes: one admission by free VRAM (lane_fits) at a time, so that two
+     * lanes are not admitted on the same free memory before either grows.
+     * Taken before mu, never with mu held. */
+    pthread_mutex_t admit_mu;
     pthread_cond_t cv_synth, cv_gpu, cv_fin, cv_done, cv_key, cv_load;
     cz_job *waiting; /* jobs with partitions not yet in synthesis */
     item *gpu_q, *fin_q;
@@ -914,7 +919,9 @@ static void device_failed(cz_engine *e, device *d, item *it, const cz_error *err
  *     asked, so a small key is not charged what a large one grew a lane
  *     to), or
  *   - the device's free memory covers its growth to that plus the step's
- *     own blocks (witness and H result) and a margin, or
+ *     own blocks (witness and H result) and a margin, less the growth other
+ *     lanes were admitted with and may not have allocated yet (admissions
+ *     by free memory one at a time, admit_mu), or
  *   - no other lane in service holds such a working set (someone must);
  * and, while k->vram_ws is not known yet (k's first step on the GPU), only
  * when no other lane is in a step or holds a larger working set. Else the
@@ -946,6 +953,7 @@ static int lane_admit_locked(const cz_engine *e, const device *d, const cz_engin
 static void step_ended_locked(cz_engine *e, device *d)
 {
     d->busy = 0;
+    d->vram_pending = 0; /* grown by now: the device's free memory shows it */
     e->step_ends++;
     if (d->gpu >= 0) pthread_cond_broadcast(&e->cv_gpu);
 }
@@ -966,14 +974,27 @@ static int lane_mem(device *d, cz_backend_mem *m)
     return d->be->ops->mem_info && d->be->ops->mem_info(d->be, m, NULL) == CZ_OK;
 }
 
+/* Under e->mu: the growth the other lanes of d's GPU were admitted with
+ * and may not have allocated yet. */
+static size_t lane_pending_locked(const cz_engine *e, const device *d)
+{
+    size_t p = 0;
+    for (int i = 0; i < e->ndev; i++)
+        if (i != d->idx && e->dev[i].gpu == d->gpu) p += e->dev[i].vram_pending;
+    return p;
+}
+
 /* 1 when VRAM holds d's working set for a step of key k (need bytes) next
- * to what is there now (no mem_info: 1, nothing to go by). */
-static int lane_fits(device *d, const cz_engine_key *k, size_t need)
+ * to what is there now and the growth other lanes were admitted with
+ * (pending); *growth: what d grows by (no mem_info: 1, nothing to go by). */
+static int lane_fits(device *d, const cz_engine_key *k, size_t need, size_t pending, size_t *growth)
 {
     cz_backend_mem m;
+    *growth = 0;
     if (!lane_mem(d, &m) || m.scratch >= need) return 1;
     const size_t blocks = ((size_t)k->info.n_vars + k->info.domain_size) * 32 + ((size_t)256 << 20);
-    return m.free >= need - m.scratch + blocks;
+    *growth = need - m.scratch;
+    return m.free >= pending && m.free - pending >= *growth + blocks;
 }
 
 /* Before a step on lane d: a new measure of what it asks for. */
@@ -1015,8 +1036,15 @@ static void *gpu_main(void *arg)
         if (ok < 0) { /* the key stays loaded: it->job holds it */
             const size_t need = it->job->key->vram_ws;
             pthread_mutex_unlock(&e->mu);
-            ok = lane_fits(d, it->job->key, need);
+            pthread_mutex_lock(&e->admit_mu);
             pthread_mutex_lock(&e->mu);
+            const size_t pending = lane_pending_locked(e, d);
+            pthread_mutex_unlock(&e->mu);
+            size_t growth;
+            ok = lane_fits(d, it->job->key, need, pending, &growth);
+            pthread_mutex_lock(&e->mu);
+            if (ok) d->vram_pending = growth;
+            pthread_mutex_unlock(&e->admit_mu);
         }
         if (!ok) { /* back to the queue (taken by priority and age, not place) */
             it->next = e->gpu_q;
@@ -1427,6 +1455,7 @@ cz_status cz_engine_create(cz_engine **out, const cz_engine_config *cfg, cz_erro
     e->loads_tail = &e->loads;
     pthread_mutex_init(&e->mu, NULL);
     pthread_mutex_init(&e->reserve_mu, NULL);
+    pthread_mutex_init(&e->admit_mu, NULL);
     pthread_cond_init(&e->cv_synth, NULL);
     pthread_cond_init(&e->cv_gpu, NULL);
     pthread_cond_init(&e->cv_fin, NULL);
@@ -1585,6 +1614,7 @@ void cz_engine_free(cz_engine *e)
     cz_budget_free(e->budget);
     pthread_mutex_destroy(&e->mu);
     pthread_mutex_destroy(&e->reserve_mu);
+    pthread_mutex_destroy(&e->admit_mu);
     pthread_cond_destroy(&e->cv_synth);
     pthread_cond_destroy(&e->cv_gpu);
     pthread_cond_destroy(&e->cv_fin);

@@ -932,6 +932,52 @@ static void test_lanes_keys(fixture *small, fixture *large)
     engine_done(e, kl);
 }
 
+/* three lanes, VRAM for two working sets (and the step's blocks): the two
+ * lanes without one must not both be admitted on the same free memory */
+static void test_lanes_three(fixture *f)
+{
+    const size_t MiB = (size_t)1 << 20;
+    fake_farm farm;
+    memset(&farm, 0, sizeof farm);
+    farm.lanes = 1;
+    farm.ws = 100 * MiB;
+    farm.vram = 2 * farm.ws + 300 * MiB; /* the gate's margin is 256 MiB plus the blocks */
+    farm.meet = 1;
+    cz_engine_key *k;
+    cz_engine *e = farm_engine(&farm, 3, f, &k);
+    if (!e) return;
+    for (int r = 0; r < 4; r++) CHECK(run_job(e, k, f, 12, NULL, NULL, 0));
+    cz_engine_stats s;
+    cz_engine_stats_get(e, &s);
+    int holding = 0;
+    for (int i = 0; i < 3; i++) holding += farm.scratch[i] != 0;
+    CHECK_MSG(holding == 2 && farm.max_h == 2, "lanes holding a working set: %d, H steps at once: %d", holding,
+              farm.max_h);
+    CHECK(s.dev[0].partitions + s.dev[1].partitions + s.dev[2].partitions == 48);
+    printf("  3 lanes, VRAM for 2 working sets: partitions %llu + %llu + %llu, lane waits %llu + %llu + %llu\n",
+           (unsigned long long)s.dev[0].partitions, (unsigned long long)s.dev[1].partitions,
+           (unsigned long long)s.dev[2].partitions, (unsigned long long)s.dev[0].lane_waits,
+           (unsigned long long)s.dev[1].lane_waits, (unsigned long long)s.dev[2].lane_waits);
+    engine_done(e, k);
+
+    /* room for three (and for a lane's admitted growth counted twice while
+     * its first step allocates it): all three take steps and hold one */
+    memset(&farm, 0, sizeof farm);
+    farm.lanes = 1;
+    farm.ws = 100 * MiB;
+    farm.vram = 4 * farm.ws + 300 * MiB;
+    farm.meet = 1;
+    e = farm_engine(&farm, 3, f, &k);
+    if (!e) return;
+    for (int r = 0; r < 3; r++) CHECK(run_job(e, k, f, 12, NULL, NULL, 0));
+    cz_engine_stats_get(e, &s);
+    holding = 0;
+    for (int i = 0; i < 3; i++) holding += farm.scratch[i] != 0;
+    CHECK_MSG(holding == 3 && farm.max_h >= 2, "room for three: lanes holding a working set: %d, H steps at once: %d",
+              holding, farm.max_h);
+    engine_done(e, k);
+}
+
 /* a device that fails is taken out of service; its work is done elsewhere */
 static void test_device_failure(fixture *f)
 {
@@ -1442,6 +1488,7 @@ int main(void)
         test_devices_spread(&f1);
         test_lanes(&f1);
         test_lanes_keys(&f1, &f2);
+        test_lanes_three(&f1);
         test_device_failure(&f1);
         test_devices_keys(&f1, &f2);
         test_device_specs();
