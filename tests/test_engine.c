@@ -605,6 +605,12 @@ static cz_status fake_compute_h(cz_backend *be, cz_curve curve, unsigned log_n, 
         int now = __atomic_add_fetch(&fm->in_h, 1, __ATOMIC_SEQ_CST);
         for (int m = __atomic_load_n(&fm->max_h, __ATOMIC_SEQ_CST); now > m;)
             if (__atomic_compare_exchange_n(&fm->max_h, &m, now, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) break;
+        for (int i = 0; __atomic_load_n(&fm->meet, __ATOMIC_SEQ_CST) && i < 1000 &&
+                        __atomic_load_n(&fm->in_h, __ATOMIC_SEQ_CST) < 2;
+             i++)
+            usleep(1000);
+        /* the working set grows after the meeting: an admission that did not
+         * count what was admitted before would see the free memory of then */
         const int big = fm->big_log && log_n >= fm->big_log;
         const size_t w = big ? fm->ws_big : fm->ws;
         if (big) __atomic_add_fetch(&fm->big_steps[d->idx], 1, __ATOMIC_SEQ_CST);
@@ -612,10 +618,6 @@ static cz_status fake_compute_h(cz_backend *be, cz_curve curve, unsigned log_n, 
             __atomic_store_n(&fm->scratch[d->idx], w, __ATOMIC_SEQ_CST);
         if (w > __atomic_load_n(&fm->asked[d->idx], __ATOMIC_SEQ_CST))
             __atomic_store_n(&fm->asked[d->idx], w, __ATOMIC_SEQ_CST);
-        for (int i = 0; __atomic_load_n(&fm->meet, __ATOMIC_SEQ_CST) && i < 1000 &&
-                        __atomic_load_n(&fm->in_h, __ATOMIC_SEQ_CST) < 2;
-             i++)
-            usleep(1000);
         usleep(2000);
         __atomic_sub_fetch(&fm->in_h, 1, __ATOMIC_SEQ_CST);
     }
@@ -786,16 +788,30 @@ static void test_devices_spread(fixture *f)
     engine_done(e, k);
 }
 
+/* A farm of lanes of one GPU: vram bytes, each step keeps ws. */
+static void lane_farm(fake_farm *fm, size_t vram, size_t ws)
+{
+    memset(fm, 0, sizeof *fm);
+    fm->lanes = 1;
+    fm->vram = vram;
+    fm->ws = ws;
+}
+
+/* How many of the first n lanes hold a working set. */
+static int lanes_holding(const fake_farm *fm, int n)
+{
+    int h = 0;
+    for (int i = 0; i < n; i++) h += __atomic_load_n(&fm->scratch[i], __ATOMIC_SEQ_CST) != 0;
+    return h;
+}
+
 /* lanes (two entries of one GPU): a second step at once only where VRAM
  * holds a second working set */
 static void test_lanes(fixture *f)
 {
     const size_t MiB = (size_t)1 << 20;
     fake_farm farm;
-    memset(&farm, 0, sizeof farm);
-    farm.lanes = 1;
-    farm.vram = 1024 * MiB;
-    farm.ws = 100 * MiB;
+    lane_farm(&farm, 1024 * MiB, 100 * MiB);
     farm.meet = 1;
     cz_engine_key *k;
     cz_engine *e = farm_engine(&farm, 2, f, &k);
@@ -829,10 +845,7 @@ static void test_lanes(fixture *f)
 
     /* room for one working set (and the blocks of a step) only: one step at
      * a time, every proof made */
-    memset(&farm, 0, sizeof farm);
-    farm.lanes = 1;
-    farm.vram = 300 * MiB;
-    farm.ws = 100 * MiB;
+    lane_farm(&farm, 300 * MiB, 100 * MiB);
     farm.sleep_ms = 5;
     e = farm_engine(&farm, 2, f, &k);
     if (!e) return;
@@ -869,10 +882,7 @@ static void test_lanes_keys(fixture *small, fixture *large)
     const size_t MiB = (size_t)1 << 20;
     CHECK(small->zk.log_domain < large->zk.log_domain);
     fake_farm farm;
-    memset(&farm, 0, sizeof farm);
-    farm.lanes = 1;
-    farm.vram = 1000 * MiB;
-    farm.ws = 50 * MiB;
+    lane_farm(&farm, 1000 * MiB, 50 * MiB);
     farm.big_log = large->zk.log_domain;
     farm.ws_big = 600 * MiB;
     farm.sleep_ms = 2;
@@ -938,10 +948,7 @@ static void test_lanes_three(fixture *f)
 {
     const size_t MiB = (size_t)1 << 20;
     fake_farm farm;
-    memset(&farm, 0, sizeof farm);
-    farm.lanes = 1;
-    farm.ws = 100 * MiB;
-    farm.vram = 2 * farm.ws + 300 * MiB; /* the gate's margin is 256 MiB plus the blocks */
+    lane_farm(&farm, 200 * MiB + 300 * MiB, 100 * MiB); /* the gate's margin is 256 MiB plus the blocks */
     farm.meet = 1;
     cz_engine_key *k;
     cz_engine *e = farm_engine(&farm, 3, f, &k);
@@ -949,8 +956,7 @@ static void test_lanes_three(fixture *f)
     for (int r = 0; r < 4; r++) CHECK(run_job(e, k, f, 12, NULL, NULL, 0));
     cz_engine_stats s;
     cz_engine_stats_get(e, &s);
-    int holding = 0;
-    for (int i = 0; i < 3; i++) holding += farm.scratch[i] != 0;
+    int holding = lanes_holding(&farm, 3);
     CHECK_MSG(holding == 2 && farm.max_h == 2, "lanes holding a working set: %d, H steps at once: %d", holding,
               farm.max_h);
     CHECK(s.dev[0].partitions + s.dev[1].partitions + s.dev[2].partitions == 48);
@@ -962,17 +968,13 @@ static void test_lanes_three(fixture *f)
 
     /* room for three (and for a lane's admitted growth counted twice while
      * its first step allocates it): all three take steps and hold one */
-    memset(&farm, 0, sizeof farm);
-    farm.lanes = 1;
-    farm.ws = 100 * MiB;
-    farm.vram = 4 * farm.ws + 300 * MiB;
+    lane_farm(&farm, 400 * MiB + 300 * MiB, 100 * MiB);
     farm.meet = 1;
     e = farm_engine(&farm, 3, f, &k);
     if (!e) return;
     for (int r = 0; r < 3; r++) CHECK(run_job(e, k, f, 12, NULL, NULL, 0));
     cz_engine_stats_get(e, &s);
-    holding = 0;
-    for (int i = 0; i < 3; i++) holding += farm.scratch[i] != 0;
+    holding = lanes_holding(&farm, 3);
     CHECK_MSG(holding == 3 && farm.max_h >= 2, "room for three: lanes holding a working set: %d, H steps at once: %d",
               holding, farm.max_h);
     engine_done(e, k);
