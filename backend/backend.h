@@ -144,6 +144,9 @@ typedef struct cz_backend_opts {
     int msm_table;         /* CUDA: tables of multiples of resident bases, CZ_CUDA_TABLE_* of
                             * cuda/cuda.h: 0 auto (built on the 2nd MSM that would use one),
                             * 1 off, 2 eager (the CLI maps CZ_MSM_TABLE=auto|off|eager here) */
+    int msm_table_windows; /* CUDA: 0 whole tables only; K >= 2: a table of at most K windows, fewer
+                            * than all where VRAM holds no more (cz_cuda_opts; the CLI maps
+                            * CZ_MSM_TABLE_WINDOWS=whole|fit|K here, fit = 64) */
     /* CUDA NTT: 1 = the simple kernel (one launch per level), for comparisons;
      * tile/cols: shared-memory pass shape (0: automatic) */
     int ntt_simple;

@@ -208,6 +208,7 @@ cz_status cz_backend_cuda_create(cz_backend **out, int device, const cz_backend_
         co.msm_run = opts->msm_run;
         co.msm_chunk = opts->msm_chunk;
         co.msm_table = opts->msm_table;
+        co.msm_table_windows = opts->msm_table_windows;
         co.ntt_simple = opts->ntt_simple;
         co.ntt_tile = opts->ntt_tile;
         co.ntt_cols = opts->ntt_cols;

@@ -25,6 +25,8 @@
  * bases in the warm-up call (its build time goes to stderr), so the
  * 'resident' rows time calls through it; the 'no table' rows time the same
  * calls with the per-window plan, in the same run (the A/B).
+ * --table-windows=K keeps at most K windows in each table (a partial table:
+ * one bucket set per group of K windows), as where VRAM holds no more.
  */
 #include <string.h>
 
@@ -423,8 +425,9 @@ static void trace_line(void *ctx, cz_log_level level, const char *component, con
 int main(int argc, char **argv)
 {
     cz_bench b;
-    static const char *const own[] = {"--max-log", "--g2-log",        "--window",     "--trace", "--table",
-                                      "--sweep",   "--sweep-windows", "--sweep-runs", "--run",   NULL};
+    static const char *const own[] = {"--max-log",  "--g2-log",        "--window",     "--trace",
+                                      "--table",    "--table-windows", "--sweep",      "--sweep-windows",
+                                      "--sweep-runs", "--run",         NULL};
     int rc = cz_bench_init(&b, "bench_gpu_msm", argc, argv, own,
                            "  --max-log=K   largest BLS12-381 G1 size 2^K (default 26)\n"
                            "  --g2-log=K    G2 size 2^K (default 22)\n"
@@ -435,6 +438,8 @@ int main(int argc, char **argv)
                            "                in the warm-up call, so the timed calls use it; rows 'no\n"
                            "                table' time the same calls without), auto (built on the 2nd\n"
                            "                call, as in the prover) or off\n"
+                           "  --table-windows=K  tables of at most K windows (2..64): partial tables, one\n"
+                           "                bucket set per group of K windows (default: whole tables)\n"
                            "  --sweep=ROWS  instead of the table: each row (GROUP:LOG, comma-separated;\n"
                            "                GROUP bls-g1, bn-g1, bls-g2, bn-g2) with resident bases at\n"
                            "                every window and run below, full-width and witness-like\n"
@@ -475,6 +480,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_gpu_msm: --table=%s: expected eager, auto or off\n", tm);
         return 2;
     }
+    co.msm_table_windows = (int)cz_bench_opt_long(&b, "--table-windows", 0);
     g_opts = co;
     static const cz_logger trace_log = {trace_line, NULL, CZ_LOG_DEBUG};
     cz_cuda_set_logger(g_ctx, &trace_log);

@@ -162,26 +162,40 @@ static void stderr_log(void *ctx, cz_log_level level, const char *component, con
 }
 const cz_logger cli_log = {stderr_log, NULL, CZ_LOG_WARN};
 
-int cli_msm_table_env(int *mode)
+int cli_msm_table_env(cz_backend_opts *o)
 {
     const char *t = getenv("CZ_MSM_TABLE");
-    *mode = 0; /* CZ_CUDA_TABLE_AUTO */
-    if (!t || !*t || !strcmp(t, "auto")) return 1;
-    if (!strcmp(t, "off")) {
-        *mode = 1; /* CZ_CUDA_TABLE_OFF */
+    o->msm_table = 0; /* CZ_CUDA_TABLE_AUTO */
+    if (!t || !*t || !strcmp(t, "auto")) {
+    } else if (!strcmp(t, "off")) {
+        o->msm_table = 1; /* CZ_CUDA_TABLE_OFF */
+    } else if (!strcmp(t, "eager")) {
+        o->msm_table = 2; /* CZ_CUDA_TABLE_EAGER */
+    } else {
+        msg("CZ_MSM_TABLE='%s': expected auto, off or eager", t);
+        return 0;
+    }
+    const char *w = getenv("CZ_MSM_TABLE_WINDOWS");
+    o->msm_table_windows = 0;
+    if (!w || !*w || !strcmp(w, "whole")) return 1;
+    if (!strcmp(w, "fit")) {
+        o->msm_table_windows = 64;
         return 1;
     }
-    if (!strcmp(t, "eager")) {
-        *mode = 2; /* CZ_CUDA_TABLE_EAGER */
-        return 1;
+    char *end;
+    errno = 0;
+    long v = strtol(w, &end, 10);
+    if (errno || *end || end == w || v < 2 || v > 64) {
+        msg("CZ_MSM_TABLE_WINDOWS='%s': expected whole, fit or a number of windows from 2 to 64", w);
+        return 0;
     }
-    msg("CZ_MSM_TABLE='%s': expected auto, off or eager", t);
-    return 0;
+    o->msm_table_windows = (int)v;
+    return 1;
 }
 
 int cli_engine_env(cz_engine_config *c)
 {
-    if (!cli_msm_table_env(&c->backend.msm_table)) return 0;
+    if (!cli_msm_table_env(&c->backend)) return 0;
     const char *tl = getenv("CZ_ENGINE_TIMELINE");
     c->timeline = tl && *tl == '1';
     c->log = cli_log;

@@ -50,7 +50,10 @@ const char USAGE_PROVE[] =
     "refuses, the command ends with exit code 7 and no output files.\n"
     "On a GPU, CZ_MSM_TABLE=auto|off|eager sets the MSM's tables of multiples\n"
     "of the resident key (auto: built on a section's second use, with --repeat;\n"
-    "eager: on its first; -v names each one built).\n"
+    "eager: on its first; -v names each one built); CZ_MSM_TABLE_WINDOWS=\n"
+    "whole|fit|K: whole tables only (the default), or the largest that fits in\n"
+    "VRAM (a partial table: fewer windows, one bucket set per group), or at most\n"
+    "K windows.\n"
     "\n"
     "The outputs appear together or not at all (see `cuzk --help`); proof.json or\n"
     "public.json may be '-', standard output. An output that is an input or\n"
@@ -204,8 +207,9 @@ static cz_status prove_load(prove_cmd *pc)
     cz_logger blog = cli_log;
     if (cli_verbose && blog.level < CZ_LOG_INFO) blog.level = CZ_LOG_INFO;
     bo.log = &blog;
-    if (!cli_msm_table_env(&bo.msm_table))
-        return cz_error_set(&pc->err, CZ_ERR_INVALID_ARG, "CZ_MSM_TABLE: expected auto, off or eager");
+    if (!cli_msm_table_env(&bo))
+        return cz_error_set(&pc->err, CZ_ERR_INVALID_ARG,
+                            "CZ_MSM_TABLE: expected auto, off or eager; CZ_MSM_TABLE_WINDOWS: whole, fit or 2 to 64");
     bo.fallback = 1;
     if ((st = cz_backend_create(&pc->be, pc->device, &bo, &pc->err)) != CZ_OK) {
         pc->device_failed = 1; /* the spec parsed (prove_parse): the device is missing or failed */

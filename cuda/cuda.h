@@ -53,6 +53,7 @@ typedef struct cz_cuda_opts {
     size_t msm_chunk; /* points per MSM chunk (>= 1) */
     int msm_trace;    /* 1: per-phase MSM times on the logger (debug) */
     int msm_table;    /* tables of multiples of resident bases (cuda/msm.cu): CZ_CUDA_TABLE_* */
+    int msm_table_windows; /* 0: whole tables only; 2..64: at most that many windows (partial tables) */
     int ntt_simple;   /* 1: the per-level NTT kernels (for comparisons) */
     int ntt_tile;     /* tile log of the NTT pass kernel (clamped to what fits) */
     int ntt_cols;     /* column log of the upper passes (0: automatic, < tile) */
@@ -61,7 +62,12 @@ typedef struct cz_cuda_opts {
  * that would use one (a key kept for many proofs; not for a one-off), when
  * it fits in VRAM; EAGER on the first such call; OFF never (each MSM runs
  * window by window). Environment override: CZ_MSM_TABLE=auto|eager|off
- * (backend/cuda.c, for comparisons in whole runs). */
+ * (backend/cuda.c, for comparisons in whole runs). msm_table_windows: with
+ * 0 a table is built whole (all W windows) or not at all; with K >= 2 a
+ * table keeps at most K windows, and where the whole one does not fit, the
+ * first Wt of them that do (one bucket set per group of Wt windows,
+ * cuda/msm.cuh), when the cost model says that still pays. Environment
+ * override (the CLI): CZ_MSM_TABLE_WINDOWS=whole|fit|K. */
 enum { CZ_CUDA_TABLE_AUTO = 0, CZ_CUDA_TABLE_OFF = 1, CZ_CUDA_TABLE_EAGER = 2 };
 cz_status cz_cuda_set_opts(cz_cuda *ctx, const cz_cuda_opts *o, cz_error *err);
 /* Where the CUDA layer's lines go (the MSM trace); NULL: silent. Copied. */

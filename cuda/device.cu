@@ -183,6 +183,9 @@ extern "C" cz_status cz_cuda_set_opts(cz_cuda *ctx, const cz_cuda_opts *o, cz_er
     if (o->msm_table < CZ_CUDA_TABLE_AUTO || o->msm_table > CZ_CUDA_TABLE_EAGER)
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU MSM table mode %d: expected 0 (auto), 1 (off) or 2 (eager)",
                             o->msm_table);
+    if (o->msm_table_windows && (o->msm_table_windows < 2 || o->msm_table_windows > 64))
+        return cz_error_set(err, CZ_ERR_INVALID_ARG,
+                            "GPU MSM table windows %d: expected 2 to 64 (0: whole tables only)", o->msm_table_windows);
     if (o->ntt_tile < 0 || o->ntt_cols < 0)
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU NTT tile %d / cols %d: expected >= 0", o->ntt_tile,
                             o->ntt_cols);

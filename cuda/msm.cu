@@ -282,7 +282,8 @@ __global__ void __launch_bounds__(SCAN_BLOCK)
 template <class FRP>
 __global__ void __launch_bounds__(PREP_BLOCK)
     k_compact(const uint4 *scal, size_t n, int mont, const uint32_t *off_other, const uint32_t *off_one, int c,
-              int W, size_t m, uint32_t v0, uint32_t vstep, uint32_t *keys, uint32_t *vals, uint32_t *idx1)
+              int W, int wt, int wpad, size_t m, uint32_t v0, uint32_t vstep, uint32_t *keys, uint32_t *vals,
+              uint32_t *idx1)
 {
     typedef cub::BlockScan<uint32_t, PREP_BLOCK> scan_t;
     __shared__ typename scan_t::TempStorage tmp;
@@ -297,7 +298,7 @@ __global__ void __launch_bounds__(PREP_BLOCK)
     scan_t(tmp).ExclusiveSum(packed, rank);
     if (cls == CLS_OTHER) {
         size_t j = (size_t)off_other[blockIdx.x] + (rank & 0xffffu);
-        write_entries(canonical<FRP>(s, mont != 0), v0 + (uint32_t)i, j, c, W, m, keys, vals, vstep);
+        write_entries(canonical<FRP>(s, mont != 0), v0 + (uint32_t)i, j, c, W, m, keys, vals, vstep, wt, wpad);
     } else if (cls == CLS_ONE) {
         idx1[(size_t)off_one[blockIdx.x] + (rank >> 16)] = (uint32_t)i;
     }
@@ -461,7 +462,7 @@ static cz_status sort_temp_bytes(cz_cuda *ctx, size_t m, int c, size_t *bytes, c
 template <class T> static void carve_var(carver &cv, var_part<T> &v, const plan &p, size_t sort_bytes)
 {
     typedef typename T::F F;
-    const size_t W = (size_t)p.A, e = (size_t)p.W * p.m; /* W: bucket sets */
+    const size_t W = (size_t)p.A, e = (size_t)p.A * p.E; /* W: bucket sets */
     v.keys = cv.template take<uint32_t>(e);
     v.vals = cv.template take<uint32_t>(e);
     v.keys_alt = cv.template take<uint32_t>(e);
@@ -486,10 +487,11 @@ template <class T> static int window_for(size_t m, const knobs &k)
 }
 
 template <class T>
-static cz_status var_bytes(cz_cuda *ctx, size_t m, int c, const knobs &k, bool shared, size_t *bytes, cz_error *err)
+static cz_status var_bytes(cz_cuda *ctx, size_t m, int c, const knobs &k, bool shared, int wt, size_t *bytes,
+                           cz_error *err)
 {
     plan p;
-    if (!make_plan(&p, m, 0, c, T::bits, k, shared))
+    if (!make_plan(&p, m, 0, c, T::bits, k, shared, wt))
         return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: no plan for m=%zu c=%d", m, c);
     size_t sb;
     cz_status st = sort_temp_bytes(ctx, p.E, c, &sb, err);
@@ -508,14 +510,14 @@ static cz_status var_bytes(cz_cuda *ctx, size_t m, int c, const knobs &k, bool s
  * the largest m below the switch.
  */
 template <class T>
-static cz_status var_bytes_upto(cz_cuda *ctx, size_t hi, int c, const knobs &k, bool shared, size_t *bytes,
+static cz_status var_bytes_upto(cz_cuda *ctx, size_t hi, int c, const knobs &k, bool shared, int wt, size_t *bytes,
                                 cz_error *err)
 {
-    cz_status st = var_bytes<T>(ctx, hi, c, k, shared, bytes, err);
+    cz_status st = var_bytes<T>(ctx, hi, c, k, shared, wt, bytes, err);
     for (int i = 0; i < 2 && st == CZ_OK; i++) {
         const size_t below = run_switch_below(i, windows_of(c, T::bits), k);
         size_t b = 0;
-        if (below >= 1 && below < hi && (st = var_bytes<T>(ctx, below, c, k, shared, &b, err)) == CZ_OK &&
+        if (below >= 1 && below < hi && (st = var_bytes<T>(ctx, below, c, k, shared, wt, &b, err)) == CZ_OK &&
             b > *bytes)
             *bytes = b;
     }
@@ -525,20 +527,20 @@ static cz_status var_bytes_upto(cz_cuda *ctx, size_t hi, int c, const knobs &k, 
 /*
  * The variable part's size for any m <= nc: for every window c the plan can
  * pick, up to the largest m that picks at most c (choose_window never
- * decreases as m grows); with a table of window tc (> 0), the shared plan's
- * for any m <= nc too.
+ * decreases as m grows); with a table of window tc (> 0) and tw windows,
+ * the shared plan's for any m <= nc too.
  */
 template <class T>
-static cz_status var_reserve(cz_cuda *ctx, size_t nc, const knobs &k, int tc, size_t *bytes, cz_error *err)
+static cz_status var_reserve(cz_cuda *ctx, size_t nc, const knobs &k, int tc, int tw, size_t *bytes, cz_error *err)
 {
     *bytes = 0;
     if (tc > 0) {
-        cz_status st = var_bytes_upto<T>(ctx, nc, tc, k, true, bytes, err);
+        cz_status st = var_bytes_upto<T>(ctx, nc, tc, k, true, tw, bytes, err);
         if (st != CZ_OK) return st;
     }
     if (k.window) {
         size_t b = 0;
-        cz_status st = var_bytes_upto<T>(ctx, nc, k.window, k, false, &b, err);
+        cz_status st = var_bytes_upto<T>(ctx, nc, k.window, k, false, 0, &b, err);
         if (b > *bytes) *bytes = b;
         return st;
     }
@@ -553,7 +555,7 @@ static cz_status var_reserve(cz_cuda *ctx, size_t nc, const knobs &k, int tc, si
                 hi = mid - 1;
         }
         size_t b = 0;
-        cz_status st = var_bytes_upto<T>(ctx, lo, c, k, false, &b, err);
+        cz_status st = var_bytes_upto<T>(ctx, lo, c, k, false, 0, &b, err);
         if (st != CZ_OK) return st;
         if (b > *bytes) *bytes = b;
     }
@@ -629,7 +631,7 @@ template <class T> struct call {
      * NULL: window w of the call's point i at table[w tab_n + tab_first + i] */
     const affine<F> *table;
     size_t tab_n, tab_first;
-    int tab_c;
+    int tab_c, tab_w; /* its window and windows kept (all W, or a partial table's Wt) */
     int want_c; /* without a table: the window of one this call would use, else 0 */
     bool wants_table;
     const uint4 *d_scal;        /* this chunk's scalars on the device */
@@ -656,8 +658,8 @@ template <class T> struct call {
             return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: counts %zu + %zu > %zu", m, m1, len);
         /* one bucket set through the table where that is cheaper (never
          * with a forced window: sweeps time the per-window plan) */
-        bool shared = table && !kn.window && table_pays(m, tab_c, T::bits, T::mul_per_us) &&
-                      make_plan(&p, m, m1, tab_c, T::bits, kn, true);
+        bool shared = table && !kn.window && table_pays(m, tab_c, T::bits, T::mul_per_us, tab_w) &&
+                      make_plan(&p, m, m1, tab_c, T::bits, kn, true, tab_w);
         if (!shared) {
             int c = window_for<T>(m, kn);
             if (!make_plan(&p, m, m1, c, T::bits, kn))
@@ -677,7 +679,8 @@ template <class T> struct call {
             /* entries name the bases of the chunk, or their multiples in the table */
             const uint32_t v0 = shared ? (uint32_t)(tab_first + off) : 0, vstep = shared ? (uint32_t)tab_n : 0;
             k_compact<typename T::FRP><<<(unsigned)nblk, PREP_BLOCK, 0, ctx->compute>>>(
-                d_scal, len, mont, fx.off_other, fx.off_one, p.c, p.W, m, v0, vstep, v.keys, v.vals, fx.idx1);
+                d_scal, len, mont, fx.off_other, fx.off_one, p.c, p.W, shared ? p.Wt : 0, p.A * p.Wt, m, v0, vstep,
+                v.keys, v.vals, fx.idx1);
             CZ_CUDA_TRY(ctx, err, cudaGetLastError());
         }
         /* the last read of the chunk's scalar buffer: the next chunk may upload into it */
@@ -863,35 +866,64 @@ template <class T> struct call {
             }
         }
         cz_log(&ctx->log, CZ_LOG_DEBUG, "cuda",
-                "cz_cuda_msm %s: chunk %zu+%zu m=%zu m1=%zu c=%d W=%d%s levels=%d S=%zu | ms from start: prep %.3f "
-                "sort %.3f ones %.3f acc %.3f end %.3f | %s bases\n",
-                T::name(), off, len, p.m, p.m1, p.c, p.W, p.shared ? " shared (table)" : "", p.levels, p.S,
+                "cz_cuda_msm %s: chunk %zu+%zu m=%zu m1=%zu c=%d W=%d sets=%d%s levels=%d S=%zu | ms from start: prep "
+                "%.3f sort %.3f ones %.3f acc %.3f end %.3f | %s bases\n",
+                T::name(), off, len, p.m, p.m1, p.c, p.W, p.A, p.shared ? " (table)" : "", p.levels, p.S,
                 ms[PH_PREP], ms[PH_SORT], ms[PH_ONES], ms[PH_ACC], ms[PH_END], resident ? "resident" : "streamed");
     }
 };
 
 /*
  * Builds the table of multiples of the resident block blk (v: its snapshot)
- * for group T at window c (msm.cuh table_fn): window 0 a copy of the bases,
- * windows 1..W-1 one launch per window and piece of points (the XYZZ
- * running points of a piece in a temporary block). Needs W times the
- * block's bytes of VRAM and leaves an eighth of the GPU's memory free (the
- * working sets of later calls; they may still evict the table,
- * mem/resident.c). Synchronous: once per block, after the call that asked
- * for it and claimed the build (the caller publishes or frees it).
+ * for group T and calls of up to nc points (msm.cuh table_fn): the window
+ * and the windows kept from table_plan, all W where they fit in VRAM with
+ * an eighth of the GPU's memory left free (the working sets of later calls;
+ * they may still evict the table, mem/resident.c), else (where the knob
+ * msm_table_windows allows partial tables) the first Wt, and none where no
+ * such table pays. Window 0 a copy of the bases, windows 1..Wt-1 one launch
+ * per window and piece of points (the XYZZ running points of a piece in a
+ * temporary block). *c_out: the table's window. Synchronous: once per
+ * block, after the call that asked for it and claimed the build (the caller
+ * publishes or frees it).
  */
 template <class T>
-static cz_status build_table(cz_cuda *ctx, cz_res_block *blk, const cz_res_view &v, int c, cz_error *err)
+static cz_status build_table(cz_cuda *ctx, cz_res_block *blk, const cz_res_view &v, size_t nc, int *c_out,
+                             cz_error *err)
 {
     typedef typename T::F F;
-    const size_t n = v.bytes / sizeof(affine<F>);
+    const size_t n = v.bytes / sizeof(affine<F>), headroom = ctx->prop.totalGlobalMem / 8;
+    *c_out = 0;
+    if (n == 0) return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_msm: no table for an empty block");
+    /* the windows that fit beside what is held now (the claim keeps the
+     * block from holding a table: nothing of its own to free first) */
+    size_t fr = 0, tot = 0;
+    CZ_CUDA_TRY(ctx, err, cudaMemGetInfo(&fr, &tot));
+    const size_t room = fr > headroom ? (fr - headroom) / v.bytes : 0;
+    const int tw = ctx->opts.msm_table_windows;
+    int maxw = room > (size_t)MAX_WINDOWS ? MAX_WINDOWS : (int)room, wt = 0;
+    if (tw > 0 && tw < maxw) maxw = tw;
+    const int cw = table_window(nc, T::bits, T::mul_per_us);
+    if (cw == 0) return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_msm: no table for %zu points", n);
+    int c = cw;
+    wt = windows_of(cw, T::bits);
+    if (maxw < wt) { /* the whole table does not fit */
+        if (tw == 0 || maxw < 2)
+            return cz_error_set(err, CZ_ERR_DEVICE_MEMORY,
+                                "device: a table of %zu MiB does not fit (%zu MiB free, %zu MiB kept free)",
+                                ((size_t)wt * v.bytes) >> 20, fr >> 20, headroom >> 20);
+        c = table_plan(nc, T::bits, T::mul_per_us, maxw, &wt);
+        if (c == 0 || !table_pays(nc, c, T::bits, T::mul_per_us, wt))
+            return cz_error_set(err, CZ_ERR_DEVICE_MEMORY,
+                                "device: %d windows of %zu MiB fit (%zu MiB free, %zu MiB kept free): no table pays",
+                                maxw, v.bytes >> 20, fr >> 20, headroom >> 20);
+    }
     const int W = windows_of(c, T::bits);
-    if (c < TAB_C_MIN || c > TAB_C_MAX || n == 0 || (size_t)W * n > TAB_MAX_ENTRIES)
+    if ((size_t)wt * n > TAB_MAX_ENTRIES)
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_msm: no table of window %d for %zu points", c, n);
     const double t0 = cz_now();
     void *tabmem = NULL;
-    cz_status s = cz_resident_table_begin(ctx->store, ctx->lane, blk, (size_t)W * n * sizeof(affine<F>),
-                                          ctx->prop.totalGlobalMem / 8, &tabmem, err);
+    cz_status s = cz_resident_table_begin(ctx->store, ctx->lane, blk, (size_t)wt * n * sizeof(affine<F>), headroom,
+                                          &tabmem, err);
     if (s != CZ_OK) return s;
     const size_t piece = n < ((size_t)1 << 22) ? n : (size_t)1 << 22;
     void *acc = NULL;
@@ -904,7 +936,7 @@ static cz_status build_table(cz_cuda *ctx, cz_res_block *blk, const cz_res_view 
     s = ex.copy(tab, pts, n * sizeof(affine<F>));
     for (size_t lo = 0; s == CZ_OK && lo < n; lo += piece) {
         const size_t hi = n - lo < piece ? n : lo + piece;
-        for (int w = 1; s == CZ_OK && w < W; w++) {
+        for (int w = 1; s == CZ_OK && w < wt; w++) {
             table_fn<F> f = {pts, tab, (xyzz<F> *)acc, n, lo, hi, TAB_K, c, w};
             s = ex.run(make_op(f), (hi - lo + TAB_K - 1) / TAB_K);
         }
@@ -917,8 +949,10 @@ static cz_status build_table(cz_cuda *ctx, cz_res_block *blk, const cz_res_view 
     }
     cudaFree(acc);
     if (s != CZ_OK) return s; /* the caller's table_end frees it */
-    CZ_LOG(&ctx->log, CZ_LOG_INFO, "cuda", "%s: MSM table of %zu points, window %d (%d windows): %zu MiB in %.2f s",
-           T::name(), n, c, W, ((size_t)W * n * sizeof(affine<F>)) >> 20, cz_now() - t0);
+    CZ_LOG(&ctx->log, CZ_LOG_INFO, "cuda",
+           "%s: MSM table of %zu points, window %d (%d of %d windows, %d bucket sets): %zu MiB in %.2f s", T::name(), n,
+           c, wt, W, (W + wt - 1) / wt, ((size_t)wt * n * sizeof(affine<F>)) >> 20, cz_now() - t0);
+    *c_out = c;
     return CZ_OK;
 }
 
@@ -970,13 +1004,14 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
         cl.resident_scal = rs;
         cl.table = tab;
         cl.tab_c = tab ? view.tab_c : 0;
+        cl.tab_w = tab && view.bytes ? (int)(view.tab_bytes / view.bytes) : 0;
         cl.tab_n = res ? view.bytes / sizeof(affine<F>) : 0;
         cl.tab_first = res ? (size_t)((const char *)bases - (const char *)view.host) / sizeof(affine<F>) : 0;
         carver cv = {NULL, 0};
         carve_fixed<T>(cv, cl.fx, nc, cl.resident == NULL);
         size_t fixed = (cv.used + 255) & ~(size_t)255, var;
         /* (a forced window never takes the shared plan: phase2) */
-        if ((s = var_reserve<T>(ctx, nc, cl.kn, cl.kn.window ? 0 : cl.tab_c, &var, err)) != CZ_OK) return s;
+        if ((s = var_reserve<T>(ctx, nc, cl.kn, cl.kn.window ? 0 : cl.tab_c, cl.tab_w, &var, err)) != CZ_OK) return s;
         void *mem; /* (the arena itself when it is large enough) */
         if ((s = cz_cuda_scratch(ctx, fixed + var, &mem, err)) != CZ_OK) return s;
         cv.base = (char *)mem;
@@ -1032,8 +1067,9 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
         cz_resident_table_claim(ctx->store, ctx->lane, blk, ctx->opts.msm_table == CZ_CUDA_TABLE_EAGER ? 1u : 2u)) {
         cz_error terr;
         cz_error_clear(&terr);
-        const cz_status ts = build_table<T>(ctx, blk, view, cl.want_c, &terr);
-        cz_resident_table_end(ctx->store, ctx->lane, blk, ts == CZ_OK, T::name(), cl.want_c);
+        int tc = 0;
+        const cz_status ts = build_table<T>(ctx, blk, view, nc, &tc, &terr);
+        cz_resident_table_end(ctx->store, ctx->lane, blk, ts == CZ_OK, T::name(), tc);
         if (ts != CZ_OK) {
             if (ctx->sticky) return cz_error_set(err, terr.status, "%s", cz_error_msg(&terr));
             CZ_LOG(&ctx->log, CZ_LOG_INFO, "cuda", "%s: no MSM table (%s); the MSMs run window by window",

@@ -46,7 +46,9 @@
  * one sort, one accumulation (the same levels over W m entries), one
  * reduction, and the host adds the set's sum to the ones' (plan_result):
  * no doublings between windows, and W - 1 fewer reductions, so the window
- * grows (TAB_C_MAX) and W shrinks. table_pays decides per chunk.
+ * grows (TAB_C_MAX) and W shrinks. A partial table (the first Wt windows,
+ * where VRAM holds no more) gives one set per group of Wt windows instead.
+ * table_pays decides per chunk.
  *
  * Everything a thread does is a __host__ __device__ functor here; the
  * sequence of launches after the sort is after_sort(), templated over an
@@ -179,18 +181,20 @@ CZ_HD int digit(const scalar &k, int w, int c)
 /*
  * The W entries of the point with canonical scalar k, at position j of each
  * window's array (window w at w * stride). The entry of window w names the
- * base v0 + w * vstep (< 2^31 - 1): v0 = the point's index and vstep = 0
- * for the bases themselves; with a table of multiples (table_fn below:
- * window w's multiples at w * n), v0 = the point's index in the table's
- * block and vstep = n, so that every window's entry names 2^(c w) P and all
- * windows can share one bucket set.
+ * base v0 + (w mod wt) * vstep (< 2^31 - 1): v0 = the point's index and
+ * vstep = 0 for the bases themselves; with a table of multiples (table_fn
+ * below: window u's multiples at u * n, u < wt), v0 = the point's index in
+ * the table's block and vstep = n, so that the entry of window w names
+ * 2^(c (w mod wt)) P and the wt windows of a group share one bucket set
+ * (wt = 0: all W windows, one set). Windows W .. wpad - 1 (a last group's
+ * padding) get entries that add nothing.
  */
 CZ_HD void write_entries(const scalar &k, uint32_t v0, size_t j, int c, int W, size_t stride, uint32_t *keys,
-                         uint32_t *vals, uint32_t vstep = 0)
+                         uint32_t *vals, uint32_t vstep = 0, int wt = 0, int wpad = 0)
 {
-    for (int w = 0; w < W; w++) {
+    for (int w = 0, u = 0; w < W; w++, u = u + 1 == wt ? 0 : u + 1) {
         int d = digit(k, w, c);
-        const uint32_t i = v0 + (uint32_t)w * vstep;
+        const uint32_t i = v0 + (uint32_t)u * vstep;
         uint32_t key = 0, val = SENT;
         if (d > 0) {
             key = (uint32_t)d - 1;
@@ -201,6 +205,10 @@ CZ_HD void write_entries(const scalar &k, uint32_t v0, size_t j, int c, int W, s
         }
         keys[(size_t)w * stride + j] = key;
         vals[(size_t)w * stride + j] = val;
+    }
+    for (int w = W; w < wpad; w++) {
+        keys[(size_t)w * stride + j] = 0;
+        vals[(size_t)w * stride + j] = SENT;
     }
 }
 
@@ -240,8 +248,13 @@ template <class F> xyzz<F> combine_windows(const xyzz<F> *win, int W, int c)
  * is an entry for the point 2^(c w) P_i and all W windows share one bucket
  * set (plan.shared): one reduction instead of W, and no doublings between
  * windows, so that the window can grow (fewer windows, fewer entries).
+ * Where VRAM holds fewer than W windows of the block, a partial table keeps
+ * the first Wt: digit w is an entry for 2^(c (w mod Wt)) P_i in the bucket
+ * set of group w / Wt, and the host adds the A = ceil(W / Wt) set sums with
+ * c Wt doublings between them (plan_result): the same entries, A
+ * reductions, a table A times smaller.
  * cuda/msm.cu builds a block's table once (window 0 is a copy of the
- * bases), one window after the other: launch w (1 <= w < W) over the
+ * bases), one window after the other: launch w (1 <= w < Wt) over the
  * points [lo, hi) of a piece, K consecutive points per thread: acc[i - lo]
  * (window w - 1's point in XYZZ form, or P_i when w = 1) doubled c times
  * and kept for the next window, then made affine with one inversion per
@@ -572,45 +585,87 @@ inline int choose_window(size_t m, int bits, double mul_per_us)
     return best;
 }
 
-/*
- * The same cost for one bucket set shared by all windows (a table of
- * multiples): the W m entries and their additions stay, the reduction and
- * the fixed launches are paid once.
- */
-inline double shared_cost(size_t m, int c, int bits, double mul_per_us)
+/* The windows a table of window c keeps: all W (wt = 0 or >= W), else wt. */
+CZ_HD int table_windows(int c, int bits, int wt)
 {
-    const double W = (double)windows_of(c, bits), nb = (double)((size_t)1 << (c - 1));
-    return W * (double)m * (10.0 + 6e-5 * mul_per_us) + nb * 36.0 + 60.0 * mul_per_us;
+    const int W = windows_of(c, bits);
+    return wt <= 0 || wt >= W ? W : wt;
+}
+/* The bucket sets of a plan through a table of wt windows: ceil(W / wt). */
+CZ_HD int table_sets(int c, int bits, int wt)
+{
+    const int W = windows_of(c, bits), t = table_windows(c, bits, wt);
+    return (W + t - 1) / t;
 }
 
-/* The window of a table for calls of up to n points: the cheapest shared
- * c in [TAB_C_MIN, TAB_C_MAX] with W n <= TAB_MAX_ENTRIES; 0 if none. */
-inline int table_window(size_t n, int bits, double mul_per_us)
+/*
+ * The same cost through a table of multiples of wt of the W windows (0:
+ * all): the windows form A = ceil(W / wt) groups of wt, each one bucket set
+ * (A = 1 with the whole table): the A wt m entries (a last group's padding
+ * counted as whole entries) and their additions stay, the reduction and
+ * the fixed launches are paid once per set.
+ */
+inline double shared_cost(size_t m, int c, int bits, double mul_per_us, int wt = 0)
 {
-    int best = 0;
+    const int t = table_windows(c, bits, wt), A = table_sets(c, bits, wt);
+    const double nb = (double)((size_t)1 << (c - 1));
+    return (double)A * ((double)t * (double)m * (10.0 + 6e-5 * mul_per_us) + nb * 36.0 + 60.0 * mul_per_us);
+}
+
+/*
+ * The table for calls of up to n points: with maxw = 0 a whole one (all W
+ * windows, W n <= TAB_MAX_ENTRIES); with maxw > 0 (the windows of n points
+ * that fit in VRAM) all W where they fit, else the fewest bucket sets A
+ * that fit, each of ceil(W / A) windows (at least 2: a table of one window
+ * is the bases, the per-window plan), with wt n <= TAB_MAX_ENTRIES. The
+ * cheapest c in [TAB_C_MIN, TAB_C_MAX] and its windows *wt; returns the
+ * window, 0 if none (*wt = 0 then).
+ */
+inline int table_plan(size_t n, int bits, double mul_per_us, int maxw, int *wt)
+{
+    int best = 0, bw = 0;
     double bc = 0;
+    const size_t cap = n ? TAB_MAX_ENTRIES / n : TAB_MAX_ENTRIES;
     for (int c = TAB_C_MIN; c <= TAB_C_MAX; c++) {
-        if ((size_t)windows_of(c, bits) * n > TAB_MAX_ENTRIES) continue;
-        double k = shared_cost(n, c, bits, mul_per_us);
+        const int W = windows_of(c, bits);
+        if (maxw == 0 && (size_t)W > cap) continue;
+        int lim = maxw > 0 && maxw < W ? maxw : W;
+        if ((size_t)lim > cap) lim = (int)cap;
+        if (lim < 2 && lim < W) continue;
+        const int A = (W + lim - 1) / lim, t = (W + A - 1) / A;
+        const double k = shared_cost(n, c, bits, mul_per_us, t);
         if (best == 0 || k < bc) {
             bc = k;
             best = c;
+            bw = t;
         }
     }
+    *wt = bw;
     return best;
 }
 
-/* Whether m points go faster through a table of window tc than through
- * the per-window plan (at its own best window): by at least a tenth in the
- * model (measured on the H200, bench/RESULTS.md: a witness-like BN254 G1
- * MSM of 2^24 points that the model put 1% in favour of the table took
- * 20.2 ms through it against 18.8 without; full-width ones, modelled 13-19%
- * cheaper, were 13-17% faster). */
-inline bool table_pays(size_t m, int tc, int bits, double mul_per_us)
+/* The window of a whole table for calls of up to n points (table_plan
+ * without a limit on its windows); 0 if none. */
+inline int table_window(size_t n, int bits, double mul_per_us)
 {
-    if (m == 0 || tc < TAB_C_MIN || tc > TAB_C_MAX || (size_t)windows_of(tc, bits) * m > TAB_MAX_ENTRIES) return false;
+    int wt;
+    return table_plan(n, bits, mul_per_us, 0, &wt);
+}
+
+/* Whether m points go faster through a table of window tc (wt of its
+ * windows; 0: all) than through the per-window plan (at its own best
+ * window): by at least a tenth in the model (measured on the H200,
+ * bench/RESULTS.md: a witness-like BN254 G1 MSM of 2^24 points that the
+ * model put 1% in favour of the table took 20.2 ms through it against 18.8
+ * without; full-width ones, modelled 13-19% cheaper, were 13-17% faster). */
+inline bool table_pays(size_t m, int tc, int bits, double mul_per_us, int wt = 0)
+{
+    if (m == 0 || tc < TAB_C_MIN || tc > TAB_C_MAX ||
+        (size_t)table_windows(tc, bits, wt) * m > TAB_MAX_ENTRIES)
+        return false;
+    if (table_windows(tc, bits, wt) < 2 && windows_of(tc, bits) > 1) return false;
     const int c = choose_window(m, bits, mul_per_us);
-    return shared_cost(m, tc, bits, mul_per_us) < 0.9 * window_cost(m, c, bits, mul_per_us);
+    return shared_cost(m, tc, bits, mul_per_us, wt) < 0.9 * window_cost(m, c, bits, mul_per_us);
 }
 
 /* Tunables (0 = default; cuda/msm.cu reads them from the environment). */
@@ -675,35 +730,40 @@ static const size_t CHUNK_DEFAULT = (size_t)1 << 25;
 
 /* Everything the launches after the sort need, for m other points (in W
  * windows of c bits) and m1 ones: per window a bucket set of m entries, or
- * (shared: a table of multiples) one bucket set of W m entries. */
+ * (shared: a table of multiples) one bucket set of W m entries, or, through
+ * a table of Wt < W windows, one set of Wt m entries per group of Wt
+ * windows (the last group padded with entries that add nothing). */
 struct plan {
     int c, W;
-    bool shared;         /* one bucket set for all windows */
-    int A;               /* bucket sets: W, or 1 when shared */
+    bool shared;         /* bucket sets shared by windows (a table) */
+    int Wt;              /* windows per set: 1, or W (or the table's) when shared */
+    int A;               /* bucket sets: W, or ceil(W / Wt) when shared */
     size_t nb;           /* buckets per set, 2^(c-1) */
     size_t m, m1;
-    size_t E;            /* entries per set: m, or W m when shared */
+    size_t E;            /* entries per set: m, or Wt m when shared */
     int levels;          /* accumulation launches (0 when m = 0) */
     size_t cnt[MAX_LEVELS], T[MAX_LEVELS], L[MAX_LEVELS]; /* per set */
     size_t S, nseg;      /* reduction segments */
     size_t G;            /* bases per thread in the ones' first sum */
 };
 
-/* Fills p for (m, m1, c) (shared: one bucket set, c up to TAB_C_MAX);
- * returns false if the knobs are out of range. */
-inline bool make_plan(plan *p, size_t m, size_t m1, int c, int bits, const knobs &k, bool shared = false)
+/* Fills p for (m, m1, c) (shared: through a table of wt windows, 0: all,
+ * c up to TAB_C_MAX); returns false if the knobs are out of range. */
+inline bool make_plan(plan *p, size_t m, size_t m1, int c, int bits, const knobs &k, bool shared = false,
+                      int wt = 0)
 {
     if (c < 2 || c > (shared ? TAB_C_MAX : C_MAX)) return false;
     p->c = c;
     p->W = windows_of(c, bits);
     if (p->W > MAX_WINDOWS) return false;
     p->shared = shared;
-    p->A = shared ? 1 : p->W;
-    if (shared && (size_t)p->W * m > TAB_MAX_ENTRIES) return false;
+    p->Wt = shared ? table_windows(c, bits, wt) : 1;
+    p->A = shared ? table_sets(c, bits, wt) : p->W;
+    if (shared && (size_t)p->Wt * m > TAB_MAX_ENTRIES) return false;
     p->nb = (size_t)1 << (c - 1);
     p->m = m;
     p->m1 = m1;
-    p->E = shared ? (size_t)p->W * m : m;
+    p->E = shared ? (size_t)p->Wt * m : m;
     const size_t L0 = k.run ? k.run : run_default(m, p->W, k.run_huge);
     if (L0 < 8) return false;
     p->levels = 0;
@@ -732,10 +792,11 @@ inline bool make_plan(plan *p, size_t m, size_t m1, int c, int bits, const knobs
 }
 
 /* The chunk's sum from the plan's results out[0, A] (A set sums, then the
- * ones): sum_w 2^(wc) out[w] (host doublings) unless the set is shared. */
+ * ones): sum_a 2^(a c Wt) out[a] (host doublings; Wt = 1 per window, and
+ * none with one shared set). */
 template <class F> xyzz<F> plan_result(const plan &p, const xyzz<F> *out)
 {
-    return (p.shared ? out[0] : combine_windows<F>(out, p.W, p.c)).add(out[p.A]);
+    return (p.A == 1 ? out[0] : combine_windows<F>(out, p.A, p.c * p.Wt)).add(out[p.A]);
 }
 
 /* ---- the launches after the sort ------------------------------------------------- */
@@ -743,7 +804,7 @@ template <class F> xyzz<F> plan_result(const plan &p, const xyzz<F> *out)
 /*
  * Buffers of msm_after_sort (device pointers on the GPU, host pointers in the
  * host test). Sizes for a plan p (per entry: key 4 bytes, points sizeof):
- *   keys, vals      W * m sorted entries (set a's E at a * E)
+ *   keys, vals      A * E sorted entries (set a's E at a * E)
  *   idx1            m1 base indices of the ones
  *   pkey/pval[q]    pieces of the levels k with k % 2 == q: max A * 2 T[k]
  *   buckets         A * nb

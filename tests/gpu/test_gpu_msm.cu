@@ -240,7 +240,7 @@ template <class T> static void test_witness_like(size_t n)
 }
 
 /* the kernels' tuning knobs (cz_cuda_opts), one at a time; 0: automatic */
-enum knob { K_WINDOW, K_RUN, K_CHUNK, K_TABLE };
+enum knob { K_WINDOW, K_RUN, K_CHUNK, K_TABLE, K_TABLE_W };
 static void set_knob(knob k, long v)
 {
     static cz_cuda_opts o;
@@ -248,6 +248,7 @@ static void set_knob(knob k, long v)
     if (k == K_RUN) o.msm_run = (size_t)v;
     if (k == K_CHUNK) o.msm_chunk = (size_t)v;
     if (k == K_TABLE) o.msm_table = (int)v;
+    if (k == K_TABLE_W) o.msm_table_windows = (int)v;
     cz_error e;
     cz_error_clear(&e);
     CHECK_MSG(cz_cuda_set_opts(g_ctx, &o, &e) == CZ_OK, "cz_cuda_set_opts: %s", cz_error_msg(&e));
@@ -313,11 +314,14 @@ template <class T> static void test_knobs(void)
  * (the shared plan) and must still equal the CPU: full-width, digit
  * extremes, r - 1, witness-like mixes, sub-ranges of the block, chunks
  * (the table's index of a chunk's points), both forms; AUTO builds on the
- * second such call only; releasing the bases frees the table.
+ * second such call only; releasing the bases frees the table. tw > 0:
+ * partial tables (cz_cuda_opts msm_table_windows): each table keeps at most
+ * tw windows (its VRAM shows that), one bucket set per group of windows.
  */
-template <class T> static void test_table(void)
+template <class T> static void test_table(int tw)
 {
-    const size_t sizes[] = {1000, 4097, (1u << 16) + 3, T::g1 ? (1u << 20) : (1u << 18)};
+    const size_t sizes[] = {1000, 4097, (1u << 16) + 3, tw ? (1u << 18) : T::g1 ? (1u << 20) : (1u << 18)};
+    set_knob(K_TABLE_W, tw);
     for (size_t n : sizes) {
         inst<T> B;
         B.init(n);
@@ -342,8 +346,9 @@ template <class T> static void test_table(void)
                 cz_error_clear(&e);
                 cz_status st = T::gpu(g_ctx, &R, B.bases.data() + first, I.scalars(mont != 0), I.n,
                                       mont ? CZ_MSM_MONTGOMERY : CZ_MSM_CANONICAL, &e);
-                CHECK_MSG(st == CZ_OK && T::eq(&R, &expect), "%s table n=%zu %s (call %d, first %zu, form %d): %s",
-                          T::name(), n, what, k, first, mont, st == CZ_OK ? "wrong result" : cz_error_msg(&e));
+                CHECK_MSG(st == CZ_OK && T::eq(&R, &expect),
+                          "%s table n=%zu windows<=%d %s (call %d, first %zu, form %d): %s", T::name(), n, tw, what, k,
+                          first, mont, st == CZ_OK ? "wrong result" : cz_error_msg(&e));
             }
         };
         inst<T> I;
@@ -361,6 +366,12 @@ template <class T> static void test_table(void)
          * two forms of one run count as two calls) */
         CHECK_MSG(res2 > res0 && (n == 4097 || res1 > res0), "%s table n=%zu: resident %zu -> %zu -> %zu bytes",
                   T::name(), n, res0, res1, res2);
+        /* a partial table: 2 to tw windows of the block's bytes */
+        if (tw)
+            CHECK_MSG(res2 > res0 && (res2 - res0) % bbytes == 0 && (res2 - res0) / bbytes >= 2 &&
+                          (res2 - res0) / bbytes <= (size_t)tw,
+                      "%s table n=%zu windows<=%d: %zu bytes of table for %zu bytes of bases", T::name(), n, tw,
+                      res2 - res0, bbytes);
         /* digit extremes at the windows a table may have, and r - 1 */
         for (int c : {16, 20, 22}) {
             for (size_t i = 0; i < n; i++) set_digit_extremes<T>(I, i, c);
@@ -396,6 +407,7 @@ template <class T> static void test_table(void)
                   n, cz_cuda_bases_resident(g_ctx));
     }
     set_knob(K_TABLE, CZ_CUDA_TABLE_AUTO);
+    set_knob(K_TABLE_W, 0);
 }
 
 /*
@@ -758,7 +770,8 @@ template <class T> static void run_group(void)
     test_edge_bases<T>();
     test_knobs<T>();
     if constexpr (T::g1) test_h_kept<T>();
-    test_table<T>();
+    test_table<T>(0);
+    test_table<T>(6);
     test_lanes<T>();
     test_random_sizes<T>();
     test_witness_like<T>(T::g1 ? ((size_t)1 << 20) : ((size_t)1 << 18));
