@@ -26,6 +26,36 @@ int cz_backend_gpu_count(void)
 #endif
 }
 
+cz_status cz_backend_msm_table_parse(const char *text, int *mode, cz_error *err)
+{
+    static const char *const words[] = {"auto", "off", "eager"}; /* CZ_CUDA_TABLE_AUTO, _OFF, _EAGER */
+    *mode = 0;
+    if (!text || !*text) return CZ_OK;
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(text, words[i])) {
+            *mode = i;
+            return CZ_OK;
+        }
+    return cz_error_set(err, CZ_ERR_INVALID_ARG, "expected auto, off or eager");
+}
+
+cz_status cz_backend_msm_table_windows_parse(const char *text, int *windows, cz_error *err)
+{
+    *windows = 0;
+    if (!text || !*text || !strcmp(text, "whole")) return CZ_OK;
+    if (!strcmp(text, "fit")) {
+        *windows = 64;
+        return CZ_OK;
+    }
+    int v = 0;
+    const char *p = text;
+    while (*p >= '0' && *p <= '9' && v <= 64) v = v * 10 + (*p++ - '0');
+    if (p == text || *p || v < 2 || v > 64)
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "expected whole, fit or a number of windows from 2 to 64");
+    *windows = v;
+    return CZ_OK;
+}
+
 size_t cz_backend_scratch_bytes(cz_backend *be, cz_curve curve, unsigned log_n, size_t n)
 {
     return be && be->ops->scratch_bytes ? be->ops->scratch_bytes(be, curve, log_n, n) : 0;

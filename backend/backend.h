@@ -188,4 +188,12 @@ void cz_backend_free(cz_backend *be);
 /* scratch_bytes of be, 0 when it has none. */
 size_t cz_backend_scratch_bytes(cz_backend *be, cz_curve curve, unsigned log_n, size_t n);
 
+/* The words of the GPU MSM's table settings, for the CLI's environment and
+ * the daemon's configuration: "auto" | "off" | "eager" into *mode
+ * (msm_table), and "whole" | "fit" | K (2 to 64) into *windows
+ * (msm_table_windows: 0, 64, K). CZ_ERR_INVALID_ARG for anything else (err
+ * says what is expected; NULL or "" give the defaults, auto and whole). */
+cz_status cz_backend_msm_table_parse(const char *text, int *mode, cz_error *err);
+cz_status cz_backend_msm_table_windows_parse(const char *text, int *windows, cz_error *err);
+
 #endif

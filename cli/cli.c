@@ -164,32 +164,17 @@ const cz_logger cli_log = {stderr_log, NULL, CZ_LOG_WARN};
 
 int cli_msm_table_env(cz_backend_opts *o)
 {
-    const char *t = getenv("CZ_MSM_TABLE");
-    o->msm_table = 0; /* CZ_CUDA_TABLE_AUTO */
-    if (!t || !*t || !strcmp(t, "auto")) {
-    } else if (!strcmp(t, "off")) {
-        o->msm_table = 1; /* CZ_CUDA_TABLE_OFF */
-    } else if (!strcmp(t, "eager")) {
-        o->msm_table = 2; /* CZ_CUDA_TABLE_EAGER */
-    } else {
-        msg("CZ_MSM_TABLE='%s': expected auto, off or eager", t);
+    const char *t = getenv("CZ_MSM_TABLE"), *w = getenv("CZ_MSM_TABLE_WINDOWS");
+    cz_error e;
+    cz_error_clear(&e);
+    if (cz_backend_msm_table_parse(t, &o->msm_table, &e) != CZ_OK) {
+        msg("CZ_MSM_TABLE='%s': %s", t, cz_error_msg(&e));
         return 0;
     }
-    const char *w = getenv("CZ_MSM_TABLE_WINDOWS");
-    o->msm_table_windows = 0;
-    if (!w || !*w || !strcmp(w, "whole")) return 1;
-    if (!strcmp(w, "fit")) {
-        o->msm_table_windows = 64;
-        return 1;
-    }
-    char *end;
-    errno = 0;
-    long v = strtol(w, &end, 10);
-    if (errno || *end || end == w || v < 2 || v > 64) {
-        msg("CZ_MSM_TABLE_WINDOWS='%s': expected whole, fit or a number of windows from 2 to 64", w);
+    if (cz_backend_msm_table_windows_parse(w, &o->msm_table_windows, &e) != CZ_OK) {
+        msg("CZ_MSM_TABLE_WINDOWS='%s': %s", w, cz_error_msg(&e));
         return 0;
     }
-    o->msm_table_windows = (int)v;
     return 1;
 }
 

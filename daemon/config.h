@@ -50,6 +50,8 @@ typedef struct cz_conf {
     char devices[256];         /* backend/devspec.h */
     int gpus;
     int gpu_lanes;             /* steps at once per GPU listed once (engine.h) */
+    char msm_tables[16];       /* auto | off | eager: the GPU MSM's tables of multiples */
+    char msm_table_windows[16]; /* whole | fit | 2..64 (cz_backend_opts.msm_table_windows) */
     int synth_workers;         /* 0: automatic */
     uint64_t max_jobs;         /* jobs not final at most (429 beyond) */
     uint64_t max_spool_bytes;  /* witness bytes in the spool at most (429 beyond) */

@@ -314,6 +314,9 @@ int main(int argc, char **argv)
     ec.device = conf.devices;
     ec.gpus = conf.gpus;
     ec.gpu_lanes = conf.gpu_lanes;
+    /* (both checked when the configuration was read) */
+    (void)cz_backend_msm_table_parse(conf.msm_tables, &ec.backend.msm_table, &err);
+    (void)cz_backend_msm_table_windows_parse(conf.msm_table_windows, &ec.backend.msm_table_windows, &err);
     ec.synth_workers = conf.synth_workers;
     ec.log = log;
     if (cz_engine_create(&engine, &ec, &err) != CZ_OK) goto fail;

@@ -42,6 +42,8 @@ static const char *const all_keys[] = {
     "devices",
     "gpus",
     "gpu_lanes",
+    "msm_tables",
+    "msm_table_windows",
     "synth_workers",
     "budget",
     "max_jobs",
@@ -269,6 +271,23 @@ static void test_uint(void)
     CHECK(set(&c, "gpu_lanes", "1", &err) == CZ_OK && c.gpu_lanes == 1);
     CHECK(refused(&c, "gpu_lanes", "0", "1 to 4"));
     CHECK(refused(&c, "gpu_lanes", "5", "1 to 4"));
+    /* the GPU MSM's tables: a mode, and how much of a table must fit */
+    CHECK(!strcmp(c.msm_tables, "auto") && !strcmp(c.msm_table_windows, "whole")); /* the defaults */
+    CHECK(set(&c, "msm_tables", "off", &err) == CZ_OK && !strcmp(c.msm_tables, "off"));
+    CHECK(set(&c, "msm_tables", "EAGER", &err) == CZ_OK && !strcmp(c.msm_tables, "eager"));
+    CHECK(refused(&c, "msm_tables", "sometimes", "one of auto, off, eager"));
+    CHECK(refused(&c, "msm_tables", "", NULL));
+    {
+        static const char *const good[] = {"fit", "2", "64", "11", "whole"};
+        static const char *const bad[] = {"1", "0", "65", "x", "4x", "-3", "+4", "", "fitting", "007x", "999999999999"};
+        for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+            CHECK_MSG(set(&c, "msm_table_windows", good[i], &err) == CZ_OK && !strcmp(c.msm_table_windows, good[i]),
+                      "msm_table_windows = %s: %s", good[i], cz_error_msg(&err));
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+            CHECK_MSG(refused(&c, "msm_table_windows", bad[i], "whole, fit or a number of windows from 2 to 64"),
+                      "msm_table_windows = '%s'", bad[i]);
+    }
+    CHECK(!strcmp(c.msm_table_windows, "whole")); /* unchanged by the refusals */
     CHECK(set(&c, "synth_workers", "1024", &err) == CZ_OK && c.synth_workers == 1024);
     CHECK(refused(&c, "synth_workers", "1025", NULL));
     CHECK(set(&c, "max_partitions", "1048576", &err) == CZ_OK && c.max_partitions == 1048576);

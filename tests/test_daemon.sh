@@ -263,9 +263,17 @@ if want api; then # ---- sections 1 to 6 ----
 echo "test_daemon: 1. the command line: help, --listen 0.0.0.0 without a token"
 "$cuzkd" --help >"$tmp/help.out" 2>&1
 check test $? = 0
-for k in listen token-file data-dir allow-dir max-jobs budget max-body-bytes shutdown-grace-s; do
+for k in listen token-file data-dir allow-dir max-jobs budget max-body-bytes shutdown-grace-s msm-tables msm-table-windows; do
   check grep -q -- "--$k" "$tmp/help.out"
 done
+# the GPU MSM's table settings: a bad value is a bad configuration (exit 3, named)
+"$cuzkd" --data_dir "$tmp/d_tw" --allow_dir "$allow" --devices cpu --msm-table-windows 1 >"$tmp/tw.out" 2>&1
+check test $? = 3
+check grep -q "msm_table_windows = \"1\": expected whole, fit or a number of windows from 2 to 64" "$tmp/tw.out"
+"$cuzkd" --data_dir "$tmp/d_tw" --allow_dir "$allow" --devices cpu --msm-tables always >"$tmp/tw.out" 2>&1
+check test $? = 3
+check grep -q "msm_tables" "$tmp/tw.out"
+check test ! -e "$tmp/d_tw"
 "$cuzkd" --no-such-flag >/dev/null 2>&1
 check test $? = 2
 p=$(free_port)
@@ -298,7 +306,7 @@ check grep -q "at least 16" "$tmp/short.out"
 # 2. the API, daemon A
 # =====================================================================
 echo "test_daemon: 2. the API, daemon A"
-if ! start_daemon A "$tmp/dA" --max_body_bytes 256K --shutdown_grace_s 2; then
+if ! start_daemon A "$tmp/dA" --max_body_bytes 256K --shutdown_grace_s 2 --msm_tables eager --msm_table_windows fit; then
   echo "test_daemon: daemon A did not start:" >&2
   cat "$tmp/A.log" >&2
   exit 1
