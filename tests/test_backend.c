@@ -185,40 +185,42 @@ static void test_create(void)
 
 /* ---- the words of the GPU MSM's table settings ---- */
 
+typedef struct {
+    const char *text;
+    int value; /* -1: refused */
+} word_case;
+
+/* parse(text) against each case: the value, or CZ_ERR_INVALID_ARG with a
+ * message containing `expected` */
+static void check_words(cz_status (*parse)(const char *, int *, cz_error *), const char *what, const word_case *cases,
+                        size_t n, const char *expected)
+{
+    for (size_t i = 0; i < n; i++) {
+        int v = 7;
+        cz_error err;
+        cz_error_clear(&err);
+        cz_status st = parse(cases[i].text, &v, &err);
+        const char *t = cases[i].text ? cases[i].text : "(null)";
+        if (cases[i].value < 0)
+            CHECK_MSG(st == CZ_ERR_INVALID_ARG && strstr(cz_error_msg(&err), expected), "%s '%s' accepted (%d)", what,
+                      t, v);
+        else
+            CHECK_MSG(st == CZ_OK && v == cases[i].value, "%s '%s': %d", what, t, v);
+    }
+}
+
 static void test_table_words(void)
 {
-    static const struct {
-        const char *text;
-        int mode; /* -1: refused */
-    } modes[] = {{NULL, 0}, {"", 0}, {"auto", 0}, {"off", 1}, {"eager", 2}, {"Auto", -1}, {"of", -1}, {"offf", -1}};
-    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
-        int m = 7;
-        cz_error err;
-        cz_error_clear(&err);
-        cz_status st = cz_backend_msm_table_parse(modes[i].text, &m, &err);
-        if (modes[i].mode < 0)
-            CHECK_MSG(st == CZ_ERR_INVALID_ARG && strstr(cz_error_msg(&err), "expected auto, off or eager"),
-                      "mode '%s' accepted", modes[i].text);
-        else
-            CHECK_MSG(st == CZ_OK && m == modes[i].mode, "mode '%s': %d", modes[i].text ? modes[i].text : "(null)", m);
-    }
-    static const struct {
-        const char *text;
-        int windows; /* -1: refused */
-    } ws[] = {{NULL, 0},  {"", 0},   {"whole", 0}, {"fit", 64},  {"2", 2},     {"11", 11},  {"64", 64},
-              {"1", -1},  {"0", -1}, {"65", -1},   {"640", -1},  {"-2", -1},   {"+2", -1},  {" 2", -1},
-              {"2 ", -1}, {"x", -1}, {"fits", -1}, {"Whole", -1}, {"99999999999999999999", -1}};
-    for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++) {
-        int w = 7;
-        cz_error err;
-        cz_error_clear(&err);
-        cz_status st = cz_backend_msm_table_windows_parse(ws[i].text, &w, &err);
-        if (ws[i].windows < 0)
-            CHECK_MSG(st == CZ_ERR_INVALID_ARG && strstr(cz_error_msg(&err), "expected whole, fit or a number"),
-                      "windows '%s' accepted (%d)", ws[i].text, w);
-        else
-            CHECK_MSG(st == CZ_OK && w == ws[i].windows, "windows '%s': %d", ws[i].text ? ws[i].text : "(null)", w);
-    }
+    static const word_case modes[] = {{NULL, 0},   {"", 0},     {"auto", 0}, {"off", 1},
+                                      {"eager", 2}, {"Auto", -1}, {"of", -1},  {"offf", -1}};
+    check_words(cz_backend_msm_table_parse, "mode", modes, sizeof modes / sizeof modes[0],
+                "expected auto, off or eager");
+    static const word_case ws[] = {{NULL, 0},  {"", 0},   {"whole", 0}, {"fit", 64},   {"2", 2},   {"11", 11},
+                                   {"64", 64}, {"1", -1}, {"0", -1},    {"65", -1},    {"640", -1}, {"-2", -1},
+                                   {"+2", -1}, {" 2", -1}, {"2 ", -1},  {"x", -1},     {"fits", -1}, {"Whole", -1},
+                                   {"99999999999999999999", -1}};
+    check_words(cz_backend_msm_table_windows_parse, "windows", ws, sizeof ws / sizeof ws[0],
+                "expected whole, fit or a number");
 }
 
 /* ---- the fallback wrapper ---- */
