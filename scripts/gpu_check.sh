@@ -44,7 +44,9 @@
 #                                       (default 2121: 2, 1, 2, 1), jobs (2) x 10 partitions
 #                                       on one key (default 26:filecoin; keys made in
 #                                       /dev/shm where it has room), BLS12-381: proofs/min,
-#                                       lane waits, peak VRAM (nvidia-smi every 0.5 s) and RSS
+#                                       lane waits, peak VRAM (nvidia-smi every 0.5 s) and RSS;
+#                                       CZ_GPU_LANES_TW="default fit 4" repeats each run with
+#                                       CZ_MSM_TABLE_WINDOWS unset, =fit, =4 (partial tables)
 #   scripts/gpu_check.sh multi [K:profile[:jobs]]..
 #                                       issue 7: bench-engine on 1 GPU and on every
 #                                       GPU (default 2^22 filecoin, 20 x 10), then
@@ -215,16 +217,20 @@ stage_lanes() {
     rm -f $base.r1cs
     for ((i = 0; i < ${#order}; i++)); do
       lanes=${order:i:1}
-      log=$out/lanes-$k-$prof-$i-l$lanes
-      nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 500 >$log.vram 2>/dev/null &
-      smi=$!
-      CZ_ENGINE_TIMELINE=1 timed ./$bld/cuzk bench-engine -q -d "${CZ_GPU_ENGINE_DEV:-cuda}" --lanes $lanes -j $nj -p 10 $base.zkey $base.wtns \
-        >$log.txt 2>$log.timeline 3>/tmp/t.txt
-      kill $smi 2>/dev/null
-      wait $smi 2>/dev/null
-      peak=$(sort -n $log.vram | tail -1)
-      echo "== 2^$k $prof, --lanes $lanes, $nj x 10: peak VRAM ${peak:-?} MiB, wall s / max RSS KiB $(cat /tmp/t.txt)"
-      cat $log.txt
+      for tw in ${CZ_GPU_LANES_TW:-default}; do
+        log=$out/lanes-$k-$prof-$i-l$lanes-$tw
+        nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 500 >$log.vram 2>/dev/null &
+        smi=$!
+        # tw: CZ_MSM_TABLE_WINDOWS of this run (whole|fit|K), "default" = unset
+        ( [ "$tw" = default ] || export CZ_MSM_TABLE_WINDOWS=$tw
+          CZ_ENGINE_TIMELINE=1 timed ./$bld/cuzk bench-engine -q -d "${CZ_GPU_ENGINE_DEV:-cuda}" --lanes $lanes -j $nj -p 10 \
+            $base.zkey $base.wtns >$log.txt 2>$log.timeline 3>/tmp/t.txt )
+        kill $smi 2>/dev/null
+        wait $smi 2>/dev/null
+        peak=$(sort -n $log.vram | tail -1)
+        echo "== 2^$k $prof, --lanes $lanes, tables $tw, $nj x 10: peak VRAM ${peak:-?} MiB, wall s / max RSS KiB $(cat /tmp/t.txt)"
+        cat $log.txt
+      done
     done
     rm -f $base.*
   done 2>&1 | tee -a "$out/lanes.log"
