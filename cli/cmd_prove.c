@@ -53,7 +53,7 @@ const char USAGE_PROVE[] =
     "eager: on its first; -v names each one built); CZ_MSM_TABLE_WINDOWS=\n"
     "whole|fit|K: whole tables only (the default), or the largest that fits in\n"
     "VRAM (a partial table: fewer windows, one bucket set per group), or at most\n"
-    "K windows.\n"
+    "K windows. A bad value of either is a usage error (exit 2).\n"
     "\n"
     "The outputs appear together or not at all (see `cuzk --help`); proof.json or\n"
     "public.json may be '-', standard output. An output that is an input or\n"
@@ -85,6 +85,7 @@ typedef struct prove_cmd {
     const char *device, *check, *bin;
     int no_verify, repeat;
     int device_failed; /* the backend could not be made: exit 6 */
+    cz_backend_opts bo; /* the backend's options (CZ_MSM_TABLE[_WINDOWS] read by prove_parse) */
     size_t budget_bytes;
     const char *zkey_path, *wtns_path, *proof_path, *public_path;
     /* what was loaded */
@@ -166,6 +167,7 @@ static int prove_parse(prove_cmd *pc, int argc, char **argv)
     pc->proof_path = argv[optind + 2 - native];
     pc->public_path = argv[optind + 3 - native];
     if (!cli_device(pc->device, 1, 1)) return EXIT_USAGE;
+    if (!cli_msm_table_env(&pc->bo)) return EXIT_USAGE;
     const char *in[3] = {pc->zkey_path, native ? pc->nat.input : pc->wtns_path, pc->check}, *out[3] = {pc->proof_path, pc->public_path, pc->bin};
     const int dash[3] = {1, 1, 0};
     int rc = cli_files(in, 3, out, dash, 3);
@@ -200,16 +202,12 @@ static cz_status prove_load(prove_cmd *pc)
     cz_budget_alloc_init(&pc->wa, pc->budget, CZ_MEM_WITNESS, NULL);
     cz_budget_alloc_init(&pc->abc, pc->budget, CZ_MEM_WORKSET, NULL);
     pc->ka.timeout_s = pc->ma.timeout_s = pc->wa.timeout_s = pc->abc.timeout_s = 0; /* nobody else frees */
-    cz_backend_opts bo;
-    memset(&bo, 0, sizeof bo);
+    cz_backend_opts bo = pc->bo; /* the table settings */
     bo.budget = pc->budget;
     /* -v: the device's notes too (an MSM table built, bases streamed) */
     cz_logger blog = cli_log;
     if (cli_verbose && blog.level < CZ_LOG_INFO) blog.level = CZ_LOG_INFO;
     bo.log = &blog;
-    if (!cli_msm_table_env(&bo))
-        return cz_error_set(&pc->err, CZ_ERR_INVALID_ARG,
-                            "CZ_MSM_TABLE: expected auto, off or eager; CZ_MSM_TABLE_WINDOWS: whole, fit or 2 to 64");
     bo.fallback = 1;
     if ((st = cz_backend_create(&pc->be, pc->device, &bo, &pc->err)) != CZ_OK) {
         pc->device_failed = 1; /* the spec parsed (prove_parse): the device is missing or failed */
