@@ -34,6 +34,8 @@
 #                                       layout: bench/, cuzk) in directory OLD;
 #                                       CZ_GOALS_DENSE=0 skips the 2^24 key (minutes to make)
 #   scripts/gpu_check.sh trace          bench_gpu_msm --trace: MSM phases up to 2^24
+#   scripts/gpu_check.sh sass           cuobjdump -sass / -res-usage of cuda/{ntt,msm,device}.cu.o
+#                                       and their instruction mix (tools/sass_mix.py)
 #   scripts/gpu_check.sh engine [K:profile[:jobs[:nopin_jobs]]]..
 #                                       cuzk bench-engine (issue 6): jobs (20) x 10
 #                                       partitions (default: 2^22 filecoin and 2^24
@@ -265,6 +267,20 @@ stage_multi() {
   done 2>&1 | tee -a "$out/multi.log"
 }
 
+# sass: the kernels' machine code (cuobjdump -sass, -res-usage) of the NTT and
+# MSM objects and their instruction mix (tools/sass_mix.py), for reading here
+stage_sass() {
+  local o f
+  for o in ntt msm device; do
+    f=$bld/CMakeFiles/cuzk_core.dir/cuda/$o.cu.o
+    [ -f "$f" ] || { echo "sass: $f missing (run the build stage)"; return 1; }
+    cuobjdump -sass "$f" >"$out/$o.sass" 2>&1 || return 1
+    cuobjdump -res-usage "$f" >"$out/$o.res" 2>&1
+    python3 tools/sass_mix.py "$out/$o.sass" --top=16 >"$out/$o.mix" 2>&1
+  done
+  grep -h -A2 -E "k_pass|k_level0" "$out/ntt.mix" "$out/msm.mix" | head -40
+}
+
 stage_trace() {
   ./$bld/bench/bench_gpu_msm --trace --max-log=24 --g2-log=20 --repeats=1 >"$out/trace.log" 2>&1
   grep -E "bls12_381_g1.*chunk 0\+16777216|bn254_g1.*chunk 0\+16777216" "$out/trace.log" | head -8
@@ -424,6 +440,7 @@ while [ $# -gt 0 ]; do
     stage_multi "${ms[@]}" || rc=1
     ;;
   trace) stage_trace || rc=1 ;;
+  sass) stage_sass || rc=1 ;;
   engine)
     es=()
     while [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+: ]]; do es+=("$1"); shift; done
