@@ -20,8 +20,8 @@ timed. The classes follow the units the opcodes issue to on sm_90:
   move   MOV, S2R, S2UR, CS2R, ULDC, U* (uniform datapath), SHFL
   other  the rest
 
-The file comes from the GPU machine (cuobjdump is not installed here):
-`cuobjdump -sass build-gpu/CMakeFiles/cuzk_core.dir/cuda/ntt.cu.o`.
+The listing: `cuobjdump -sass OBJ` on the GPU machine (scripts/gpu_check.sh
+sass), or `nvdisasm CUBIN` here (tools/sass_local.sh, no GPU needed).
 """
 import collections
 import re
@@ -39,7 +39,7 @@ CLASSES = [
 ]
 ORDER = ["fma", "fp64", "alu", "mem", "ctrl", "move", "other"]
 
-FUNC = re.compile(r"^\s*Function\s*:\s*(\S+)")
+FUNC = re.compile(r"^\s*Function\s*:\s*(\S+)|^\.text\.(\S+):\s*$")  # cuobjdump | nvdisasm
 INSN = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(.*?);")
 
 
@@ -58,7 +58,7 @@ def parse(lines):
     for line in lines:
         m = FUNC.match(line)
         if m:
-            cur = funcs.setdefault(m.group(1), collections.Counter())
+            cur = funcs.setdefault(m.group(1) or m.group(2), collections.Counter())
             continue
         if cur is None:
             continue
