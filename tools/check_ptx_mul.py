@@ -2,14 +2,14 @@
 """Checks cuda/ff_ptx.inc without a GPU: that it is what tools/gen_ptx_mul.py
 writes now, and that its instruction sequences compute Montgomery products.
 
-Each field's row block is parsed and run by a small emulator of the PTX
-instructions it uses (mad/madc .lo/.hi with and without .cc, addc, mul.lo;
-one carry flag), inside the same loop as cuda/ff.cuh's mul_ptx (row i on the
-window t + i, result t[N..2N-1], one conditional subtraction). Any carry an
-instruction without .cc would drop is an error. Operands: edge values and
-random ones below p, compared with a * b / 2^(32N) mod p; and b (the
-operand taken limb by limb) below 2p: the lazy product of the NTT, below 2p
-before the final subtraction.
+Each field's product block (mont) is parsed and run by a small emulator of
+the PTX instructions it uses (mad/madc .lo/.hi with and without .cc, add/addc,
+mul.lo/.hi, mov; one carry flag), as cuda/ff.cuh's mul_ptx calls it (one
+block, then one conditional subtraction). Any carry an instruction without
+.cc would drop is an error, and so is a top word left non-zero. Operands:
+edge values and random ones below p, compared with a * b / 2^(32N) mod p;
+and b (the operand taken limb by limb) below 2p: the lazy product of the
+NTT, below 2p before the final subtraction.
 
 The split blocks (mulrow, redrow) are run the same way: N mulrow rows must
 give the exact 2N-word product of operands below 2p, N redrow rows must
@@ -42,7 +42,7 @@ if fresh != inc:
     sys.exit(1)
 
 
-def parse(name, kind="row"):
+def parse(name, kind):
     start = inc.index("cz_ptx_%s_%s(" % (kind, name))
     body = inc[start:inc.index("\n}\n", start)]
     return [l for l in re.findall(r'"([a-z.][^"]*?);\\n\\t"', body) if not l.startswith(".reg")]
@@ -63,8 +63,9 @@ def execute(lines, get, put, regs):
             v = half + get(args[3]) + (cc if base == "madc" else 0)
         elif base in ("add", "addc"):
             v = get(args[1]) + get(args[2]) + (cc if base == "addc" else 0)
-        elif base == "mul" and parts[1] == "lo":
-            put(args[0], get(args[1]) * get(args[2]))
+        elif base == "mul":
+            prod = get(args[1]) * get(args[2])
+            put(args[0], prod >> 32 if parts[1] == "hi" else prod)
             continue
         elif base == "mov":
             put(args[0], get(args[1]))
@@ -79,9 +80,9 @@ def execute(lines, get, put, regs):
 
 
 def run_row(lines, n, w, a, b, c=None):
-    """Runs a block on the window w[0..n] (operands %0..%n); a row or mulrow
-    block reads a (%n+1..%2n) and b (%2n+1); a redrow block reads and writes
-    the carry c[0] (%n+1) instead."""
+    """Runs a block on the window w[0..n] (operands %0..%n); a mulrow block
+    reads a (%n+1..%2n) and b (%2n+1); a redrow block reads and writes the
+    carry c[0] (%n+1) instead."""
     regs = {}
 
     def get(x):
@@ -107,6 +108,43 @@ def run_row(lines, n, w, a, b, c=None):
             regs[x] = v & M32
 
     execute(lines, get, put, regs)
+
+
+def run_mont(lines, n, a, b, pinv):
+    """Runs a mont block: r = %0..%(n-1) (written), a = %n..%(2n-1), b =
+    %2n..%(3n-1), and -1/p mod 2^32 = %3n where the block reads it from
+    constant memory; returns r. Its last instruction leaves the top word in
+    m, which must be 0."""
+    regs = {}
+    r = [None] * n
+
+    def get(x):
+        if x.startswith("%"):
+            k = int(x[1:])
+            if k < n:
+                raise ValueError("reads output operand %s" % x)
+            return a[k - n] if k < 2 * n else b[k - 2 * n] if k < 3 * n else pinv
+        if x in regs:
+            return regs[x]
+        if x[0].isalpha():
+            raise ValueError("reads register %s before writing it" % x)
+        return int(x, 0)
+
+    def put(x, v):
+        if x.startswith("%"):
+            k = int(x[1:])
+            if k >= n:
+                raise ValueError("writes input operand %s" % x)
+            r[k] = v & M32
+        else:
+            regs[x] = v & M32
+
+    execute(lines, get, put, regs)
+    if regs.get("m") != 0:
+        raise ValueError("the product's top word is %s, not 0" % regs.get("m"))
+    if None in r:
+        raise ValueError("result word %d not written" % r.index(None))
+    return r
 
 
 def run_sqr(lines, n, t, a):
@@ -142,22 +180,13 @@ fails = 0
 rng = random.Random(1)
 for name, (p, n64) in FIELDS.items():
     n = 2 * n64
-    lines = parse(name)
+    lines = parse(name, "mont")
     ri = pow(1 << (32 * n), -1, p)
 
     def mul(a, b, lazy=False):
-        t = [0] * (2 * n + 1)
         al = [(a >> (32 * j)) & M32 for j in range(n)]
         bl = [(b >> (32 * j)) & M32 for j in range(n)]
-        for i in range(n):
-            w = t[i:i + n + 1]
-            if w[n] != 0:
-                raise ValueError("row %d: the window's top word is not 0 on entry" % i)
-            run_row(lines, n, w, al, bl[i])
-            t[i:i + n + 1] = w
-        if t[2 * n] != 0:
-            raise ValueError("the result does not fit N words")
-        r = sum(t[n + j] << (32 * j) for j in range(n))
+        r = sum(v << (32 * j) for j, v in enumerate(run_mont(lines, n, al, bl, (-pow(p, -1, 2**32)) % 2**32)))
         return r if lazy else r - p if r >= p else r
 
     edge = [0, 1, 2, p - 1, p - 2, p // 2, (1 << (32 * n - 32)) % p] + [(M32 << (32 * j)) % p for j in range(n)]

@@ -1,26 +1,39 @@
 #!/usr/bin/env python3
-"""Write cuda/ff_ptx.inc: one Montgomery (CIOS) row per field as ONE inline
-PTX block, so that the carry flag is never exposed between asm statements
-(the compiler may put its own instructions, which clobber CC, between two
-asm() statements; inside one block nothing is inserted).
+"""Write cuda/ff_ptx.inc: the Montgomery (CIOS) product of each field as ONE
+inline PTX block, so that the carry flag is never exposed between asm
+statements (the compiler may put its own instructions, which clobber CC,
+between two asm() statements; inside one block nothing is inserted).
 
 Run: python3 tools/gen_ptx_mul.py > cuda/ff_ptx.inc
 The primes come from tools/gen_field_consts.py (the same numbers as ff/).
-Row i of a product a*b works on the window w = t + i of a 2N-word
-accumulator t (w[N] = 0 on entry; w holds less than 2p < 2^(32N)):
-  w += a * b_i   (two carry chains: the even limbs a_0, a_2, .. put the low
-                  and high halves of a_j b_i at words j and j + 1, so the
-                  chain runs over words 0..N-1 in lo/hi pairs of one
-                  product, carry into word N; the odd limbs over 1..N)
-  m  = w_0 * (-1/p) mod 2^32
-  w += m * p     (the same two chains; w_0 becomes 0)
-No word is shifted: row i + 1 takes the window one word up, and the result
-is t[N..2N-1]. The sums fit N + 1 words (w < 2p + 2^33 p < 2^(32(N+1))
-for every field here), so no chain carries out of word N. Constants are
-immediates.
+
+  cz_ptx_mont_NAME(r, a, b)    r = a b / 2^(32N) mod p, below 2p (no final
+                               subtraction), b taken limb by limb
+
+The product keeps its running sum V in two accumulators of N + 2 words,
+V = E + 2^32 O: E takes the products of the even limbs of a (a_2k b_i at
+words 2k, 2k + 1), O those of the odd limbs (a_(2k+1) b_i at words 2k, 2k + 1
+of O, one word up). So every lo/hi pair of a carry chain lands on words
+(2k, 2k + 1) of one array, which ptxas fuses into one IMAD.WIDE.U32(.X) on
+an aligned register pair, with no register moves between them. Row i:
+  m  = E_0 (-1/p) mod 2^32;  E += m p_even, O += m p_odd  (E_0 becomes 0)
+  V / 2^32 = O + E_1 + 2^32 (E >> 64): the next row's E is O in place (E_1
+     added at its word 0, the carry going into the first pair of the next
+     chain, which sits one word up), its O is E shifted down two words in
+     the same instructions that add a_odd b_(i+1) (a multiply-add reads
+     words 2k + 2, 2k + 3 and writes 2k, 2k + 1: aligned pairs both)
+and the arrays swap roles every row; the result is O + (E >> 32). One
+operand below p and the other below 2p give a result below 2p, the sums
+fitting the arrays with no carry lost (tools/check_ptx_mul.py runs every
+instruction). (A first form slid one window a word up per row over a 2N-word
+accumulator, one asm block per row: the windows' pairs alternated between
+even and odd registers, and ptxas inserted about one move per multiply-add:
+~160 moves per 254-bit product.)
 
 Two more blocks per field split the same work in two, for the Fq2 products
-with one reduction per coefficient (cuda/ff.cuh fp2, merged reductions):
+with one reduction per coefficient (cuda/ff.cuh fp2, merged reductions, the
+BN254 G2 MSM) and the merged a b - c d (off by default); they still slide a
+window a word up per row (with its register moves):
   cz_ptx_mulrow_NAME(w, a, b)  w += a * b_i only (w[N] = 0 on entry): N rows
                                give the 2N-word product a * b, for any
                                a, b < 2^(32N)
@@ -30,7 +43,8 @@ with one reduction per coefficient (cuda/ff.cuh fp2, merged reductions):
                                the windows t + i of a 2N-word T < p 2^(32N)
                                leave T / 2^(32N) mod p, below 2p, in
                                t[N..2N-1] (and c = 0)
-and one for the squaring (cuda/ff.cuh sqr_ptx, then the redrow rows):
+and one for the squaring (cuda/ff.cuh sqr_ptx, then the redrow rows; off by
+default, a a through mont is shorter):
   cz_ptx_sqrwide_NAME(t, a)    t = a^2, 2N words (t = 0 on entry), exact for
                                a < 2^(32N - 1): each a_i a_j (i < j) once,
                                doubled, plus the squares a_i^2
@@ -46,22 +60,71 @@ exec(src.split("\ndef ")[0], ns)
 FIELDS = ns["FIELDS"]
 
 
-def row(name, p, n64):
+def mont(name, p, n64):
     n = 2 * n64
     pl = [(p >> (32 * i)) & 0xffffffff for i in range(n)]
     pinv = (-pow(p, -1, 2**32)) % 2**32
-    # operands: the window w0..wn = %0..%n; a0..a{n-1} = %(n+1)..%(2n); b = %(2n+1)
-    W = lambda j: "%%%d" % j
-    A = lambda j: "%%%d" % (n + 1 + j)
-    B = "%%%d" % (2 * n + 1)
-    ins = ["{", ".reg .u32 m;"]
+    # operands: r = %0..%(n-1) (written), a = %n..%(2n-1), b = %2n..%(3n-1)
+    R = lambda j: "%%%d" % j
+    A = lambda j: "%%%d" % (n + j)
+    B = lambda j: "%%%d" % (2 * n + j)
+    P = lambda j: "0x%08x" % pl[j]
+    X = ["x%d" % j for j in range(n + 2)]
+    Y = ["y%d" % j for j in range(n + 2)]
+    ins = ["{", ".reg .u32 m, %s;" % ", ".join(X + Y)]
+    # -1/p mod 2^32 = -1 (BLS12-381's r): m = -E_0, which ptxas sees, and then
+    # issues the m p chains as separate lo and hi multiply-adds (96 more per
+    # product); read from constant memory instead, it cannot
+    opaque = pinv == 0xffffffff
+    PINV = "%%%d" % (3 * n) if opaque else "0x%08x" % pinv
+    E, O = X, Y
+    # row 0: E = a_even b_0, O = a_odd b_0 (no sums: the pairs do not overlap)
+    for k in range(0, n, 2):
+        for arr, j in ((E, k), (O, k + 1)):
+            ins.append("mul.lo.u32 %s, %s, %s;" % (arr[k], A(j), B(0)))
+            ins.append("mul.hi.u32 %s, %s, %s;" % (arr[k + 1], A(j), B(0)))
+    for r in (E[n], E[n + 1], O[n], O[n + 1]):  # words n + 1 stay 0 (the shifts read them)
+        ins.append("mov.u32 %s, 0;" % r)
 
-    chain_pair(ins, n, W, B, A)
-    ins.append("mul.lo.u32 m, %s, 0x%08x;" % (W(0), pinv))
-    chain_pair(ins, n, W, "m", lambda j: "0x%08x" % pl[j])
+    def reduce(E, O):
+        ins.append("mul.lo.u32 m, %s, %s;" % (E[0], PINV))
+        for arr, off in ((E, 0), (O, 1)):
+            for k in range(0, n, 2):
+                ins.append("%s.lo.cc.u32 %s, m, %s, %s;" % ("mad" if k == 0 else "madc", arr[k], P(k + off), arr[k]))
+                ins.append("madc.hi.cc.u32 %s, m, %s, %s;" % (arr[k + 1], P(k + off), arr[k + 1]))
+            ins.append("addc.u32 %s, %s, 0;" % (arr[n], arr[n]))
+
+    reduce(E, O)
+    for i in range(1, n):
+        # E_1 into O's word 0; its carry goes to word 1 = the new O's word 0
+        ins.append("add.cc.u32 %s, %s, %s;" % (O[0], O[0], E[1]))
+        for k in range(0, n, 2):  # new O = (E >> 64) + a_odd b_i, in place
+            ins.append("madc.lo.cc.u32 %s, %s, %s, %s;" % (E[k], A(k + 1), B(i), E[k + 2]))
+            ins.append("madc.hi.cc.u32 %s, %s, %s, %s;" % (E[k + 1], A(k + 1), B(i), E[k + 3]))
+        ins.append("addc.u32 %s, %s, 0;" % (E[n], E[n + 1]))
+        for k in range(0, n, 2):  # new E = O + a_even b_i, in place
+            ins.append("%s.lo.cc.u32 %s, %s, %s, %s;" % ("mad" if k == 0 else "madc", O[k], A(k), B(i), O[k]))
+            ins.append("madc.hi.cc.u32 %s, %s, %s, %s;" % (O[k + 1], A(k), B(i), O[k + 1]))
+        ins.append("addc.u32 %s, %s, 0;" % (O[n], O[n]))
+        E, O = O, E
+        reduce(E, O)
+    # r = V / 2^32 = O + (E >> 32); the top word (m) is 0 (checked by the emulator)
+    for j in range(n):
+        ins.append("%s.cc.u32 %s, %s, %s;" % ("add" if j == 0 else "addc", R(j), O[j], E[j + 1]))
+    ins.append("addc.u32 m, %s, %s;" % (O[n], E[n + 1]))
     ins.append("}")
-    return block("row", name, n, "one CIOS row on the window w[0..%d], %d-word operands (p in immediates)" % (n, n),
-                 ins, "const uint32_t (&a)[%d], uint32_t b" % n, ", ".join('"r"(a[%d])' % j for j in range(n)) + ', "r"(b)')
+    body = "\n".join('        "%s\\n\\t"' % s for s in ins)
+    inputs = ['"r"(a[%d])' % j for j in range(n)] + ['"r"(b[%d])' % j for j in range(n)]
+    const = ""
+    if opaque:
+        inputs.append('"r"(cz_ptx_pinv_%s)' % name)
+        const = "static __constant__ uint32_t cz_ptx_pinv_%s = 0x%08x; /* -1/p mod 2^32 */\n" % (name, pinv)
+    return (
+        "%s/* %s: r = a b / 2^(32N) mod p, below 2p (one operand below p, the other below 2p) */\n"
+        "__device__ __forceinline__ void cz_ptx_mont_%s(uint32_t (&r)[%d], const uint32_t (&a)[%d], const uint32_t (&b)[%d])\n"
+        "{\n"
+        "    asm(\n%s\n        : %s\n        : %s);\n"
+        "}\n" % (const, name, name, n, n, n, body, ", ".join('"=r"(r[%d])' % j for j in range(n)), ", ".join(inputs)))
 
 
 def chain_pair(ins, n, W, mul, coef, carry_in=None):
@@ -180,7 +243,7 @@ def block(kind, name, n, what, ins, params, ins_, extra_out=None):
 print("/* Generated by tools/gen_ptx_mul.py from the primes of tools/gen_field_consts.py: do not edit. */")
 print("/* (included by cuda/ff.cuh in device code built with CZ_CUDA_PTX) */")
 for name, (p, n64) in FIELDS.items():
-    print(row(name, p, n64))
+    print(mont(name, p, n64))
     print(mulrow(name, p, n64))
     print(redrow(name, p, n64))
     print(sqrwide(name, p, n64))
