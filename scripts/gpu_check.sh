@@ -55,7 +55,8 @@
 #                                       with GPU 1 failing (CZ_ENGINE_FAIL_DEVICE)
 #
 # Stages can be combined: scripts/gpu_check.sh build test prove 16 20.
-# CZ_GPU_TARGETS overrides the build targets (e.g. just cuzk); CZ_GPU_PIN_KEYS=1
+# CZ_GPU_TARGETS overrides the build targets (e.g. just cuzk); CZ_GPU_CMAKE adds
+# CMake flags to the build (e.g. -DCZ_CUDA_PTX_MONT=ON); CZ_GPU_PIN_KEYS=1
 # adds a --pin-keys run (1 job) to the engine stage; CZ_GPU_ENGINE_DEV sets the
 # device list of the engine and goals streams (default cuda; cuda:0,0 runs two
 # device steps at once on GPU 0, sharing its key).
@@ -105,7 +106,7 @@ stage_build() {
   flags=$(gmp)
   export LD_LIBRARY_PATH=$(cat /tmp/gmp/libdir 2>/dev/null):${LD_LIBRARY_PATH:-}
   # shellcheck disable=SC2086
-  cmake -S . -B $bld -DCMAKE_BUILD_TYPE=Release -DCZ_CUDA=ON $flags >"$out/build.log" 2>&1 &&
+  cmake -S . -B $bld -DCMAKE_BUILD_TYPE=Release -DCZ_CUDA=ON $flags ${CZ_GPU_CMAKE:-} >"$out/build.log" 2>&1 &&
     cmake --build $bld -j "$jobs" --target $targets >>"$out/build.log" 2>&1
   local rc=$?
   tail -5 "$out/build.log"

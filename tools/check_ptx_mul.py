@@ -2,10 +2,12 @@
 """Checks cuda/ff_ptx.inc without a GPU: that it is what tools/gen_ptx_mul.py
 writes now, and that its instruction sequences compute Montgomery products.
 
-Each field's product block (mont) is parsed and run by a small emulator of
-the PTX instructions it uses (mad/madc .lo/.hi with and without .cc, add/addc,
-mul.lo/.hi, mov; one carry flag), as cuda/ff.cuh's mul_ptx calls it (one
-block, then one conditional subtraction). Any carry an instruction without
+Each field's product blocks (mont, and the row block on sliding windows)
+are parsed and run by a small emulator of the PTX instructions they use
+(mad/madc .lo/.hi with and without .cc, add/addc, mul.lo/.hi, mov; one carry
+flag), as cuda/ff.cuh's mul_ptx calls them (one mont block, or N rows on the
+windows t + i with the result in t[N..2N-1]; then one conditional
+subtraction). Any carry an instruction without
 .cc would drop is an error, and so is a top word left non-zero. Operands:
 edge values and random ones below p, compared with a * b / 2^(32N) mod p;
 and b (the operand taken limb by limb) below 2p: the lazy product of the
@@ -80,9 +82,9 @@ def execute(lines, get, put, regs):
 
 
 def run_row(lines, n, w, a, b, c=None):
-    """Runs a block on the window w[0..n] (operands %0..%n); a mulrow block
-    reads a (%n+1..%2n) and b (%2n+1); a redrow block reads and writes the
-    carry c[0] (%n+1) instead."""
+    """Runs a block on the window w[0..n] (operands %0..%n); a row or mulrow
+    block reads a (%n+1..%2n) and b (%2n+1); a redrow block reads and writes
+    the carry c[0] (%n+1) instead."""
     regs = {}
 
     def get(x):
@@ -180,13 +182,28 @@ fails = 0
 rng = random.Random(1)
 for name, (p, n64) in FIELDS.items():
     n = 2 * n64
-    lines = parse(name, "mont")
+    lines, rowlines = parse(name, "mont"), parse(name, "row")
     ri = pow(1 << (32 * n), -1, p)
 
-    def mul(a, b, lazy=False):
+    def mul_mont(a, b, lazy=False):
         al = [(a >> (32 * j)) & M32 for j in range(n)]
         bl = [(b >> (32 * j)) & M32 for j in range(n)]
         r = sum(v << (32 * j) for j, v in enumerate(run_mont(lines, n, al, bl, (-pow(p, -1, 2**32)) % 2**32)))
+        return r if lazy else r - p if r >= p else r
+
+    def mul_rows(a, b, lazy=False):
+        t = [0] * (2 * n + 1)
+        al = [(a >> (32 * j)) & M32 for j in range(n)]
+        bl = [(b >> (32 * j)) & M32 for j in range(n)]
+        for i in range(n):
+            w = t[i:i + n + 1]
+            if w[n] != 0:
+                raise ValueError("row %d: the window's top word is not 0 on entry" % i)
+            run_row(rowlines, n, w, al, bl[i])
+            t[i:i + n + 1] = w
+        if t[2 * n] != 0:
+            raise ValueError("the result does not fit N words")
+        r = sum(t[n + j] << (32 * j) for j in range(n))
         return r if lazy else r - p if r >= p else r
 
     edge = [0, 1, 2, p - 1, p - 2, p // 2, (1 << (32 * n - 32)) % p] + [(M32 << (32 * j)) % p for j in range(n)]
@@ -196,21 +213,22 @@ for name, (p, n64) in FIELDS.items():
     # below 2p, give a result below 2p
     lcases = [(x, y) for x in edge for y in edge + [p + e for e in edge]] + \
         [(rng.randrange(p), rng.randrange(2 * p)) for _ in range(ncases)]
-    bad = 0
-    for x, y in cases + lcases:
-        try:
-            got = mul(x, y, lazy=True)
-            if got >= 2 * p:
-                raise ValueError("the lazy product is %#x >= 2p" % got)
-            got = got - p if got >= p else got
-        except ValueError as e:
-            print("%s: %s (a = %#x, b = %#x)" % (name, e, x, y))
-            bad += 1
-            continue
-        if got != x * y * ri % p:
-            bad = miss(bad, "%s: wrong product for a = %#x, b = %#x" % (name, x, y))
-    print("%s: %d products (%d of them lazy), %d wrong" % (name, len(cases) + len(lcases), len(lcases), bad))
-    fails += bad
+    for form, mul in (("mont", mul_mont), ("row", mul_rows)):
+        bad = 0
+        for x, y in cases + lcases:
+            try:
+                got = mul(x, y, lazy=True)
+                if got >= 2 * p:
+                    raise ValueError("the lazy product is %#x >= 2p" % got)
+                got = got - p if got >= p else got
+            except ValueError as e:
+                print("%s %s: %s (a = %#x, b = %#x)" % (name, form, e, x, y))
+                bad += 1
+                continue
+            if got != x * y * ri % p:
+                bad = miss(bad, "%s %s: wrong product for a = %#x, b = %#x" % (name, form, x, y))
+        print("%s: %d %s products (%d of them lazy), %d wrong" % (name, len(cases) + len(lcases), form, len(lcases), bad))
+        fails += bad
 
     # the split product of the Fq2 products (cuda/ff.cuh fp2 mul_lazy):
     # mulrow rows give a * b exactly for a, b < 2p (unreduced sums);
