@@ -909,8 +909,9 @@ static cz_status build_table(cz_cuda *ctx, cz_res_block *blk, const cz_res_view 
     if (maxw < wt) { /* the whole table does not fit */
         if (tw == 0 || maxw < 2)
             return cz_error_set(err, CZ_ERR_DEVICE_MEMORY,
-                                "device: a table of %zu MiB does not fit (%zu MiB free, %zu MiB kept free)",
-                                ((size_t)wt * v.bytes) >> 20, fr >> 20, headroom >> 20);
+                                "device: a table of %zu MiB does not fit (%zu MiB free, %zu MiB kept free)%s",
+                                ((size_t)wt * v.bytes) >> 20, fr >> 20, headroom >> 20,
+                                tw ? "; nor a partial one of 2 windows" : "");
         c = table_plan(nc, T::bits, T::mul_per_us, maxw, &wt);
         if (c == 0 || !table_pays(nc, c, T::bits, T::mul_per_us, wt))
             return cz_error_set(err, CZ_ERR_DEVICE_MEMORY,
