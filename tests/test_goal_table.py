@@ -4,29 +4,16 @@ tests/goal_table/: the figures it reads, its exit codes for a log that lost a
 row and for bad arguments, and its -o file."""
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
-tool = os.path.join(here, "..", "tools", "goal_table.py")
+sys.path.insert(0, here)
+from tool_test import ToolTest  # noqa: E402
+
 logs = os.path.join(here, "goal_table")
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: %s" % what)
-
-
-def run(*args):
-    p = subprocess.run([sys.executable, tool] + list(args), capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
-
+t = ToolTest("test_goal_table", "goal_table.py")
+check, run = t.check, t.run
 
 rc, out, err = run("--old", os.path.join(logs, "old"), "--new", os.path.join(logs, "new"))
 check(rc == 0, "old + new: exit 0 (got %d: %s)" % (rc, err))
@@ -73,5 +60,4 @@ check(rc == 2 and "--bogus" in err, "an unknown argument: exit 2")
 rc, out, _ = run("--help")
 check(rc == 0 and "--old" in out and "msm.txt" in out, "--help describes the arguments and the logs")
 
-print("test_goal_table: %d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+t.done()

@@ -3,29 +3,16 @@
 `cuobjdump -sass` listing (tests/sass_mix/sample.sass): its counts per
 function and pipe class, the name filter, and its exit codes."""
 import os
-import subprocess
 import sys
 import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
-tool = os.path.join(here, "..", "tools", "sass_mix.py")
+sys.path.insert(0, here)
+from tool_test import ToolTest  # noqa: E402
+
 sample = os.path.join(here, "sass_mix", "sample.sass")
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: %s" % what)
-
-
-def run(*args):
-    p = subprocess.run([sys.executable, tool] + list(args), capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
-
+t = ToolTest("test_sass_mix", "sass_mix.py")
+check, run = t.check, t.run
 
 rc, out, err = run(sample)
 check(rc == 0, "exit 0 on the sample (%d: %s)" % (rc, err))
@@ -58,5 +45,4 @@ os.unlink(f.name)
 check(rc == 3 and "expected cuobjdump -sass output" in err, "not a listing: exit 3")
 rc, out, _ = run("--help")
 check(rc == 0 and "usage:" in out, "--help")
-print("test_sass_mix: %d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+t.done()
