@@ -53,7 +53,7 @@
 #endif
 
 #if defined(__CUDACC__) && defined(CZ_CUDA_PTX)
-/* one CIOS row per field as one PTX block (tools/gen_ptx_mul.py) */
+/* the products as PTX blocks, one per field and form (tools/gen_ptx_mul.py) */
 #include "cuda/ff_ptx.inc"
 #define CZ_DEV_PTX_ROW_(NAME)                                                                                          \
     __device__ __forceinline__ static void ptx_mont(uint32_t(&r)[N], const uint32_t(&a)[N], const uint32_t(&b)[N])    \
