@@ -19,7 +19,10 @@
 #                                       build has the PTX carry chains): its GPU
 #                                       tests and the MSM and NTT benchmarks, to compare
 #   scripts/gpu_check.sh buildptx       that build alone (build + buildptx at the
-#                                       start run both builds side by side)
+#                                       start run both builds side by side); with
+#                                       CZ_GPU_OTHER="-DFLAG=.." the other build
+#                                       takes those flags instead of -DCZ_CUDA_PTX=OFF
+#                                       (e.g. -DCZ_CUDA_PTX_MONT=ON), in build-gpu-ptx
 #   scripts/gpu_check.sh testsboth      testbig of the default build and test of
 #                                       the other (ptx) build side by side (correctness
 #                                       only: they share the GPU)
@@ -118,7 +121,8 @@ stage_buildptx() {
   local flags
   flags=$(gmp)
   # shellcheck disable=SC2086
-  cmake -S . -B build-gpu-ptx -DCMAKE_BUILD_TYPE=Release -DCZ_CUDA=ON -DCZ_CUDA_PTX=OFF $flags >"$out/build-ptx.log" 2>&1 &&
+  cmake -S . -B build-gpu-ptx -DCMAKE_BUILD_TYPE=Release -DCZ_CUDA=ON ${CZ_GPU_OTHER:--DCZ_CUDA_PTX=OFF} $flags \
+    >"$out/build-ptx.log" 2>&1 &&
     cmake --build build-gpu-ptx -j "$jobs" --target $targets >>"$out/build-ptx.log" 2>&1
   local rc=$?
   [ $rc -eq 0 ] || tail -20 "$out/build-ptx.log"
@@ -138,7 +142,7 @@ stage_testsboth() {
   local r2=$?
   echo "== default build, CZ_GPU_TEST_BIG=1:"
   grep -E "Test #|tests passed|FAIL|fail" "$out/test-gpu-big.log" | head -40
-  echo "== the other build (-DCZ_CUDA_PTX=OFF):"
+  echo "== the other build (${CZ_GPU_OTHER:--DCZ_CUDA_PTX=OFF}):"
   grep -E "Test #|tests passed|FAIL|fail" "$out/test-gpu-ptx.log" | head -40
   [ $r1 -eq 0 ] && [ $r2 -eq 0 ]
 }
