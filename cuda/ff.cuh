@@ -60,6 +60,23 @@
     {                                                                                                                  \
         cz_ptx_mont_##NAME(r, a, b);                                                                                   \
     }                                                                                                                  \
+    __device__ __forceinline__ static void ptx_add(uint32_t(&r)[N], const uint32_t(&a)[N], const uint32_t(&b)[N])     \
+    {                                                                                                                  \
+        cz_ptx_add_##NAME(r, a, b);                                                                                    \
+    }                                                                                                                  \
+    __device__ __forceinline__ static void ptx_add2(uint32_t(&r)[N], const uint32_t(&a)[N], const uint32_t(&b)[N])    \
+    {                                                                                                                  \
+        cz_ptx_add2_##NAME(r, a, b);                                                                                   \
+    }                                                                                                                  \
+    __device__ __forceinline__ static void ptx_sub(uint32_t(&r)[N], const uint32_t(&a)[N], const uint32_t(&b)[N])     \
+    {                                                                                                                  \
+        cz_ptx_sub_##NAME(r, a, b);                                                                                    \
+    }                                                                                                                  \
+    __device__ __forceinline__ static void ptx_sub2(uint32_t(&r)[N], const uint32_t(&a)[N], const uint32_t(&b)[N])    \
+    {                                                                                                                  \
+        cz_ptx_sub2_##NAME(r, a, b);                                                                                   \
+    }                                                                                                                  \
+    __device__ __forceinline__ static void ptx_red(uint32_t(&r)[N], const uint32_t(&a)[N]) { cz_ptx_red_##NAME(r, a); } \
     __device__ __forceinline__ static void ptx_row(uint32_t *w, const uint32_t(&a)[N], uint32_t b)                     \
     {                                                                                                                  \
         cz_ptx_row_##NAME(w, a, b);                                                                                    \
@@ -94,6 +111,20 @@ namespace cz_dev {
  * 568 against 647. So with ptx_mont both are off (0, 0), else on (1, 8). */
 #ifndef CZ_CUDA_PTX_MONT
 #define CZ_CUDA_PTX_MONT 0
+#endif
+/* With CZ_CUDA_PTX_ADD 1, the additions, subtractions and the final
+ * subtraction of a product (a + b, a - b, their lazy forms against 2p,
+ * reduce_once) are PTX blocks too (cz_ptx_add, add2, sub, sub2, red): one
+ * carry chain each way and a select, 26 instructions for 8 limbs where the
+ * compiler's code of the C loops below takes ~47. 0 by default until run
+ * on a GPU (CMake option CZ_CUDA_PTX_ADD). */
+#ifndef CZ_CUDA_PTX_ADD
+#define CZ_CUDA_PTX_ADD 0
+#endif
+#if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX) && CZ_CUDA_PTX_ADD
+#define CZ_PTX_ADD_ON 1
+#else
+#define CZ_PTX_ADD_ON 0
 #endif
 #ifndef CZ_CUDA_PTX_SQR
 #define CZ_CUDA_PTX_SQR (CZ_CUDA_PTX_MONT ? 0 : 1)
@@ -191,6 +222,13 @@ template <class P> struct fp {
     /* r = a - p if a >= p (a < 2p) */
     CZ_HD static void reduce_once(uint32_t a[N])
     {
+#if CZ_PTX_ADD_ON
+        uint32_t(&w)[N] = *reinterpret_cast<uint32_t(*)[N]>(a);
+        uint32_t r[N];
+        P::ptx_red(r, w);
+#pragma unroll
+        for (int i = 0; i < N; i++) a[i] = r[i];
+#else
         uint32_t d[N];
         uint64_t br = 0;
 #pragma unroll
@@ -203,12 +241,16 @@ template <class P> struct fp {
         uint32_t keep = (uint32_t)0 - (uint32_t)br;
 #pragma unroll
         for (int i = 0; i < N; i++) a[i] = (a[i] & keep) | (d[i] & ~keep);
+#endif
     }
 
     CZ_HD friend fp operator+(const fp &a, const fp &b)
     {
         /* p < 2^(32N - 1) for all four fields: a + b does not carry out */
         fp r;
+#if CZ_PTX_ADD_ON
+        P::ptx_add(r.l, a.l, b.l);
+#else
         uint64_t c = 0;
 #pragma unroll
         for (int i = 0; i < N; i++) {
@@ -217,6 +259,7 @@ template <class P> struct fp {
             c >>= 32;
         }
         reduce_once(r.l);
+#endif
         return r;
     }
     CZ_HD friend fp operator-(const fp &a, const fp &b) { return sub_add_back<false>(a, b); }
@@ -225,6 +268,12 @@ template <class P> struct fp {
     template <bool TWO_P> CZ_HD static fp sub_add_back(const fp &a, const fp &b)
     {
         fp r;
+#if CZ_PTX_ADD_ON
+        if constexpr (TWO_P)
+            P::ptx_sub2(r.l, a.l, b.l);
+        else
+            P::ptx_sub(r.l, a.l, b.l);
+#else
         uint64_t br = 0;
 #pragma unroll
         for (int i = 0; i < N; i++) {
@@ -240,6 +289,7 @@ template <class P> struct fp {
             r.l[i] = (uint32_t)c;
             c >>= 32;
         }
+#endif
         return r;
     }
     CZ_HD fp operator-() const { return zero() - *this; }
@@ -347,6 +397,11 @@ template <class P> struct fp {
     }
     CZ_HD static fp add_lazy(const fp &a, const fp &b)
     {
+#if CZ_PTX_ADD_ON
+        fp r;
+        P::ptx_add2(r.l, a.l, b.l);
+        return r;
+#else
         fp s, d;
         uint64_t c = 0, br = 0;
 #pragma unroll
@@ -366,6 +421,7 @@ template <class P> struct fp {
 #pragma unroll
         for (int i = 0; i < N; i++) s.l[i] = (s.l[i] & keep) | (d.l[i] & ~keep);
         return s;
+#endif
     }
     CZ_HD static fp sub_lazy(const fp &a, const fp &b) { return sub_add_back<true>(a, b); }
     /* [0, 2p) -> [0, p) */

@@ -13,6 +13,12 @@ edge values and random ones below p, compared with a * b / 2^(32N) mod p;
 and b (the operand taken limb by limb) below 2p: the lazy product of the
 NTT, below 2p before the final subtraction.
 
+The add, add2, sub, sub2 and red blocks run on edge and random operands of
+their domains (sub: borrow semantics of sub/subc, as PTX defines them) and
+are checked against Python's integers; their text is checked to write no
+output before the last read of an input (outputs may share inputs'
+registers).
+
 The split blocks (mulrow, redrow) are run the same way: N mulrow rows must
 give the exact 2N-word product of operands below 2p, N redrow rows must
 reduce any T < p 2^(32N) to T / 2^(32N) mod p below 2p with no carry left.
@@ -65,6 +71,22 @@ def execute(lines, get, put, regs):
             v = half + get(args[3]) + (cc if base == "madc" else 0)
         elif base in ("add", "addc"):
             v = get(args[1]) + get(args[2]) + (cc if base == "addc" else 0)
+        elif base in ("sub", "subc"):  # borrow semantics: CC.CF is the borrow
+            v = get(args[1]) - get(args[2]) - (cc if base == "subc" else 0)
+            if setcc:
+                cc = 1 if v < 0 else 0
+            elif v < 0 and parts[1] != "u32":
+                raise ValueError("a borrow is lost: %s" % line)
+            put(args[0], v & M32)
+            continue
+        elif base == "and":
+            put(args[0], get(args[1]) & get(args[2]))
+            continue
+        elif base == "lop3":
+            x, y, z, lut = get(args[1]), get(args[2]), get(args[3]), int(args[4], 0)
+            put(args[0], sum(((lut >> ((((x >> k) & 1) << 2) | (((y >> k) & 1) << 1) | ((z >> k) & 1))) & 1) << k
+                             for k in range(32)))
+            continue
         elif base == "mul":
             prod = get(args[1]) * get(args[2])
             put(args[0], prod >> 32 if parts[1] == "hi" else prod)
@@ -305,4 +327,79 @@ for name, (p, n64) in FIELDS.items():
             sbad += 1
     print("%s: %d squares, %d wrong" % (name, len(scases), sbad))
     fails += sbad
+
+def run_mod(lines, n, a, b):
+    """Runs an add/sub/red block: r = %0..%(n-1), a = %n.., b = %2n.. ."""
+    regs = {}
+    r = [None] * n
+
+    def get(x):
+        if x.startswith("%"):
+            k = int(x[1:])
+            if k < n:
+                if r[k] is None:
+                    raise ValueError("reads output operand %s before writing it" % x)
+                return r[k]
+            return a[k - n] if k < 2 * n else b[k - 2 * n]
+        if x in regs:
+            return regs[x]
+        if x[0].isalpha():
+            raise ValueError("reads register %s before writing it" % x)
+        return int(x, 0)
+
+    def put(x, v):
+        if x.startswith("%"):
+            k = int(x[1:])
+            if k >= n:
+                raise ValueError("writes input operand %s" % x)
+            r[k] = v & M32
+        else:
+            regs[x] = v & M32
+
+    execute(lines, get, put, regs)
+    if None in r:
+        raise ValueError("result word %d not written" % r.index(None))
+    return r
+
+
+# the additions and subtractions (cuda/ff.cuh with CZ_CUDA_PTX_ADD): every
+# output word written only after the last read of the inputs (an output may
+# share an input's register): the emulator checks the values, and the block
+# text is checked for the order
+for name, (p, n64) in FIELDS.items():
+    n = 2 * n64
+    limbs = lambda v: [(v >> (32 * j)) & M32 for j in range(n)]
+    val = lambda w: sum(x << (32 * j) for j, x in enumerate(w))
+    for kind in ("add", "add2", "sub", "sub2", "red"):
+        P = 2 * p if kind.endswith("2") else p
+        lines = parse(name, kind)
+        last_in = max(i for i, l in enumerate(lines) if re.search(r"%%(%s)\b" % "|".join(str(k) for k in range(n, 3 * n)), l.split(" ", 1)[1].split(",", 1)[1] if "," in l else ""))
+        first_out = min(i for i, l in enumerate(lines) if re.match(r"[a-z0-9.]+ %%(%s)," % "|".join(str(k) for k in range(n)), l))
+        bad = 0
+        if first_out <= last_in:
+            print("%s %s: an output is written (line %d) before the last read of an input (line %d)" % (name, kind, first_out, last_in))
+            bad += 1
+        e = [0, 1, 2, P - 1, P - 2, P // 2, P // 2 + 1, M32, (1 << (32 * n - 32)) % P]
+        if kind.startswith("add"):
+            cases = [(x, y) for x in e for y in e if x + y < 2 * P] + \
+                [(x, y) for x, y in ((rng.randrange(P), rng.randrange(P)) for _ in range(ncases))]
+            want = lambda x, y: (x + y) % P
+        elif kind.startswith("sub"):
+            cases = [(x, y) for x in e for y in e] + [(rng.randrange(P), rng.randrange(P)) for _ in range(ncases)]
+            want = lambda x, y: (x - y) % P
+        else:
+            e2 = e + [P, P + 1, 2 * P - 1, 2 * P - 2]
+            cases = [(x, 0) for x in e2] + [(rng.randrange(2 * P), 0) for _ in range(ncases)]
+            want = lambda x, y: x % P
+        for x, y in cases:
+            try:
+                got = val(run_mod(lines, n, limbs(x), limbs(y)))
+            except ValueError as err:
+                print("%s %s: %s (a = %#x, b = %#x)" % (name, kind, err, x, y))
+                bad += 1
+                continue
+            if got != want(x, y):
+                bad = miss(bad, "%s %s: got %#x for a = %#x, b = %#x" % (name, kind, got, x, y))
+        print("%s: %d %s cases, %d wrong" % (name, len(cases), kind, bad))
+        fails += bad
 sys.exit(1 if fails else 0)

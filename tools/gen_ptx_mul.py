@@ -10,6 +10,15 @@ The primes come from tools/gen_field_consts.py (the same numbers as ff/).
   cz_ptx_mont_NAME(r, a, b)    r = a b / 2^(32N) mod p, below 2p (no final
                                subtraction), b taken limb by limb
                                (cuda/ff.cuh with CZ_CUDA_PTX_MONT)
+  cz_ptx_add_NAME(r, a, b)     r = a + b mod p (a + b < 2p); add2: mod 2p
+                               (a + b < 4p, the NTT's lazy sum)
+  cz_ptx_sub_NAME(r, a, b)     r = a - b mod p (a, b < p); sub2: mod 2p
+  cz_ptx_red_NAME(r, a)        r = a mod p (a < 2p): the products' final
+                               subtraction
+                               (these with CZ_CUDA_PTX_ADD: one chain for the
+                               sum or difference, one for the correction, a
+                               select by a mask; no output written before the
+                               last read of an input)
   cz_ptx_row_NAME(w, a, b)     one CIOS row of the same product on the window
                                w = t + i of a 2N-word accumulator t (w[N] = 0
                                on entry); N rows leave it in t[N..2N-1] (the
@@ -151,6 +160,66 @@ def row(name, p, n64):
                  ins, "const uint32_t (&a)[%d], uint32_t b" % n, ", ".join('"r"(a[%d])' % j for j in range(n)) + ', "r"(b)')
 
 
+def modadd(name, p, n64, kind):
+    """kind "add": r = a + b - P if that is >= 0 else a + b; "sub": r = a - b,
+    plus P if that is negative; "red": r = a - P if that is >= 0 else a; P =
+    p, or 2p for the lazy forms ("add2", "sub2"). a + b may carry out of the
+    top word (BLS12-381 r: 4p > 2^256): that carry joins the borrow of the
+    subtraction. One chain for the sum or difference, one for the correction,
+    then a select by a mask (lop3) or the masked P added. No output is written
+    before the last read of an input (an output may share an input's
+    register)."""
+    n = 2 * n64
+    twice = kind.endswith("2")
+    base = kind.rstrip("2")
+    P = 2 * p if twice else p
+    pl = [(P >> (32 * i)) & 0xffffffff for i in range(n)]
+    R = lambda j: "%%%d" % j
+    A = lambda j: "%%%d" % (n + j)
+    B = lambda j: "%%%d" % (2 * n + j)
+    S = ["s%d" % j for j in range(n)]
+    T = ["t%d" % j for j in range(n)]
+    ins = ["{", ".reg .u32 c, m, %s;" % ", ".join(S + T), "mov.u32 c, 0;"]  # c: 0, then the sum's carry
+    if base == "sub":
+        for j in range(n):
+            ins.append("%s.cc.u32 %s, %s, %s;" % ("sub" if j == 0 else "subc", T[j], A(j), B(j)))
+        ins.append("subc.u32 m, c, 0;")  # -1 on a borrow
+        for j in range(n):
+            ins.append("and.b32 %s, m, 0x%08x;" % (S[j], pl[j]))
+        for j in range(n):  # its carry out cancels the borrow
+            ins.append("%s.cc.u32 %s, %s, %s;" % ("add" if j == 0 else "addc", R(j), T[j], S[j]))
+    else:
+        src = A
+        if base == "add":
+            for j in range(n):
+                ins.append("%s.cc.u32 %s, %s, %s;" % ("add" if j == 0 else "addc", S[j], A(j), B(j)))
+            ins.append("addc.u32 c, c, 0;")
+            src = lambda j: S[j]
+        for j in range(n):
+            ins.append("%s.cc.u32 %s, %s, 0x%08x;" % ("sub" if j == 0 else "subc", T[j], src(j), pl[j]))
+        ins.append("subc.u32 m, c, 0;")  # -1: below P (keep the sum), 0: take the difference
+        for j in range(n):  # t = m ? s : t  (lop3 0xE4 = (m & s) | (~m & t); s = a for "red")
+            ins.append("lop3.b32 %s, %s, %s, m, 0xe4;" % (T[j], src(j), T[j]))
+        for j in range(n):
+            ins.append("mov.u32 %s, %s;" % (R(j), T[j]))
+    ins.append("}")
+    body = "\n".join('        "%s\\n\\t"' % x for x in ins)
+    what = {"add": "a + b mod P, for a + b < 2P", "sub": "a - b mod P, for a, b < P",
+            "red": "a mod P, for a < 2P"}[base]
+    args = "uint32_t (&r)[%d], const uint32_t (&a)[%d]" % (n, n)
+    inputs = ['"r"(a[%d])' % j for j in range(n)]
+    if base != "red":
+        args += ", const uint32_t (&b)[%d]" % n
+        inputs += ['"r"(b[%d])' % j for j in range(n)]
+    return (
+        "/* %s: r = %s, P = %s */\n"
+        "__device__ __forceinline__ void cz_ptx_%s_%s(%s)\n"
+        "{\n"
+        "    asm(\n%s\n        : %s\n        : %s);\n"
+        "}\n" % (name, what, "2p" if twice else "p", kind, name, args, body,
+                 ", ".join('"=r"(r[%d])' % j for j in range(n)), ", ".join(inputs)))
+
+
 def chain_pair(ins, n, W, mul, coef, carry_in=None):
     """w += mul * coef over two carry chains: even j, lo at word j and hi at
     j + 1 (words 0..n-1, carry into n); odd j, lo at j and hi at j + 1
@@ -269,6 +338,8 @@ print("/* (included by cuda/ff.cuh in device code built with CZ_CUDA_PTX) */")
 for name, (p, n64) in FIELDS.items():
     print(row(name, p, n64))
     print(mont(name, p, n64))
+    for kind in ("add", "add2", "sub", "sub2", "red"):
+        print(modadd(name, p, n64, kind))
     print(mulrow(name, p, n64))
     print(redrow(name, p, n64))
     print(sqrwide(name, p, n64))
