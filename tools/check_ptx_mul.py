@@ -75,9 +75,7 @@ def execute(lines, get, put, regs):
             v = get(args[1]) - get(args[2]) - (cc if base == "subc" else 0)
             if setcc:
                 cc = 1 if v < 0 else 0
-            elif v < 0 and parts[1] != "u32":
-                raise ValueError("a borrow is lost: %s" % line)
-            put(args[0], v & M32)
+            put(args[0], v & M32)  # without .cc it wraps: subc m, c, 0 makes the mask 0 or -1
             continue
         elif base == "and":
             put(args[0], get(args[1]) & get(args[2]))
