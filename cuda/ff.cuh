@@ -55,27 +55,18 @@
 #if defined(__CUDACC__) && defined(CZ_CUDA_PTX)
 /* the products as PTX blocks, one per field and form (tools/gen_ptx_mul.py) */
 #include "cuda/ff_ptx.inc"
+/* r = OP(a, b) for the N-limb blocks mont, add, add2, sub, sub2 of field NAME */
+#define CZ_DEV_PTX_BIN_(OP, NAME)                                                                                      \
+    __device__ __forceinline__ static void ptx_##OP(uint32_t(&r)[N], const uint32_t(&a)[N], const uint32_t(&b)[N])    \
+    {                                                                                                                  \
+        cz_ptx_##OP##_##NAME(r, a, b);                                                                                 \
+    }
 #define CZ_DEV_PTX_ROW_(NAME)                                                                                          \
-    __device__ __forceinline__ static void ptx_mont(uint32_t(&r)[N], const uint32_t(&a)[N], const uint32_t(&b)[N])    \
-    {                                                                                                                  \
-        cz_ptx_mont_##NAME(r, a, b);                                                                                   \
-    }                                                                                                                  \
-    __device__ __forceinline__ static void ptx_add(uint32_t(&r)[N], const uint32_t(&a)[N], const uint32_t(&b)[N])     \
-    {                                                                                                                  \
-        cz_ptx_add_##NAME(r, a, b);                                                                                    \
-    }                                                                                                                  \
-    __device__ __forceinline__ static void ptx_add2(uint32_t(&r)[N], const uint32_t(&a)[N], const uint32_t(&b)[N])    \
-    {                                                                                                                  \
-        cz_ptx_add2_##NAME(r, a, b);                                                                                   \
-    }                                                                                                                  \
-    __device__ __forceinline__ static void ptx_sub(uint32_t(&r)[N], const uint32_t(&a)[N], const uint32_t(&b)[N])     \
-    {                                                                                                                  \
-        cz_ptx_sub_##NAME(r, a, b);                                                                                    \
-    }                                                                                                                  \
-    __device__ __forceinline__ static void ptx_sub2(uint32_t(&r)[N], const uint32_t(&a)[N], const uint32_t(&b)[N])    \
-    {                                                                                                                  \
-        cz_ptx_sub2_##NAME(r, a, b);                                                                                   \
-    }                                                                                                                  \
+    CZ_DEV_PTX_BIN_(mont, NAME)                                                                                        \
+    CZ_DEV_PTX_BIN_(add, NAME)                                                                                         \
+    CZ_DEV_PTX_BIN_(add2, NAME)                                                                                        \
+    CZ_DEV_PTX_BIN_(sub, NAME)                                                                                         \
+    CZ_DEV_PTX_BIN_(sub2, NAME)                                                                                        \
     __device__ __forceinline__ static void ptx_red(uint32_t(&r)[N], const uint32_t(&a)[N]) { cz_ptx_red_##NAME(r, a); } \
     __device__ __forceinline__ static void ptx_row(uint32_t *w, const uint32_t(&a)[N], uint32_t b)                     \
     {                                                                                                                  \

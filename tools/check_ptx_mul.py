@@ -132,11 +132,9 @@ def run_row(lines, n, w, a, b, c=None):
     execute(lines, get, put, regs)
 
 
-def run_mont(lines, n, a, b, pinv):
-    """Runs a mont block: r = %0..%(n-1) (written), a = %n..%(2n-1), b =
-    %2n..%(3n-1), and -1/p mod 2^32 = %3n where the block reads it from
-    constant memory; returns r. Its last instruction leaves the top word in
-    m, which must be 0."""
+def run_out(lines, n, ins):
+    """Runs a block with outputs r = %0..%(n-1) and the input words ins at
+    %n, %(n+1), ..; returns r (every word written)."""
     regs = {}
     r = [None] * n
 
@@ -144,8 +142,10 @@ def run_mont(lines, n, a, b, pinv):
         if x.startswith("%"):
             k = int(x[1:])
             if k < n:
-                raise ValueError("reads output operand %s" % x)
-            return a[k - n] if k < 2 * n else b[k - 2 * n] if k < 3 * n else pinv
+                if r[k] is None:
+                    raise ValueError("reads output operand %s before writing it" % x)
+                return r[k]
+            return ins[k - n]
         if x in regs:
             return regs[x]
         if x[0].isalpha():
@@ -162,10 +162,18 @@ def run_mont(lines, n, a, b, pinv):
             regs[x] = v & M32
 
     execute(lines, get, put, regs)
-    if regs.get("m") != 0:
-        raise ValueError("the product's top word is %s, not 0" % regs.get("m"))
     if None in r:
         raise ValueError("result word %d not written" % r.index(None))
+    return r, regs
+
+
+def run_mont(lines, n, a, b, pinv):
+    """Runs a mont block: a = %n..%(2n-1), b = %2n..%(3n-1), and -1/p mod
+    2^32 = %3n where the block reads it from constant memory; returns r. Its
+    last instruction leaves the top word in m, which must be 0."""
+    r, regs = run_out(lines, n, a + b + [pinv])
+    if regs.get("m") != 0:
+        raise ValueError("the product's top word is %s, not 0" % regs.get("m"))
     return r
 
 
@@ -327,37 +335,8 @@ for name, (p, n64) in FIELDS.items():
     fails += sbad
 
 def run_mod(lines, n, a, b):
-    """Runs an add/sub/red block: r = %0..%(n-1), a = %n.., b = %2n.. ."""
-    regs = {}
-    r = [None] * n
-
-    def get(x):
-        if x.startswith("%"):
-            k = int(x[1:])
-            if k < n:
-                if r[k] is None:
-                    raise ValueError("reads output operand %s before writing it" % x)
-                return r[k]
-            return a[k - n] if k < 2 * n else b[k - 2 * n]
-        if x in regs:
-            return regs[x]
-        if x[0].isalpha():
-            raise ValueError("reads register %s before writing it" % x)
-        return int(x, 0)
-
-    def put(x, v):
-        if x.startswith("%"):
-            k = int(x[1:])
-            if k >= n:
-                raise ValueError("writes input operand %s" % x)
-            r[k] = v & M32
-        else:
-            regs[x] = v & M32
-
-    execute(lines, get, put, regs)
-    if None in r:
-        raise ValueError("result word %d not written" % r.index(None))
-    return r
+    """Runs an add/sub/red block: a = %n.., b = %2n.. (none for red)."""
+    return run_out(lines, n, a + b)[0]
 
 
 # the additions and subtractions (cuda/ff.cuh with CZ_CUDA_PTX_ADD): every
