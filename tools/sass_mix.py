@@ -23,6 +23,7 @@ timed. The classes follow the units the opcodes issue to on sm_90:
 The listing: `cuobjdump -sass OBJ` on the GPU machine (scripts/gpu_check.sh
 sass), or `nvdisasm CUBIN` here (tools/sass_local.sh, no GPU needed).
 """
+import argparse
 import collections
 import re
 import sys
@@ -95,27 +96,21 @@ def report(funcs, pattern, top, out=sys.stdout):
 
 
 def main(argv):
-    args = [a for a in argv[1:] if not a.startswith("--top")]
-    top = 12
-    for i, a in enumerate(argv):
-        if a.startswith("--top"):
-            v = a.split("=", 1)[1] if "=" in a else argv[i + 1]
-            top = int(v)
-            if "=" not in a:
-                args.remove(v)
-    if not args or args[0] in ("-h", "--help"):
-        print(__doc__.strip())
-        return 0 if args else 2
+    ap = argparse.ArgumentParser(prog="sass_mix", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("listing", help="cuobjdump -sass or nvdisasm output")
+    ap.add_argument("regex", nargs="?", help="only the functions whose name matches")
+    ap.add_argument("--top", type=int, default=12, help="opcodes listed per function (12)")
+    args = ap.parse_args(argv[1:])  # bad arguments: exit 2
     try:
-        with open(args[0], errors="replace") as f:
+        with open(args.listing, errors="replace") as f:
             funcs = parse(f)
     except OSError as e:
-        print("sass_mix: %s: %s" % (args[0], e.strerror), file=sys.stderr)
+        print("sass_mix: %s: %s" % (args.listing, e.strerror), file=sys.stderr)
         return 2
     if not funcs:
-        print("sass_mix: %s: no 'Function :' sections (expected cuobjdump -sass output)" % args[0], file=sys.stderr)
+        print("sass_mix: %s: no 'Function :' sections (expected cuobjdump -sass output)" % args.listing, file=sys.stderr)
         return 3
-    if not report(funcs, args[1] if len(args) > 1 else None, top):
+    if not report(funcs, args.regex, args.top):
         print("sass_mix: no function matches", file=sys.stderr)
         return 1
     return 0
