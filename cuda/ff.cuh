@@ -88,9 +88,10 @@ namespace cz_dev {
  * CZ_CUDA_PTX_MONT 1, one PTX block with even/odd accumulators (ptx_mont:
  * no register moves; 224 sm_90 instructions for a 254-bit product against
  * 360, the NTT's pass kernel 29% shorter), else N row blocks on a sliding
- * window (ptx_row, the product timed on the H200 so far). 0 by default
- * until the mont block has run against the CPU and been timed on the GPU
- * (CMake option CZ_CUDA_PTX_MONT; bench/RESULTS.md).
+ * window (ptx_row). 1 by default: with CZ_CUDA_PTX_ADD, on the H200
+ * (2026-12-05) the NTT 2^24 23% faster, the BN254 G1 MSM 25%, the
+ * BLS12-381 G2 MSM 29% than the row blocks (CMake option CZ_CUDA_PTX_MONT;
+ * bench/RESULTS.md).
  * The dedicated squaring (fp::sqr_ptx) where CZ_CUDA_PTX_SQR is 1; the
  * merged a b - c d (fp::mul_sub_ptx) for fields of at most
  * CZ_CUDA_MUL_SUB_MAX_N 32-bit limbs. Both are ahead of the row product
@@ -101,16 +102,16 @@ namespace cz_dev {
  * instructions against sqr_ptx's 336 (BN254 Fq), a b - c d as two products
  * 568 against 647. So with ptx_mont both are off (0, 0), else on (1, 8). */
 #ifndef CZ_CUDA_PTX_MONT
-#define CZ_CUDA_PTX_MONT 0
+#define CZ_CUDA_PTX_MONT 1
 #endif
 /* With CZ_CUDA_PTX_ADD 1, the additions, subtractions and the final
  * subtraction of a product (a + b, a - b, their lazy forms against 2p,
  * reduce_once) are PTX blocks too (cz_ptx_add, add2, sub, sub2, red): one
  * carry chain each way and a select, 26 instructions for 8 limbs where the
- * compiler's code of the C loops below takes ~47. 0 by default until run
- * on a GPU (CMake option CZ_CUDA_PTX_ADD). */
+ * compiler's code of the C loops below takes ~47. 1 by default (CMake
+ * option CZ_CUDA_PTX_ADD; measured with CZ_CUDA_PTX_MONT, bench/RESULTS.md). */
 #ifndef CZ_CUDA_PTX_ADD
-#define CZ_CUDA_PTX_ADD 0
+#define CZ_CUDA_PTX_ADD 1
 #endif
 #if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX) && CZ_CUDA_PTX_ADD
 #define CZ_PTX_ADD_ON 1

@@ -22,7 +22,7 @@
 #                                       start run both builds side by side); with
 #                                       CZ_GPU_OTHER="-DFLAG=.." the other build
 #                                       takes those flags instead of -DCZ_CUDA_PTX=OFF
-#                                       (e.g. -DCZ_CUDA_PTX_MONT=ON), in build-gpu-ptx
+#                                       (e.g. -DCZ_CUDA_PTX_MONT=OFF), in build-gpu-ptx
 #   scripts/gpu_check.sh testsboth      testbig of the default build and test of
 #                                       the other (ptx) build side by side (correctness
 #                                       only: they share the GPU)
@@ -59,7 +59,7 @@
 #
 # Stages can be combined: scripts/gpu_check.sh build test prove 16 20.
 # CZ_GPU_TARGETS overrides the build targets (e.g. just cuzk); CZ_GPU_CMAKE adds
-# CMake flags to the build (e.g. -DCZ_CUDA_PTX_MONT=ON); CZ_GPU_PIN_KEYS=1
+# CMake flags to the build (e.g. -DCZ_CUDA_PTX_MONT=OFF); CZ_GPU_PIN_KEYS=1
 # adds a --pin-keys run (1 job) to the engine stage; CZ_GPU_ENGINE_DEV sets the
 # device list of the engine and goals streams (default cuda; cuda:0,0 runs two
 # device steps at once on GPU 0, sharing its key).
