@@ -68,6 +68,11 @@
     CZ_DEV_PTX_BIN_(sub, NAME)                                                                                         \
     CZ_DEV_PTX_BIN_(sub2, NAME)                                                                                        \
     __device__ __forceinline__ static void ptx_red(uint32_t(&r)[N], const uint32_t(&a)[N]) { cz_ptx_red_##NAME(r, a); } \
+    __device__ __forceinline__ static void ptx_mont2(uint32_t(&r)[N], const uint32_t(&a)[N], const uint32_t(&b)[N],    \
+                                                     const uint32_t(&c)[N], const uint32_t(&d)[N])                     \
+    {                                                                                                                  \
+        cz_ptx_mont2_##NAME(r, a, b, c, d);                                                                            \
+    }                                                                                                                  \
     __device__ __forceinline__ static void ptx_row(uint32_t *w, const uint32_t(&a)[N], uint32_t b)                     \
     {                                                                                                                  \
         cz_ptx_row_##NAME(w, a, b);                                                                                    \
@@ -117,6 +122,15 @@ namespace cz_dev {
 #define CZ_PTX_ADD_ON 1
 #else
 #define CZ_PTX_ADD_ON 0
+#endif
+/* With CZ_CUDA_PTX_FQ2 1, the Fq2 product is two sums of two products, each
+ * one PTX block with one reduction (fp::mul2_ptx, cz_ptx_mont2): c0 = a0 b0
+ * + a1 (p - b1), c1 = a0 b1 + a1 b0; 4 N^2 + 2 N^2 word products, as many
+ * as Karatsuba's three reduced products, without Karatsuba's five additions
+ * and subtractions and with the mont block's aligned pairs (no moves). 0 by
+ * default until run on a GPU (CMake option CZ_CUDA_PTX_FQ2). */
+#ifndef CZ_CUDA_PTX_FQ2
+#define CZ_CUDA_PTX_FQ2 0
 #endif
 #ifndef CZ_CUDA_PTX_SQR
 #define CZ_CUDA_PTX_SQR (CZ_CUDA_PTX_MONT ? 0 : 1)
@@ -509,6 +523,28 @@ template <class P> struct fp {
         return r;
     }
 
+    /* (a b + c d) / R mod p, below p, for a, b, c, d < p: both products
+     * added into the mont block's accumulators before each row's reduction
+     * (P::ptx_mont2; the running value stays below 3p, the result below
+     * 2 p^2 / R + p < 2p), then the final subtraction. */
+    __device__ __forceinline__ static fp mul2_ptx(const fp &a, const fp &b, const fp &c, const fp &d)
+    {
+        fp r;
+        P::ptx_mont2(r.l, a.l, b.l, c.l, d.l);
+        reduce_once(r.l);
+        return r;
+    }
+    /* the same, called for the 381-bit field as its product is (one copy
+     * for both coefficients of an Fq2 product), inlined for the others */
+    __device__ __forceinline__ static fp mul2(const fp &a, const fp &b, const fp &c, const fp &d)
+    {
+        if constexpr (N > 8)
+            return mul2_call(a, b, c, d);
+        else
+            return mul2_ptx(a, b, c, d);
+    }
+    __device__ __noinline__ static fp mul2_call(fp a, fp b, fp c, fp d) { return mul2_ptx(a, b, c, d); }
+
     /* The same work split in two, for products whose reductions are merged
      * (fp2's): t = a b, 2N words, exact for any a, b < 2^(32N); and
      * t / R mod p (< p) for t < p R, t clobbered. */
@@ -675,7 +711,9 @@ template <class F> struct fp2 {
     CZ_HD_CALL friend fp2 operator*(fp2 a, fp2 b)
     {
 #if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX)
-        if constexpr (F::N <= CZ_CUDA_FQ2_MERGED_MAX_N)
+        if constexpr (CZ_CUDA_PTX_FQ2) /* a0 b0 - a1 b1 = a0 b0 + a1 (p - b1): every operand below p */
+            return fp2{F::mul2(a.c0, b.c0, a.c1, -b.c1), F::mul2(a.c0, b.c1, a.c1, b.c0)};
+        else if constexpr (F::N <= CZ_CUDA_FQ2_MERGED_MAX_N)
             return mul_merged(a, b);
         else
 #endif

@@ -36,6 +36,12 @@
 #                                       them, of the build (or carried binaries in the same
 #                                       layout: bench/, cuzk) in directory OLD;
 #                                       CZ_GOALS_DENSE=0 skips the 2^24 key (minutes to make)
+#   scripts/gpu_check.sh ab DIR..       carried builds side by side (DIR/tests/test_gpu_*,
+#                                       DIR/bench/bench_gpu_{ntt,msm}: built elsewhere):
+#                                       each one's GPU tests, then the NTT (2^22..2^24) and
+#                                       MSM (--max-log=24, CZ_GPU_AB_MSM_LOG) benchmarks of
+#                                       all in turn, CZ_GPU_AB_ROUNDS (2) rounds, the order
+#                                       reversed in the even ones; rows in ab.md
 #   scripts/gpu_check.sh trace          bench_gpu_msm --trace: MSM phases up to 2^24
 #   scripts/gpu_check.sh sass           cuobjdump -sass / -res-usage of cuda/{ntt,msm,device}.cu.o
 #                                       and their instruction mix (tools/sass_mix.py)
@@ -145,6 +151,47 @@ stage_testsboth() {
   echo "== the other build (${CZ_GPU_OTHER:--DCZ_CUDA_PTX=OFF}):"
   grep -E "Test #|tests passed|FAIL|fail" "$out/test-gpu-ptx.log" | head -40
   [ $r1 -eq 0 ] && [ $r2 -eq 0 ]
+}
+
+# ab DIR..: carried builds (DIR/tests/test_gpu_*, DIR/bench/bench_gpu_{ntt,msm})
+# side by side: each one's GPU tests, then the NTT and MSM benchmarks of all of
+# them in turn, CZ_GPU_AB_ROUNDS times (default 2), the order reversed every
+# other round; ab.md sums up the rows of each round
+stage_ab() {
+  local d r i order rounds=${CZ_GPU_AB_ROUNDS:-2} rc=0
+  for d in "$@"; do
+    [ -d "$d" ] || { echo "ab: $d is not a directory" >&2; return 1; }
+    for t in "$d"/tests/test_gpu_*; do
+      [ -x "$t" ] || continue
+      timeout 300 "$t" >"$out/ab-test-$(basename "$d")-$(basename "$t").log" 2>&1
+      r=$?
+      echo "ab: $d $(basename "$t"): rc $r, $(tail -1 "$out/ab-test-$(basename "$d")-$(basename "$t").log")"
+      [ $r -eq 0 ] || rc=1
+    done
+  done
+  for ((i = 1; i <= rounds; i++)); do
+    order=("$@")
+    if [ $((i % 2)) -eq 0 ]; then
+      order=()
+      for d in "$@"; do order=("$d" "${order[@]}"); done
+    fi
+    for d in "${order[@]}"; do
+      local tag
+      tag=$(basename "$d")-$i
+      [ -x "$d/bench/bench_gpu_ntt" ] &&
+        timeout 120 "$d/bench/bench_gpu_ntt" --min=22 --max=24 --repeats=5 >"$out/ab-ntt-$tag.txt" 2>&1
+      [ -x "$d/bench/bench_gpu_msm" ] &&
+        timeout 200 "$d/bench/bench_gpu_msm" --max-log=${CZ_GPU_AB_MSM_LOG:-24} --g2-log=22 --repeats=3 \
+          >"$out/ab-msm-$tag.txt" 2>&1
+      echo "ab: round $i $d done"
+    done
+  done
+  for f in "$out"/ab-ntt-*.txt "$out"/ab-msm-*.txt; do
+    [ -f "$f" ] || continue
+    echo "== $(basename "$f" .txt)"
+    grep -E '^\| (bn254|bls12_381|BLS12-381|BN254)' "$f" | grep -vE 'streamed|repeated'
+  done >"$out/ab.md"
+  return $rc
 }
 
 # warm K[:curve[:profile]]: the proofs the goals speak of (key resident)
@@ -425,6 +472,11 @@ while [ $# -gt 0 ]; do
     fi
     ;;
   buildptx) stage_buildptx || rc=1 ;;
+  ab)
+    ds=()
+    while [ $# -gt 0 ] && [ -d "$1" ]; do ds+=("$1"); shift; done
+    stage_ab "${ds[@]}" || rc=1
+    ;;
   testsboth) stage_testsboth || rc=1 ;;
   warm)
     ws=()

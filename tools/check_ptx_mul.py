@@ -13,6 +13,9 @@ edge values and random ones below p, compared with a * b / 2^(32N) mod p;
 and b (the operand taken limb by limb) below 2p: the lazy product of the
 NTT, below 2p before the final subtraction.
 
+The mont2 block (a b + c d, one reduction) runs on edge and random
+operands below p, its result below 2p and its top word 0.
+
 The add, add2, sub, sub2 and red blocks run on edge and random operands of
 their domains (sub: borrow semantics of sub/subc, as PTX defines them) and
 are checked against Python's integers; no block may read an input after
@@ -259,6 +262,32 @@ for name, (p, n64) in FIELDS.items():
                 bad = miss(bad, "%s %s: wrong product for a = %#x, b = %#x" % (name, form, x, y))
         print("%s: %d %s products (%d of them lazy), %d wrong" % (name, len(cases) + len(lcases), form, len(lcases), bad))
         fails += bad
+
+    # the sum of two products (cuda/ff.cuh fp2 with CZ_CUDA_PTX_FQ2): a b + c d
+    # with one reduction, all four below p, result below 2p, top word 0
+    m2lines = parse(name, "mont2")
+    pinv = (-pow(p, -1, 2**32)) % 2**32
+    limbs = lambda v: [(v >> (32 * j)) & M32 for j in range(n)]
+    m2cases = [(x, y, x, y) for x in edge for y in edge] + [(x, y, y, x) for x in edge for y in edge] + \
+        [(x, y, p - 1, p - 1) for x in edge for y in edge] + \
+        [tuple(rng.randrange(p) for _ in range(4)) for _ in range(ncases)]
+    bad = 0
+    for x, y, z, u in m2cases:
+        try:
+            r, regs = run_out(m2lines, n, limbs(x) + limbs(y) + limbs(z) + limbs(u) + [pinv])
+            if regs.get("m") != 0:
+                raise ValueError("the top word is %s, not 0" % regs.get("m"))
+            got = sum(v << (32 * j) for j, v in enumerate(r))
+            if got >= 2 * p:
+                raise ValueError("the result is %#x >= 2p" % got)
+        except ValueError as e:
+            print("%s mont2: %s (a, b, c, d = %#x, %#x, %#x, %#x)" % (name, e, x, y, z, u))
+            bad += 1
+            continue
+        if got % p != (x * y + z * u) * ri % p:
+            bad = miss(bad, "%s mont2: wrong a b + c d for %#x, %#x, %#x, %#x" % (name, x, y, z, u))
+    print("%s: %d mont2 sums of products, %d wrong" % (name, len(m2cases), bad))
+    fails += bad
 
     # the split product of the Fq2 products (cuda/ff.cuh fp2 mul_lazy):
     # mulrow rows give a * b exactly for a, b < 2p (unreduced sums);

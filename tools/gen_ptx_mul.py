@@ -10,6 +10,12 @@ The primes come from tools/gen_field_consts.py (the same numbers as ff/).
   cz_ptx_mont_NAME(r, a, b)    r = a b / 2^(32N) mod p, below 2p (no final
                                subtraction), b taken limb by limb
                                (cuda/ff.cuh with CZ_CUDA_PTX_MONT)
+  cz_ptx_mont2_NAME(r, a, b, c, d)
+                               r = (a b + c d) / 2^(32N) mod p, below 2p, for
+                               a, b, c, d below p: the same rows with both
+                               products added before each reduction (cuda/ff.cuh
+                               fp2 with CZ_CUDA_PTX_FQ2: an Fq2 product is two
+                               of these, no Karatsuba sums)
   cz_ptx_add_NAME(r, a, b)     r = a + b mod p (a + b < 2p); add2: mod 2p
                                (a + b < 4p, the NTT's lazy sum)
   cz_ptx_sub_NAME(r, a, b)     r = a - b mod p (a, b < p); sub2: mod 2p
@@ -75,14 +81,20 @@ exec(src.split("\ndef ")[0], ns)
 FIELDS = ns["FIELDS"]
 
 
-def mont(name, p, n64):
+def mont(name, p, n64, terms=1):
+    """terms 1: cz_ptx_mont (a b); 2: cz_ptx_mont2 (a b + c d, one reduction:
+    each row adds c_even d_i and c_odd d_i into the same accumulators after
+    a's, then reduces once)."""
     n = 2 * n64
     pl = [(p >> (32 * i)) & 0xffffffff for i in range(n)]
     pinv = (-pow(p, -1, 2**32)) % 2**32
     # operands: r = %0..%(n-1) (written), a = %n..%(2n-1), b = %2n..%(3n-1)
+    # (and for terms 2: c = %3n.., d = %4n..)
     R = lambda j: "%%%d" % j
     A = lambda j: "%%%d" % (n + j)
     B = lambda j: "%%%d" % (2 * n + j)
+    C = lambda j: "%%%d" % (3 * n + j)
+    D = lambda j: "%%%d" % (4 * n + j)
     P = lambda j: "0x%08x" % pl[j]
     X = ["x%d" % j for j in range(n + 2)]
     Y = ["y%d" % j for j in range(n + 2)]
@@ -91,7 +103,7 @@ def mont(name, p, n64):
     # issues the m p chains as separate lo and hi multiply-adds (96 more per
     # product); read from constant memory instead, it cannot
     opaque = pinv == 0xffffffff
-    PINV = "%%%d" % (3 * n) if opaque else "0x%08x" % pinv
+    PINV = "%%%d" % ((2 * terms + 1) * n) if opaque else "0x%08x" % pinv
     E, O = X, Y
     # row 0: E = a_even b_0, O = a_odd b_0 (no sums: the pairs do not overlap)
     for k in range(0, n, 2):
@@ -100,6 +112,18 @@ def mont(name, p, n64):
             ins.append("mul.hi.u32 %s, %s, %s;" % (arr[k + 1], A(j), B(0)))
     for r in (E[n], E[n + 1], O[n], O[n + 1]):  # words n + 1 stay 0 (the shifts read them)
         ins.append("mov.u32 %s, 0;" % r)
+
+    def more(E, O, i):
+        """E += c_even d_i, O += c_odd d_i (the second term), carries into word n"""
+        if terms == 1:
+            return
+        for arr, off in ((E, 0), (O, 1)):
+            for k in range(0, n, 2):
+                ins.append("%s.lo.cc.u32 %s, %s, %s, %s;" % ("mad" if k == 0 else "madc", arr[k], C(k + off), D(i), arr[k]))
+                ins.append("madc.hi.cc.u32 %s, %s, %s, %s;" % (arr[k + 1], C(k + off), D(i), arr[k + 1]))
+            ins.append("addc.u32 %s, %s, 0;" % (arr[n], arr[n]))
+
+    more(E, O, 0)
 
     def reduce(E, O):
         ins.append("mul.lo.u32 m, %s, %s;" % (E[0], PINV))
@@ -122,6 +146,7 @@ def mont(name, p, n64):
             ins.append("madc.hi.cc.u32 %s, %s, %s, %s;" % (O[k + 1], A(k), B(i), O[k + 1]))
         ins.append("addc.u32 %s, %s, 0;" % (O[n], O[n]))
         E, O = O, E
+        more(E, O, i)
         reduce(E, O)
     # r = V / 2^32 = O + (E >> 32); the top word (m) is 0 (checked by the emulator)
     for j in range(n):
@@ -129,17 +154,23 @@ def mont(name, p, n64):
     ins.append("addc.u32 m, %s, %s;" % (O[n], E[n + 1]))
     ins.append("}")
     body = "\n".join('        "%s\\n\\t"' % s for s in ins)
-    inputs = ['"r"(a[%d])' % j for j in range(n)] + ['"r"(b[%d])' % j for j in range(n)]
+    ops = "abcd"[:2 * terms]
+    inputs = ['"r"(%s[%d])' % (x, j) for x in ops for j in range(n)]
     const = ""
     if opaque:
         inputs.append('"r"(cz_ptx_pinv_%s)' % name)
-        const = "static __constant__ uint32_t cz_ptx_pinv_%s = 0x%08x; /* -1/p mod 2^32 */\n" % (name, pinv)
+        if terms == 1:  # (one definition per field, before its first block)
+            const = "static __constant__ uint32_t cz_ptx_pinv_%s = 0x%08x; /* -1/p mod 2^32 */\n" % (name, pinv)
+    what = ("r = a b / 2^(32N) mod p, below 2p (one operand below p, the other below 2p)" if terms == 1 else
+            "r = (a b + c d) / 2^(32N) mod p, below 2p (all four below p), one reduction")
+    params = ", ".join("const uint32_t (&%s)[%d]" % (x, n) for x in ops)
     return (
-        "%s/* %s: r = a b / 2^(32N) mod p, below 2p (one operand below p, the other below 2p) */\n"
-        "__device__ __forceinline__ void cz_ptx_mont_%s(uint32_t (&r)[%d], const uint32_t (&a)[%d], const uint32_t (&b)[%d])\n"
+        "%s/* %s: %s */\n"
+        "__device__ __forceinline__ void cz_ptx_mont%s_%s(uint32_t (&r)[%d], %s)\n"
         "{\n"
         "    asm(\n%s\n        : %s\n        : %s);\n"
-        "}\n" % (const, name, name, n, n, n, body, ", ".join('"=r"(r[%d])' % j for j in range(n)), ", ".join(inputs)))
+        "}\n" % (const, name, what, "" if terms == 1 else "2", name, n, params, body,
+                 ", ".join('"=r"(r[%d])' % j for j in range(n)), ", ".join(inputs)))
 
 
 def row(name, p, n64):
@@ -338,6 +369,7 @@ print("/* (included by cuda/ff.cuh in device code built with CZ_CUDA_PTX) */")
 for name, (p, n64) in FIELDS.items():
     print(row(name, p, n64))
     print(mont(name, p, n64))
+    print(mont(name, p, n64, terms=2))
     for kind in ("add", "add2", "sub", "sub2", "red"):
         print(modadd(name, p, n64, kind))
     print(mulrow(name, p, n64))
