@@ -132,6 +132,16 @@ namespace cz_dev {
 #ifndef CZ_CUDA_PTX_FQ2
 #define CZ_CUDA_PTX_FQ2 0
 #endif
+/* With CZ_CUDA_PTX_MSUB 1, a b - c d (the point formulas' Y3) in Fq is one
+ * sum of products with one reduction, a b + c (p - d) (cz_ptx_mont2: 3 N^2
+ * word products instead of two products' 4 N^2) where the integer product
+ * serves (not with CZ_CUDA_FP52's 381-bit Fq). (In Fq2, each coefficient as
+ * one sum of four products was built: the 8 operands spilled, STL 170 ->
+ * 462 in BN254 G2's level 0.) 0 by default until run on a GPU (CMake option
+ * CZ_CUDA_PTX_MSUB). */
+#ifndef CZ_CUDA_PTX_MSUB
+#define CZ_CUDA_PTX_MSUB 0
+#endif
 #ifndef CZ_CUDA_PTX_SQR
 #define CZ_CUDA_PTX_SQR (CZ_CUDA_PTX_MONT ? 0 : 1)
 #endif
@@ -468,7 +478,9 @@ template <class P> struct fp {
     CZ_HD static fp mul_sub(const fp &a, const fp &b, const fp &c, const fp &d)
     {
 #if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX)
-        if constexpr (N > CZ_CUDA_MUL_SUB_MAX_N || CZ_FP52_ON(N))
+        if constexpr (CZ_CUDA_PTX_MSUB && !CZ_FP52_ON(N))
+            return mul2(a, b, c, -d); /* a b + c (p - d): every operand below p */
+        else if constexpr (N > CZ_CUDA_MUL_SUB_MAX_N || CZ_FP52_ON(N))
             return a * b - c * d;
         else if constexpr (N > 8)
             return mul_sub_call(a, b, c, d);

@@ -263,30 +263,33 @@ for name, (p, n64) in FIELDS.items():
         print("%s: %d %s products (%d of them lazy), %d wrong" % (name, len(cases) + len(lcases), form, len(lcases), bad))
         fails += bad
 
-    # the sum of two products (cuda/ff.cuh fp2 with CZ_CUDA_PTX_FQ2): a b + c d
-    # with one reduction, all four below p, result below 2p, top word 0
-    m2lines = parse(name, "mont2")
+    # the sum of products with one reduction (cuda/ff.cuh: mont2, the Fq2
+    # product with CZ_CUDA_PTX_FQ2 and a b - c d with CZ_CUDA_PTX_MSUB): all
+    # operands below p, the result below 2p, the top word 0
     pinv = (-pow(p, -1, 2**32)) % 2**32
     limbs = lambda v: [(v >> (32 * j)) & M32 for j in range(n)]
-    m2cases = [(x, y, x, y) for x in edge for y in edge] + [(x, y, y, x) for x in edge for y in edge] + \
-        [(x, y, p - 1, p - 1) for x in edge for y in edge] + \
-        [tuple(rng.randrange(p) for _ in range(4)) for _ in range(ncases)]
+    terms = 2
+    mlines = parse(name, "mont%d" % terms)
+    k = 2 * terms
+    mcases = [(x, y) * terms for x in edge for y in edge] + [(x, y) + (y, x) * (terms - 1) for x in edge for y in edge] + \
+        [(x, y) + (p - 1,) * (k - 2) for x in edge for y in edge] + \
+        [tuple(rng.randrange(p) for _ in range(k)) for _ in range(ncases)]
     bad = 0
-    for x, y, z, u in m2cases:
+    for ops in mcases:
         try:
-            r, regs = run_out(m2lines, n, limbs(x) + limbs(y) + limbs(z) + limbs(u) + [pinv])
+            r, regs = run_out(mlines, n, sum((limbs(v) for v in ops), []) + [pinv])
             if regs.get("m") != 0:
                 raise ValueError("the top word is %s, not 0" % regs.get("m"))
             got = sum(v << (32 * j) for j, v in enumerate(r))
             if got >= 2 * p:
                 raise ValueError("the result is %#x >= 2p" % got)
         except ValueError as e:
-            print("%s mont2: %s (a, b, c, d = %#x, %#x, %#x, %#x)" % (name, e, x, y, z, u))
+            print("%s mont%d: %s (operands %s)" % (name, terms, e, ", ".join("%#x" % v for v in ops)))
             bad += 1
             continue
-        if got % p != (x * y + z * u) * ri % p:
-            bad = miss(bad, "%s mont2: wrong a b + c d for %#x, %#x, %#x, %#x" % (name, x, y, z, u))
-    print("%s: %d mont2 sums of products, %d wrong" % (name, len(m2cases), bad))
+        if got % p != sum(ops[j] * ops[j + 1] for j in range(0, k, 2)) * ri % p:
+            bad = miss(bad, "%s mont%d: wrong sum of products for %s" % (name, terms, ", ".join("%#x" % v for v in ops)))
+    print("%s: %d mont%d sums of products, %d wrong" % (name, len(mcases), terms, bad))
     fails += bad
 
     # the split product of the Fq2 products (cuda/ff.cuh fp2 mul_lazy):

@@ -15,7 +15,8 @@ The primes come from tools/gen_field_consts.py (the same numbers as ff/).
                                a, b, c, d below p: the same rows with both
                                products added before each reduction (cuda/ff.cuh
                                fp2 with CZ_CUDA_PTX_FQ2: an Fq2 product is two
-                               of these, no Karatsuba sums)
+                               of these, no Karatsuba sums; with
+                               CZ_CUDA_PTX_MSUB, a b - c d as a b + c (p - d))
   cz_ptx_add_NAME(r, a, b)     r = a + b mod p (a + b < 2p); add2: mod 2p
                                (a + b < 4p, the NTT's lazy sum)
   cz_ptx_sub_NAME(r, a, b)     r = a - b mod p (a, b < p); sub2: mod 2p
@@ -84,17 +85,19 @@ FIELDS = ns["FIELDS"]
 def mont(name, p, n64, terms=1):
     """terms 1: cz_ptx_mont (a b); 2: cz_ptx_mont2 (a b + c d, one reduction:
     each row adds c_even d_i and c_odd d_i into the same accumulators after
-    a's, then reduces once)."""
+    a's, then reduces once). (A sum of four, for the Fq2 a b - c d, was
+    built: its 8 operands spilled in the G2 kernels, STL 170 -> 462.)"""
     n = 2 * n64
     pl = [(p >> (32 * i)) & 0xffffffff for i in range(n)]
     pinv = (-pow(p, -1, 2**32)) % 2**32
     # operands: r = %0..%(n-1) (written), a = %n..%(2n-1), b = %2n..%(3n-1)
-    # (and for terms 2: c = %3n.., d = %4n..)
+    # (and the further pairs: c = %3n.., d = %4n.., e = %5n.., ..)
     R = lambda j: "%%%d" % j
     A = lambda j: "%%%d" % (n + j)
     B = lambda j: "%%%d" % (2 * n + j)
-    C = lambda j: "%%%d" % (3 * n + j)
-    D = lambda j: "%%%d" % (4 * n + j)
+    # term t's operands: the whole one (a, c, e, g) and the one by limbs (b, d, f, h)
+    X1 = lambda t, j: "%%%d" % ((2 * t + 1) * n + j)
+    X2 = lambda t, j: "%%%d" % ((2 * t + 2) * n + j)
     P = lambda j: "0x%08x" % pl[j]
     X = ["x%d" % j for j in range(n + 2)]
     Y = ["y%d" % j for j in range(n + 2)]
@@ -114,14 +117,14 @@ def mont(name, p, n64, terms=1):
         ins.append("mov.u32 %s, 0;" % r)
 
     def more(E, O, i):
-        """E += c_even d_i, O += c_odd d_i (the second term), carries into word n"""
-        if terms == 1:
-            return
-        for arr, off in ((E, 0), (O, 1)):
-            for k in range(0, n, 2):
-                ins.append("%s.lo.cc.u32 %s, %s, %s, %s;" % ("mad" if k == 0 else "madc", arr[k], C(k + off), D(i), arr[k]))
-                ins.append("madc.hi.cc.u32 %s, %s, %s, %s;" % (arr[k + 1], C(k + off), D(i), arr[k + 1]))
-            ins.append("addc.u32 %s, %s, 0;" % (arr[n], arr[n]))
+        """E += c_even d_i, O += c_odd d_i (and so on for the further terms), carries into word n"""
+        for t in range(1, terms):
+            for arr, off in ((E, 0), (O, 1)):
+                for k in range(0, n, 2):
+                    ins.append("%s.lo.cc.u32 %s, %s, %s, %s;" % ("mad" if k == 0 else "madc", arr[k], X1(t, k + off),
+                                                                 X2(t, i), arr[k]))
+                    ins.append("madc.hi.cc.u32 %s, %s, %s, %s;" % (arr[k + 1], X1(t, k + off), X2(t, i), arr[k + 1]))
+                ins.append("addc.u32 %s, %s, 0;" % (arr[n], arr[n]))
 
     more(E, O, 0)
 
@@ -154,22 +157,22 @@ def mont(name, p, n64, terms=1):
     ins.append("addc.u32 m, %s, %s;" % (O[n], E[n + 1]))
     ins.append("}")
     body = "\n".join('        "%s\\n\\t"' % s for s in ins)
-    ops = "abcd"[:2 * terms]
+    ops = "abcdefgh"[:2 * terms]
     inputs = ['"r"(%s[%d])' % (x, j) for x in ops for j in range(n)]
     const = ""
     if opaque:
         inputs.append('"r"(cz_ptx_pinv_%s)' % name)
         if terms == 1:  # (one definition per field, before its first block)
             const = "static __constant__ uint32_t cz_ptx_pinv_%s = 0x%08x; /* -1/p mod 2^32 */\n" % (name, pinv)
-    what = ("r = a b / 2^(32N) mod p, below 2p (one operand below p, the other below 2p)" if terms == 1 else
-            "r = (a b + c d) / 2^(32N) mod p, below 2p (all four below p), one reduction")
+    what = {1: "r = a b / 2^(32N) mod p, below 2p (one operand below p, the other below 2p)",
+            2: "r = (a b + c d) / 2^(32N) mod p, below 2p (all four below p), one reduction"}[terms]
     params = ", ".join("const uint32_t (&%s)[%d]" % (x, n) for x in ops)
     return (
         "%s/* %s: %s */\n"
         "__device__ __forceinline__ void cz_ptx_mont%s_%s(uint32_t (&r)[%d], %s)\n"
         "{\n"
         "    asm(\n%s\n        : %s\n        : %s);\n"
-        "}\n" % (const, name, what, "" if terms == 1 else "2", name, n, params, body,
+        "}\n" % (const, name, what, "" if terms == 1 else str(terms), name, n, params, body,
                  ", ".join('"=r"(r[%d])' % j for j in range(n)), ", ".join(inputs)))
 
 

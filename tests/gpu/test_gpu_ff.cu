@@ -68,23 +68,26 @@ template <class F> __global__ void k_field52(F *out, const F *a, const F *b, siz
     out[2 * i + 1] = fp52<typename F::P_>::mul_r(b[i], x);
 }
 
-/* out[3i..3i+2] = a*b, a^2, a*a in Fq2 (the product with merged reductions
- * in a build with CZ_CUDA_PTX) */
+/* out[4i..4i+3] = a*b, a^2, a*a, a b - (a + b)(a - b) in Fq2 (the product
+ * with merged reductions, or with CZ_CUDA_PTX_FQ2 two sums of products, in
+ * a build with CZ_CUDA_PTX; mul_sub one sum of four products per coefficient
+ * with CZ_CUDA_PTX_MSUB too) */
 template <class F> __global__ void k_fq2(F *out, const F *a, const F *b, size_t n)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     F x = a[i], y = b[i];
-    out[3 * i + 0] = x * y;
-    out[3 * i + 1] = x.sqr();
-    out[3 * i + 2] = x * x;
+    out[4 * i + 0] = x * y;
+    out[4 * i + 1] = x.sqr();
+    out[4 * i + 2] = x * x;
+    out[4 * i + 3] = F::mul_sub(x, y, x + y, x - y);
 }
 
 #define FQ2_TEST(NAME, F, C, B)                                                                          \
     static void fq2_##NAME(cz_rng *rng, size_t n)                                                        \
     {                                                                                                    \
         static_assert(sizeof(F) == sizeof(C), "layout");                                                 \
-        F *ha = (F *)calloc(n, sizeof(F)), *hb = (F *)calloc(n, sizeof(F)), *ho = (F *)calloc(3 * n, sizeof(F)); \
+        F *ha = (F *)calloc(n, sizeof(F)), *hb = (F *)calloc(n, sizeof(F)), *ho = (F *)calloc(4 * n, sizeof(F)); \
         for (size_t i = 0; i < n; i++) {                                                                 \
             B##_random(&((C *)&ha[i])->c0, rng);                                                         \
             B##_random(&((C *)&ha[i])->c1, rng);                                                         \
@@ -103,21 +106,26 @@ template <class F> __global__ void k_fq2(F *out, const F *a, const F *b, size_t 
         F *da, *db, *dout;                                                                               \
         CUDA_OK(cudaMalloc(&da, n * sizeof(F)));                                                         \
         CUDA_OK(cudaMalloc(&db, n * sizeof(F)));                                                         \
-        CUDA_OK(cudaMalloc(&dout, 3 * n * sizeof(F)));                                                   \
+        CUDA_OK(cudaMalloc(&dout, 4 * n * sizeof(F)));                                                   \
         CUDA_OK(cudaMemcpy(da, ha, n * sizeof(F), cudaMemcpyHostToDevice));                              \
         CUDA_OK(cudaMemcpy(db, hb, n * sizeof(F), cudaMemcpyHostToDevice));                              \
         k_fq2<F><<<(unsigned)((n + 127) / 128), 128>>>(dout, da, db, n);                                 \
         CUDA_OK(cudaGetLastError());                                                                     \
-        CUDA_OK(cudaMemcpy(ho, dout, 3 * n * sizeof(F), cudaMemcpyDeviceToHost));                        \
+        CUDA_OK(cudaMemcpy(ho, dout, 4 * n * sizeof(F), cudaMemcpyDeviceToHost));                        \
         long bad = 0;                                                                                    \
         for (size_t i = 0; i < n; i++) {                                                                 \
-            C w[3];                                                                                      \
-            C##_mul(&w[0], (const C *)&ha[i], (const C *)&hb[i]);                                        \
-            C##_sqr(&w[1], (const C *)&ha[i]);                                                           \
+            C w[4], s, d, t;                                                                             \
+            const C *x = (const C *)&ha[i], *y = (const C *)&hb[i];                                      \
+            C##_mul(&w[0], x, y);                                                                        \
+            C##_sqr(&w[1], x);                                                                           \
             w[2] = w[1];                                                                                 \
-            for (int k = 0; k < 3; k++) bad += memcmp(&ho[3 * i + k], &w[k], sizeof(C)) != 0;            \
+            C##_add(&s, x, y);                                                                           \
+            C##_sub(&d, x, y);                                                                           \
+            C##_mul(&t, &s, &d);                                                                         \
+            C##_sub(&w[3], &w[0], &t);                                                                   \
+            for (int k = 0; k < 4; k++) bad += memcmp(&ho[4 * i + k], &w[k], sizeof(C)) != 0;            \
         }                                                                                                \
-        CHECK_MSG(bad == 0, #NAME ": %ld of %zu device Fq2 results differ from the CPU", bad, 3 * n);    \
+        CHECK_MSG(bad == 0, #NAME ": %ld of %zu device Fq2 results differ from the CPU", bad, 4 * n);    \
         cudaFree(da);                                                                                    \
         cudaFree(db);                                                                                    \
         cudaFree(dout);                                                                                  \
