@@ -37,9 +37,10 @@
 #                                       layout: bench/, cuzk) in directory OLD;
 #                                       CZ_GOALS_DENSE=0 skips the 2^24 key (minutes to make)
 #   scripts/gpu_check.sh ab DIR..       carried builds side by side (DIR/tests/test_gpu_*,
-#                                       DIR/bench/bench_gpu_{ntt,msm}: built elsewhere):
-#                                       each one's GPU tests, then the NTT (2^22..2^24) and
-#                                       MSM (--max-log=24, CZ_GPU_AB_MSM_LOG) benchmarks of
+#                                       DIR/bench/bench_gpu_{ntt,msm,ff}: built elsewhere; each
+#                                       where present): each one's GPU tests, then the NTT
+#                                       (2^22..2^24), MSM (--max-log=24, CZ_GPU_AB_MSM_LOG) and
+#                                       field-product benchmarks of
 #                                       all in turn, CZ_GPU_AB_ROUNDS (2) rounds, the order
 #                                       reversed in the even ones; rows in ab.md
 #   scripts/gpu_check.sh trace          bench_gpu_msm --trace: MSM phases up to 2^24
@@ -153,7 +154,7 @@ stage_testsboth() {
   [ $r1 -eq 0 ] && [ $r2 -eq 0 ]
 }
 
-# ab DIR..: carried builds (DIR/tests/test_gpu_*, DIR/bench/bench_gpu_{ntt,msm})
+# ab DIR..: carried builds (DIR/tests/test_gpu_*, DIR/bench/bench_gpu_{ntt,msm,ff})
 # side by side: each one's GPU tests, then the NTT and MSM benchmarks of all of
 # them in turn, CZ_GPU_AB_ROUNDS times (default 2), the order reversed every
 # other round; ab.md sums up the rows of each round
@@ -183,10 +184,11 @@ stage_ab() {
       [ -x "$d/bench/bench_gpu_msm" ] &&
         timeout 200 "$d/bench/bench_gpu_msm" --max-log=${CZ_GPU_AB_MSM_LOG:-24} --g2-log=22 --repeats=3 \
           >"$out/ab-msm-$tag.txt" 2>&1
+      [ -x "$d/bench/bench_gpu_ff" ] && timeout 60 "$d/bench/bench_gpu_ff" >"$out/ab-ff-$tag.txt" 2>&1
       echo "ab: round $i $d done"
     done
   done
-  for f in "$out"/ab-ntt-*.txt "$out"/ab-msm-*.txt; do
+  for f in "$out"/ab-ntt-*.txt "$out"/ab-msm-*.txt "$out"/ab-ff-*.txt; do
     [ -f "$f" ] || continue
     echo "== $(basename "$f" .txt)"
     grep -E '^\| (bn254|bls12_381|BLS12-381|BN254)' "$f" | grep -vE 'streamed|repeated'
