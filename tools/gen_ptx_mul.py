@@ -28,9 +28,9 @@ The primes come from tools/gen_field_consts.py (the same numbers as ff/).
                                last read of an input)
   cz_ptx_row_NAME(w, a, b)     one CIOS row of the same product on the window
                                w = t + i of a 2N-word accumulator t (w[N] = 0
-                               on entry); N rows leave it in t[N..2N-1] (the
-                               default until the mont block is timed on the
-                               GPU)
+                               on entry); N rows leave it in t[N..2N-1] (with
+                               -DCZ_CUDA_PTX_MONT=OFF; the mont block, timed
+                               faster on the H200, is the default)
 
 The product keeps its running sum V in two accumulators of N + 2 words,
 V = E + 2^32 O: E takes the products of the even limbs of a (a_2k b_i at
@@ -91,13 +91,12 @@ def mont(name, p, n64, terms=1):
     pl = [(p >> (32 * i)) & 0xffffffff for i in range(n)]
     pinv = (-pow(p, -1, 2**32)) % 2**32
     # operands: r = %0..%(n-1) (written), a = %n..%(2n-1), b = %2n..%(3n-1)
-    # (and the further pairs: c = %3n.., d = %4n.., e = %5n.., ..)
+    # (terms 2: c = %3n..%(4n-1), d = %4n..%(5n-1))
     R = lambda j: "%%%d" % j
     A = lambda j: "%%%d" % (n + j)
     B = lambda j: "%%%d" % (2 * n + j)
-    # term t's operands: the whole one (a, c, e, g) and the one by limbs (b, d, f, h)
-    X1 = lambda t, j: "%%%d" % ((2 * t + 1) * n + j)
-    X2 = lambda t, j: "%%%d" % ((2 * t + 2) * n + j)
+    C = lambda j: "%%%d" % (3 * n + j)
+    D = lambda j: "%%%d" % (4 * n + j)
     P = lambda j: "0x%08x" % pl[j]
     X = ["x%d" % j for j in range(n + 2)]
     Y = ["y%d" % j for j in range(n + 2)]
@@ -117,14 +116,14 @@ def mont(name, p, n64, terms=1):
         ins.append("mov.u32 %s, 0;" % r)
 
     def more(E, O, i):
-        """E += c_even d_i, O += c_odd d_i (and so on for the further terms), carries into word n"""
-        for t in range(1, terms):
-            for arr, off in ((E, 0), (O, 1)):
-                for k in range(0, n, 2):
-                    ins.append("%s.lo.cc.u32 %s, %s, %s, %s;" % ("mad" if k == 0 else "madc", arr[k], X1(t, k + off),
-                                                                 X2(t, i), arr[k]))
-                    ins.append("madc.hi.cc.u32 %s, %s, %s, %s;" % (arr[k + 1], X1(t, k + off), X2(t, i), arr[k + 1]))
-                ins.append("addc.u32 %s, %s, 0;" % (arr[n], arr[n]))
+        """terms 2: E += c_even d_i, O += c_odd d_i, carries into word n"""
+        if terms == 1:
+            return
+        for arr, off in ((E, 0), (O, 1)):
+            for k in range(0, n, 2):
+                ins.append("%s.lo.cc.u32 %s, %s, %s, %s;" % ("mad" if k == 0 else "madc", arr[k], C(k + off), D(i), arr[k]))
+                ins.append("madc.hi.cc.u32 %s, %s, %s, %s;" % (arr[k + 1], C(k + off), D(i), arr[k + 1]))
+            ins.append("addc.u32 %s, %s, 0;" % (arr[n], arr[n]))
 
     more(E, O, 0)
 
@@ -157,22 +156,22 @@ def mont(name, p, n64, terms=1):
     ins.append("addc.u32 m, %s, %s;" % (O[n], E[n + 1]))
     ins.append("}")
     body = "\n".join('        "%s\\n\\t"' % s for s in ins)
-    ops = "abcdefgh"[:2 * terms]
+    ops = "abcd"[:2 * terms]
     inputs = ['"r"(%s[%d])' % (x, j) for x in ops for j in range(n)]
     const = ""
     if opaque:
         inputs.append('"r"(cz_ptx_pinv_%s)' % name)
         if terms == 1:  # (one definition per field, before its first block)
             const = "static __constant__ uint32_t cz_ptx_pinv_%s = 0x%08x; /* -1/p mod 2^32 */\n" % (name, pinv)
-    what = {1: "r = a b / 2^(32N) mod p, below 2p (one operand below p, the other below 2p)",
-            2: "r = (a b + c d) / 2^(32N) mod p, below 2p (all four below p), one reduction"}[terms]
+    what = ("r = a b / 2^(32N) mod p, below 2p (one operand below p, the other below 2p)" if terms == 1 else
+            "r = (a b + c d) / 2^(32N) mod p, below 2p (all four below p), one reduction")
     params = ", ".join("const uint32_t (&%s)[%d]" % (x, n) for x in ops)
     return (
         "%s/* %s: %s */\n"
         "__device__ __forceinline__ void cz_ptx_mont%s_%s(uint32_t (&r)[%d], %s)\n"
         "{\n"
         "    asm(\n%s\n        : %s\n        : %s);\n"
-        "}\n" % (const, name, what, "" if terms == 1 else str(terms), name, n, params, body,
+        "}\n" % (const, name, what, "" if terms == 1 else "2", name, n, params, body,
                  ", ".join('"=r"(r[%d])' % j for j in range(n)), ", ".join(inputs)))
 
 

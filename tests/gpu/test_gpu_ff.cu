@@ -68,10 +68,9 @@ template <class F> __global__ void k_field52(F *out, const F *a, const F *b, siz
     out[2 * i + 1] = fp52<typename F::P_>::mul_r(b[i], x);
 }
 
-/* out[4i..4i+3] = a*b, a^2, a*a, a b - (a + b)(a - b) in Fq2 (the product
- * with merged reductions, or with CZ_CUDA_PTX_FQ2 two sums of products, in
- * a build with CZ_CUDA_PTX; mul_sub one sum of four products per coefficient
- * with CZ_CUDA_PTX_MSUB too) */
+/* out[4i..4i+3] = a*b, a^2, a*a, a b - (a + b)(a - b) in Fq2 (in a build
+ * with CZ_CUDA_PTX the product with merged reductions, or with
+ * CZ_CUDA_PTX_FQ2 two sums of products; mul_sub through that product) */
 template <class F> __global__ void k_fq2(F *out, const F *a, const F *b, size_t n)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
