@@ -25,12 +25,13 @@
  * values in [0, 2p) for the NTT's inner levels.
  *
  * In translation units built with CZ_CUDA_FP52 (cuda/msm.cu, CMake option
- * CZ_CUDA_MSM_FP52, ON by default) the device products of the 381-bit field
+ * CZ_CUDA_MSM_FP52, OFF by default) the device products of the 381-bit field
  * run on the FP64 pipe instead (cuda/ff52.cuh fp52::mul_r, below).
  *
  * Fq2 = Fq[u] / (u^2 + 1) for both curves (cz_dev::fp2<F>), Karatsuba; on
- * the device with CZ_CUDA_PTX, BN254's with one reduction per coefficient
- * (fp2::mul_merged).
+ * the device with CZ_CUDA_PTX_FQ2 (the default) two sums of two products
+ * with one reduction each (F::mul2), else for BN254 with one reduction per
+ * coefficient (fp2::mul_merged).
  */
 #ifndef CZ_CUDA_FF_CUH
 #define CZ_CUDA_FF_CUH
@@ -127,20 +128,19 @@ namespace cz_dev {
  * one PTX block with one reduction (fp::mul2_ptx, cz_ptx_mont2): c0 = a0 b0
  * + a1 (p - b1), c1 = a0 b1 + a1 b0; 4 N^2 + 2 N^2 word products, as many
  * as Karatsuba's three reduced products, without Karatsuba's five additions
- * and subtractions and with the mont block's aligned pairs (no moves). 0 by
- * default until run on a GPU (CMake option CZ_CUDA_PTX_FQ2). */
+ * and subtractions and with the mont block's aligned pairs (no moves). 1 by
+ * default (CMake option CZ_CUDA_PTX_FQ2). */
 #ifndef CZ_CUDA_PTX_FQ2
-#define CZ_CUDA_PTX_FQ2 0
+#define CZ_CUDA_PTX_FQ2 1
 #endif
 /* With CZ_CUDA_PTX_MSUB 1, a b - c d (the point formulas' Y3) in Fq is one
  * sum of products with one reduction, a b + c (p - d) (cz_ptx_mont2: 3 N^2
  * word products instead of two products' 4 N^2) where the integer product
  * serves (not with CZ_CUDA_FP52's 381-bit Fq). (In Fq2, each coefficient as
  * one sum of four products was built: the 8 operands spilled, STL 170 ->
- * 462 in BN254 G2's level 0.) 0 by default until run on a GPU (CMake option
- * CZ_CUDA_PTX_MSUB). */
+ * 462 in BN254 G2's level 0.) 1 by default (CMake option CZ_CUDA_PTX_MSUB). */
 #ifndef CZ_CUDA_PTX_MSUB
-#define CZ_CUDA_PTX_MSUB 0
+#define CZ_CUDA_PTX_MSUB 1
 #endif
 #ifndef CZ_CUDA_PTX_SQR
 #define CZ_CUDA_PTX_SQR (CZ_CUDA_PTX_MONT ? 0 : 1)
