@@ -341,14 +341,31 @@ template <class F> static constexpr bool L0_INLINE = sizeof(F) <= 64;
  *  - BLS12-381 G1, 3 (at most 168 registers, no spills, 12 warps): 6.5%
  *    faster at 2^24 than the 178 registers (8 warps) ptxas gives its
  *    FP64-pipe product without a minimum; 4 blocks (128, spills) no faster;
+ *    with the integer product (the default since 2026-12-05) 4 blocks (128,
+ *    86 bytes of spills) timed 3.5-5.7% faster on the H100, not yet tested
+ *    there against the CPU, so 3 stays until it is;
  *  - BN254 G1, 6 (80 registers, 24 warps, some spills): 1% faster than its
  *    128 (16 warps); 5 (96) 1% slower;
  *  - BN254 G2, 4 (128 registers, 544 bytes of spills): 3.0% faster than its
  *    236;
  *  - BLS12-381 G2 keeps 255 registers and its called addition: 3 blocks
  *    (168, 1100 bytes of spills) was 3.3% slower, 4 blocks 4.7%. */
-template <class F> static constexpr int L0_MIN_BLOCKS = F::DEGREE == 1 ? (sizeof(F) == 48 ? 3 : 6)
-                                                                        : (sizeof(F) == 64 ? 4 : 0);
+#ifndef CZ_CUDA_L0_BLOCKS_BLS_G1 /* (-D... to compare other caps without an edit) */
+#define CZ_CUDA_L0_BLOCKS_BLS_G1 3
+#endif
+#ifndef CZ_CUDA_L0_BLOCKS_BN_G1
+#define CZ_CUDA_L0_BLOCKS_BN_G1 6
+#endif
+#ifndef CZ_CUDA_L0_BLOCKS_BLS_G2
+#define CZ_CUDA_L0_BLOCKS_BLS_G2 0
+#endif
+#ifndef CZ_CUDA_L0_BLOCKS_BN_G2
+#define CZ_CUDA_L0_BLOCKS_BN_G2 4
+#endif
+template <class F>
+static constexpr int L0_MIN_BLOCKS = F::DEGREE == 1
+                                         ? (sizeof(F) == 48 ? CZ_CUDA_L0_BLOCKS_BLS_G1 : CZ_CUDA_L0_BLOCKS_BN_G1)
+                                         : (sizeof(F) == 64 ? CZ_CUDA_L0_BLOCKS_BN_G2 : CZ_CUDA_L0_BLOCKS_BLS_G2);
 
 /* msm.cuh's executor on one stream (ctx->compute, or ctx->aux for the
  * ones). The level-0 accumulation, where the
