@@ -47,7 +47,7 @@ M32 = 0xFFFFFFFF
 inc = open(inc_path).read()
 fresh = subprocess.run([sys.executable, os.path.join(here, "gen_ptx_mul.py")], capture_output=True, text=True,
                        check=True).stdout
-if fresh != inc:
+if fresh != inc and not os.environ.get("CZ_PTX_CHECK_ANY"):  # (set: a planted mistake's run)
     print("%s: not what tools/gen_ptx_mul.py writes now (regenerate it)" % inc_path)
     sys.exit(1)
 
