@@ -48,21 +48,21 @@
  * stderr, for tuning).
  *
  * TODO (tune on the H200): the accumulation is bound by the ~10 products
- * per point and window (PTX carry-chain products, a dedicated squaring and,
- * for BN254, a merged Y3 since 2026-12-02; BLS12-381's Fq products on the
- * FP64 pipe since 2026-12-04, cuda/ff52.cuh); on BLS12-381 G1 by latency too
- * (ncu: 12 warps per SM at 166 registers, issue active 43%, most stalls
- * fixed-latency waits and the multiply pipe): BLS12-381's Fq2 product
- * with merged reductions in fewer registers (BN254's has them,
- * cuda/ff.cuh); batch-affine accumulation with more independent work per
+ * per point and window (since 2026-12-05 the move-free PTX product of
+ * cuda/ff_ptx.inc for every field, Y3 = A B - C D and each Fq2 coefficient
+ * as one sum of products with one reduction; BLS12-381's Fq products were
+ * on the FP64 pipe 2026-12-04/05, cuda/ff52.cuh, now an option); on
+ * BLS12-381 G1 by latency too (ncu, FP64 days: 12 warps per SM at 166
+ * registers, issue active 43%, most stalls fixed-latency waits and the
+ * multiply pipe): batch-affine accumulation with more independent work per
  * thread than a running product (below); skipping the upload of bases
- * whose scalar is 0; 16-bit sort keys. (Tried and measured,
+ * whose scalar is 0; 16-bit sort keys; the ~36 register moves around each
+ * called 381-bit product (the call ABI). (Tried and measured,
  * bench/RESULTS.md: inlining the 381-bit product; other register caps at
- * level 0 than L0_MIN_BLOCKS's; the merged Y3 for BLS12-381, with the
- * integer product and (2026-12-04) with the FP64-pipe one, a second called
- * body: 16-28% slower; a third of the FP64-pipe products moved to the integer
- * pipe: 24-28% slower (SASS: the level-0 loop is ~800 instructions and its
- * one product body ~1060; each adds a second body of ~1000);
+ * level 0 than L0_MIN_BLOCKS's; with the older products, the merged Y3 for
+ * BLS12-381 as a second called body: 16-28% slower; a third of the
+ * FP64-pipe products moved to the integer pipe: 24-28% slower (SASS then:
+ * the level-0 loop ~800 instructions, its one product body ~1060);
  * batch-affine rounds before level 0 with one Fermat inversion per thread,
  * commit c8e0825 + 2b1fd19, 18-40% slower for G1: serial chains at 8-16
  * warps per SM; batch-affine rounds inside the level-0 runs with one
