@@ -43,7 +43,10 @@
 #                                       field-product benchmarks of
 #                                       all in turn, CZ_GPU_AB_ROUNDS (2) rounds, the order
 #                                       reversed in the even ones; rows in ab.md;
-#                                       CZ_GPU_AB_TESTS=0 skips the tests
+#                                       CZ_GPU_AB_TESTS=0 skips the tests; CZ_GPU_AB_EXTRA="ARGS"
+#                                       also runs bench_gpu_msm ARGS once per build, after
+#                                       the rounds (e.g. "--trace --max-log=24 --repeats=1",
+#                                       or a --sweep=...), into ab-extra-DIR.txt
 #   scripts/gpu_check.sh trace          bench_gpu_msm --trace: MSM phases up to 2^24
 #   scripts/gpu_check.sh sass           cuobjdump -sass / -res-usage of cuda/{ntt,msm,device}.cu.o
 #                                       and their instruction mix (tools/sass_mix.py)
@@ -189,6 +192,14 @@ stage_ab() {
       echo "ab: round $i $d done"
     done
   done
+  if [ -n "${CZ_GPU_AB_EXTRA:-}" ]; then
+    for d in "$@"; do
+      # shellcheck disable=SC2086
+      [ -x "$d/bench/bench_gpu_msm" ] &&
+        timeout 200 "$d/bench/bench_gpu_msm" $CZ_GPU_AB_EXTRA >"$out/ab-extra-$(basename "$d").txt" 2>&1
+      echo "ab: extra $d: rc $?"
+    done
+  fi
   for f in "$out"/ab-ntt-*.txt "$out"/ab-msm-*.txt "$out"/ab-ff-*.txt; do
     [ -f "$f" ] || continue
     echo "== $(basename "$f" .txt)"
