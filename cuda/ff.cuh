@@ -54,6 +54,15 @@
 #endif
 
 #if defined(__CUDACC__) && defined(CZ_CUDA_PTX)
+/* With CZ_CUDA_PTX_P1 1, the product of a field with p = 1 mod 2^32
+ * (BLS12-381 r: the NTT) takes each row's m = -E_0 and E_0 + m p_0 by
+ * additions instead of a multiply by -1/p from constant memory and a
+ * multiply-add pair (FMA-pipe instructions of the NTT's pass kernel -6 to
+ * -8%, tools/gen_ptx_mul.py). 0 by default until run on a GPU (CMake option
+ * CZ_CUDA_PTX_P1). */
+#ifndef CZ_CUDA_PTX_P1
+#define CZ_CUDA_PTX_P1 0
+#endif
 /* the products as PTX blocks, one per field and form (tools/gen_ptx_mul.py) */
 #include "cuda/ff_ptx.inc"
 /* r = OP(a, b) for the N-limb blocks mont, add, add2, sub, sub2 of field NAME */

@@ -52,10 +52,21 @@ if fresh != inc and not os.environ.get("CZ_PTX_CHECK_ANY"):  # (set: a planted m
     sys.exit(1)
 
 
-def parse(name, kind):
-    start = inc.index("cz_ptx_%s_%s(" % (kind, name))
+def parse(name, kind, nth=0):
+    """The instructions of block cz_ptx_KIND_NAME: its nth definition (a
+    field with p = 1 mod 2^32 has two mont and mont2 forms, #if
+    CZ_CUDA_PTX_P1 / #else in the file)."""
+    start = -1
+    for _ in range(nth + 1):
+        start = inc.index("cz_ptx_%s_%s(" % (kind, name), start + 1)
     body = inc[start:inc.index("\n}\n", start)]
     return [l for l in re.findall(r'"([a-z.][^"]*?);\\n\\t"', body) if not l.startswith(".reg")]
+
+
+def forms(name, kind):
+    """(label, instructions) of each definition of cz_ptx_KIND_NAME"""
+    k = inc.count("void cz_ptx_%s_%s(" % (kind, name))
+    return [("%s[P1=%d]" % (kind, 1 - i) if k > 1 else kind, parse(name, kind, i)) for i in range(k)]
 
 
 def execute(lines, get, put, regs):
@@ -215,16 +226,16 @@ fails = 0
 rng = random.Random(1)
 for name, (p, n64) in FIELDS.items():
     n = 2 * n64
-    lines, rowlines = parse(name, "mont"), parse(name, "row")
+    rowlines = parse(name, "row")
     ri = pow(1 << (32 * n), -1, p)
 
-    def mul_mont(a, b, lazy=False):
+    def mul_mont(a, b, lazy=False, lines=None):
         al = [(a >> (32 * j)) & M32 for j in range(n)]
         bl = [(b >> (32 * j)) & M32 for j in range(n)]
         r = sum(v << (32 * j) for j, v in enumerate(run_mont(lines, n, al, bl, (-pow(p, -1, 2**32)) % 2**32)))
         return r if lazy else r - p if r >= p else r
 
-    def mul_rows(a, b, lazy=False):
+    def mul_rows(a, b, lazy=False, lines=None):
         t = [0] * (2 * n + 1)
         al = [(a >> (32 * j)) & M32 for j in range(n)]
         bl = [(b >> (32 * j)) & M32 for j in range(n)]
@@ -246,11 +257,11 @@ for name, (p, n64) in FIELDS.items():
     # below 2p, give a result below 2p
     lcases = [(x, y) for x in edge for y in edge + [p + e for e in edge]] + \
         [(rng.randrange(p), rng.randrange(2 * p)) for _ in range(ncases)]
-    for form, mul in (("mont", mul_mont), ("row", mul_rows)):
+    for form, mul, lines in [(f, mul_mont, l) for f, l in forms(name, "mont")] + [("row", mul_rows, None)]:
         bad = 0
         for x, y in cases + lcases:
             try:
-                got = mul(x, y, lazy=True)
+                got = mul(x, y, lazy=True, lines=lines)
                 if got >= 2 * p:
                     raise ValueError("the lazy product is %#x >= 2p" % got)
                 got = got - p if got >= p else got
@@ -269,28 +280,28 @@ for name, (p, n64) in FIELDS.items():
     pinv = (-pow(p, -1, 2**32)) % 2**32
     limbs = lambda v: [(v >> (32 * j)) & M32 for j in range(n)]
     terms = 2
-    mlines = parse(name, "mont%d" % terms)
     k = 2 * terms
     mcases = [(x, y) * terms for x in edge for y in edge] + [(x, y) + (y, x) * (terms - 1) for x in edge for y in edge] + \
         [(x, y) + (p - 1,) * (k - 2) for x in edge for y in edge] + \
         [tuple(rng.randrange(p) for _ in range(k)) for _ in range(ncases)]
-    bad = 0
-    for ops in mcases:
-        try:
-            r, regs = run_out(mlines, n, sum((limbs(v) for v in ops), []) + [pinv])
-            if regs.get("m") != 0:
-                raise ValueError("the top word is %s, not 0" % regs.get("m"))
-            got = sum(v << (32 * j) for j, v in enumerate(r))
-            if got >= 2 * p:
-                raise ValueError("the result is %#x >= 2p" % got)
-        except ValueError as e:
-            print("%s mont%d: %s (operands %s)" % (name, terms, e, ", ".join("%#x" % v for v in ops)))
-            bad += 1
-            continue
-        if got % p != sum(ops[j] * ops[j + 1] for j in range(0, k, 2)) * ri % p:
-            bad = miss(bad, "%s mont%d: wrong sum of products for %s" % (name, terms, ", ".join("%#x" % v for v in ops)))
-    print("%s: %d mont%d sums of products, %d wrong" % (name, len(mcases), terms, bad))
-    fails += bad
+    for form, mlines in forms(name, "mont%d" % terms):
+        bad = 0
+        for ops in mcases:
+            try:
+                r, regs = run_out(mlines, n, sum((limbs(v) for v in ops), []) + [pinv])
+                if regs.get("m") != 0:
+                    raise ValueError("the top word is %s, not 0" % regs.get("m"))
+                got = sum(v << (32 * j) for j, v in enumerate(r))
+                if got >= 2 * p:
+                    raise ValueError("the result is %#x >= 2p" % got)
+            except ValueError as e:
+                print("%s %s: %s (operands %s)" % (name, form, e, ", ".join("%#x" % v for v in ops)))
+                bad += 1
+                continue
+            if got % p != sum(ops[j] * ops[j + 1] for j in range(0, k, 2)) * ri % p:
+                bad = miss(bad, "%s %s: wrong sum of products for %s" % (name, form, ", ".join("%#x" % v for v in ops)))
+        print("%s: %d %s sums of products, %d wrong" % (name, len(mcases), form, bad))
+        fails += bad
 
     # the split product of the Fq2 products (cuda/ff.cuh fp2 mul_lazy):
     # mulrow rows give a * b exactly for a, b < 2p (unreduced sums);
