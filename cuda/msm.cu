@@ -338,12 +338,11 @@ template <class F> static constexpr bool L0_INLINE = sizeof(F) <= 64;
 /* Blocks per SM the level-0 kernel is compiled for (0: no minimum, the
  * kernel of all the other operations' launch bounds), measured on the H200
  * (bench/RESULTS.md, 2026-12-02 and 2026-12-04):
- *  - BLS12-381 G1, 3 (at most 168 registers, no spills, 12 warps): 6.5%
- *    faster at 2^24 than the 178 registers (8 warps) ptxas gives its
- *    FP64-pipe product without a minimum; 4 blocks (128, spills) no faster;
- *    with the integer product (the default since 2026-12-05) 4 blocks (128,
- *    86 bytes of spills) timed 3.5-5.7% faster on the H100, not yet tested
- *    there against the CPU, so 3 stays until it is;
+ *  - BLS12-381 G1, 4 (at most 128 registers, 86 bytes of spills, 16
+ *    warps): with the integer product (the default since 2026-12-05) 5.7%
+ *    faster at 2^24 than 3 blocks (168, no spills), 2.7-5% at 2^20-2^22,
+ *    witness-like scalars unchanged (H100, twice); 3 had been the best for
+ *    the FP64-pipe product (which spilled at 128);
  *  - BN254 G1, 6 (80 registers, 24 warps, some spills): 1% faster than its
  *    128 (16 warps); 5 (96) 1% slower;
  *  - BN254 G2, 4 (128 registers, 544 bytes of spills): 3.0% faster than its
@@ -351,7 +350,7 @@ template <class F> static constexpr bool L0_INLINE = sizeof(F) <= 64;
  *  - BLS12-381 G2 keeps 255 registers and its called addition: 3 blocks
  *    (168, 1100 bytes of spills) was 3.3% slower, 4 blocks 4.7%. */
 #ifndef CZ_CUDA_L0_BLOCKS_BLS_G1 /* (-D... to compare other caps without an edit) */
-#define CZ_CUDA_L0_BLOCKS_BLS_G1 3
+#define CZ_CUDA_L0_BLOCKS_BLS_G1 4
 #endif
 #ifndef CZ_CUDA_L0_BLOCKS_BN_G1
 #define CZ_CUDA_L0_BLOCKS_BN_G1 6
