@@ -46,7 +46,9 @@
 #                                       CZ_GPU_AB_TESTS=0 skips the tests; CZ_GPU_AB_EXTRA="ARGS"
 #                                       also runs bench_gpu_msm ARGS once per build, after
 #                                       the rounds (e.g. "--trace --max-log=24 --repeats=1",
-#                                       or a --sweep=...), into ab-extra-DIR.txt
+#                                       or a --sweep=...), into ab-extra-DIR.txt;
+#                                       scripts/gpu_bundle.sh NAME [FLAGS] makes such a DIR
+#                                       here (.gpu-bin/NAME, in a fresh build folder)
 #   scripts/gpu_check.sh trace          bench_gpu_msm --trace: MSM phases up to 2^24
 #   scripts/gpu_check.sh sass           cuobjdump -sass / -res-usage of cuda/{ntt,msm,device}.cu.o
 #                                       and their instruction mix (tools/sass_mix.py)
@@ -166,6 +168,8 @@ stage_ab() {
   local d r i order rounds=${CZ_GPU_AB_ROUNDS:-2} rc=0
   for d in "$@"; do
     [ -d "$d" ] || { echo "ab: $d is not a directory" >&2; return 1; }
+    # what the bundle is (scripts/gpu_bundle.sh writes BUILD.txt)
+    [ -f "$d/BUILD.txt" ] && sed "s|^|ab: $d: |" "$d/BUILD.txt" | tee -a "$out/ab-builds.txt"
     for t in "$d"/tests/test_gpu_*; do
       [ -x "$t" ] && [ "${CZ_GPU_AB_TESTS:-1}" != 0 ] || continue
       timeout 300 "$t" >"$out/ab-test-$(basename "$d")-$(basename "$t").log" 2>&1
