@@ -212,7 +212,8 @@ static knobs read_knobs(const cz_cuda *ctx)
 /* ---- kernels ---------------------------------------------------------------------------- */
 
 static const int PREP_BLOCK = 256;
-static const int SCAN_BLOCK = 512, SCAN_ITEMS = 4; /* (FN_BLOCK: cuda/msm.cuh) */
+static const int SCAN_BLOCK = 512, SCAN_ITEMS = 4;
+static const int FN_BLOCK = 128;
 
 CZ_HD scalar load_scalar_v(const uint4 *p)
 {
@@ -309,25 +310,11 @@ template <class Fn> __global__ void __launch_bounds__(FN_BLOCK) k_for_each(Fn fn
     if (t < count) fn(t);
 }
 
-/* the level-0 kernel, its registers capped so that MINB blocks fit an SM;
- * SH: each thread's running sum in shared memory (a slot of one extra word,
- * so that the same limb of 32 threads falls in 32 banks), not in registers */
-template <class Fn, int MINB, bool SH> __global__ void __launch_bounds__(FN_BLOCK, MINB) k_level0(Fn fn, size_t count)
+/* the level-0 kernel, its registers capped so that MINB blocks fit an SM */
+template <class Fn, int MINB> __global__ void __launch_bounds__(FN_BLOCK, MINB) k_level0(Fn fn, size_t count)
 {
     const size_t t = (size_t)blockIdx.x * FN_BLOCK + threadIdx.x;
-    if constexpr (SH) {
-        typedef decltype(fn.acc_type()) P;
-        struct slot {
-            P p;
-            uint32_t pad;
-        };
-        static_assert(sizeof(slot) % 8 == 4, "slot: an odd number of words");
-        static_assert(sizeof(slot) * FN_BLOCK <= 48 * 1024, "slots: more than a block's static shared memory");
-        __shared__ slot sh[FN_BLOCK];
-        if (t < count) fn(t, sh[threadIdx.x].p);
-    } else {
-        if (t < count) fn(t);
-    }
+    if (t < count) fn(t);
 }
 
 /* grid for count threads of `block` */
@@ -374,18 +361,6 @@ template <class F> static constexpr bool L0_INLINE = sizeof(F) <= 64;
 #ifndef CZ_CUDA_L0_BLOCKS_BN_G2
 #define CZ_CUDA_L0_BLOCKS_BN_G2 4
 #endif
-/* Level-0 running sums in shared memory (k_level0's SH), a bit per group:
- * 1 BLS12-381 G1, 2 BN254 G1, 4 BLS12-381 G2, 8 BN254 G2 (only where the
- * group's level-0 kernel has a block minimum: not BLS12-381 G2's). 0 by default:
- * an experiment (the called 381-bit product saves and restores 31 registers
- * in local memory at every call under the 128-register cap; with the sum
- * out of the registers it might not need to), not yet run on a GPU. */
-#ifndef CZ_CUDA_L0_SHACC
-#define CZ_CUDA_L0_SHACC 0
-#endif
-template <class F>
-static constexpr bool L0_SHACC = (CZ_CUDA_L0_SHACC >> (F::DEGREE == 1 ? (sizeof(F) == 48 ? 0 : 1)
-                                                                      : (sizeof(F) == 64 ? 3 : 2))) & 1;
 template <class F>
 static constexpr int L0_MIN_BLOCKS = F::DEGREE == 1
                                          ? (sizeof(F) == 48 ? CZ_CUDA_L0_BLOCKS_BLS_G1 : CZ_CUDA_L0_BLOCKS_BN_G1)
@@ -403,14 +378,14 @@ struct dev_exec {
     bool trace;
     cudaStream_t s;
     /* MINB > 0: the level-0 kernel (k_level0), compiled for MINB blocks per SM */
-    template <int MINB = 0, bool SH = false, class Fn> cz_status launch(const Fn &fn, size_t count)
+    template <int MINB = 0, class Fn> cz_status launch(const Fn &fn, size_t count)
     {
         if (count == 0) return CZ_OK;
         unsigned grid;
         if (!grid_of(count, FN_BLOCK, &grid))
             return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: launch of %zu threads", count);
         if constexpr (MINB > 0)
-            k_level0<Fn, MINB, SH><<<grid, FN_BLOCK, 0, s>>>(fn, count);
+            k_level0<Fn, MINB><<<grid, FN_BLOCK, 0, s>>>(fn, count);
         else
             k_for_each<Fn><<<grid, FN_BLOCK, 0, s>>>(fn, count);
         CZ_CUDA_TRY(ctx, err, cudaGetLastError());
@@ -420,9 +395,9 @@ struct dev_exec {
     {
         if (fn.kind == OP_LEVEL0) {
             if constexpr (L0_INLINE<F>)
-                return launch<L0_MIN_BLOCKS<F>, L0_SHACC<F>>(level0_inlined(fn.l0), count);
+                return launch<L0_MIN_BLOCKS<F>>(level0_inlined(fn.l0), count);
             else
-                return launch<L0_MIN_BLOCKS<F>, L0_SHACC<F>>(fn.l0, count);
+                return launch<L0_MIN_BLOCKS<F>>(fn.l0, count);
         }
         return launch(fn, count);
     }

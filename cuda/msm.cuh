@@ -311,15 +311,14 @@ template <class F> struct table_fn {
  * key-sorted array again (the next level's input).
  */
 template <class F, class Src>
-CZ_HD void acc_run_in(const Src &src, size_t cnt, size_t lo, size_t hi, xyzz<F> *bk, uint32_t *pkey, xyzz<F> *pval,
-                      xyzz<F> &acc)
+CZ_HD void acc_run(const Src &src, size_t cnt, size_t lo, size_t hi, xyzz<F> *bk, uint32_t *pkey, xyzz<F> *pval)
 {
     const uint32_t first = src.key(lo), last = src.key(hi - 1);
     const bool cont_in = lo > 0 && src.key(lo - 1) == first;
     const bool cont_out = hi < cnt && src.key(hi) == last;
     pkey[0] = first;
     pkey[1] = last;
-    acc = xyzz<F>::inf();
+    xyzz<F> acc = xyzz<F>::inf();
     uint32_t cur = first;
     bool in_first = true;
     for (size_t j = lo; j < hi; j++) {
@@ -348,16 +347,6 @@ CZ_HD void acc_run_in(const Src &src, size_t cnt, size_t lo, size_t hi, xyzz<F> 
         pval[1] = cont_out ? acc : xyzz<F>::inf();
         if (!cont_out && !acc.is_inf()) bk[cur] = acc;
     }
-}
-
-/* the same with the running sum in a local (acc_run_in takes the caller's
- * storage: the level-0 kernel may keep it in shared memory, cuda/msm.cu
- * CZ_CUDA_L0_SHACC) */
-template <class F, class Src>
-CZ_HD void acc_run(const Src &src, size_t cnt, size_t lo, size_t hi, xyzz<F> *bk, uint32_t *pkey, xyzz<F> *pval)
-{
-    xyzz<F> acc;
-    acc_run_in<F>(src, cnt, lo, hi, bk, pkey, pval, acc);
 }
 
 /* level 0 source: sorted (key, val) entries and the affine bases; INL:
@@ -399,20 +388,13 @@ template <class F, bool INL = false> struct level0_fn {
     xyzz<F> *buckets;   /* W x nb */
     uint32_t *okey;     /* W x 2T */
     xyzz<F> *oval;
-    CZ_HD xyzz<F> acc_type() const; /* (the running sum's type, for decltype) */
     CZ_HD void operator()(size_t t) const
-    {
-        xyzz<F> acc;
-        (*this)(t, acc);
-    }
-    /* the same with the running sum in acc */
-    CZ_HD void operator()(size_t t, xyzz<F> &acc) const
     {
         const size_t w = t / T, u = t % T;
         const size_t lo = u * L, hi = lo + L < cnt ? lo + L : cnt;
         if (lo >= hi) return;
         src_entries<F, INL> s = {keys + w * cnt, vals + w * cnt, bases};
-        acc_run_in<F>(s, cnt, lo, hi, buckets + w * nb, okey + w * 2 * T + 2 * u, oval + w * 2 * T + 2 * u, acc);
+        acc_run<F>(s, cnt, lo, hi, buckets + w * nb, okey + w * 2 * T + 2 * u, oval + w * 2 * T + 2 * u);
     }
 };
 
@@ -721,7 +703,6 @@ inline size_t run_switch_below(int i, int W, const knobs &k)
     return ((i == 0 ? RUN_BIG_ENTRIES : RUN_HUGE_ENTRIES) - 1) / (size_t)W;
 }
 static const size_t RUN_UPPER = 16;   /* entries per thread at levels >= 1 */
-static const int FN_BLOCK = 128;      /* threads per block of the functor kernels (cuda/msm.cu) */
 static const size_t SUM_GROUP = 32;   /* bases per thread in the ones' first sum */
 
 /*

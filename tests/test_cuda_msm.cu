@@ -93,27 +93,11 @@ struct host_exec {
     size_t launches = 0, threads = 0;
     std::vector<size_t> order;
     /* level 0 with the inlined addition (as the GPU runs G1 and BN254 G2)
-     * or the called one, or the inlined one with the running sums in slots,
-     * at random per launch: all must agree */
+     * or the called one, at random per launch: both must agree */
     template <class F> cz_status run(const op<F> &fn, size_t count)
     {
-        if (fn.kind == OP_LEVEL0) {
-            switch (cz_rng_u64(&g_rng) % 3) {
-            case 0: return run_fn(level0_inlined(fn.l0), count);
-            case 1: return run_slots(level0_inlined(fn.l0), count);
-            }
-        }
+        if (fn.kind == OP_LEVEL0 && (cz_rng_u64(&g_rng) & 1)) return run_fn(level0_inlined(fn.l0), count);
         return run_fn(fn, count);
-    }
-    /* each thread's running sum in the slot of its index in a block of
-     * FN_BLOCK (k_level0's shared-memory form, CZ_CUDA_L0_SHACC), the slots
-     * filled with garbage first: a run must not read its sum before it sets it */
-    template <class Fn> cz_status run_slots(const Fn &fn, size_t count)
-    {
-        typedef decltype(fn.acc_type()) P;
-        std::vector<P> slot(FN_BLOCK);
-        memset((void *)slot.data(), 0xa5, slot.size() * sizeof(P));
-        return run_fn([&](size_t t) { fn(t, slot[t % FN_BLOCK]); }, count);
     }
     template <class Fn> cz_status run_fn(const Fn &fn, size_t count)
     {
