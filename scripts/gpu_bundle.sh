@@ -20,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
 case "${1:-}" in
 -h | --help) usage; exit 0 ;;
 "") usage >&2; exit 2 ;;
@@ -61,9 +61,9 @@ for t in test_gpu_ff test_gpu_msm test_gpu_ntt; do cp "$bdir/tests/$t" "$dst/tes
   echo "bundle $name, built $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname)"
   echo "commit: $(git describe --always --dirty)"
   echo "flags: -DCMAKE_BUILD_TYPE=Release -DCZ_CUDA=ON -DCZ_CLIENT=OFF $*"
-  echo "options: $(grep -E '^CZ_CUDA[A-Z0-9_]*:' "$bdir/CMakeCache.txt" | sed 's/:[A-Z]*=/=/' | tr '\n' ' ')"
-  echo "msm.cu: $(grep -h 'msm.cu.o_DEFINES' "$bdir"/CMakeFiles/cuzk_core.dir/flags.make | sed 's/.*= //')"
-  echo "CMAKE_CUDA_FLAGS: $(grep -E '^CMAKE_CUDA_FLAGS:' "$bdir/CMakeCache.txt" | sed 's/^[^=]*=//')"
+  echo "options: $(grep -E '^CZ_CUDA[A-Z0-9_]*:' "$bdir/CMakeCache.txt" | sed 's/:[A-Z]*=/=/' | tr '\n' ' ' || true)"
+  echo "msm.cu: $(grep -h 'msm.cu.o_DEFINES' "$bdir"/CMakeFiles/cuzk_core.dir/flags.make | sed 's/.*= //' || true)"
+  echo "CMAKE_CUDA_FLAGS: $(grep -E '^CMAKE_CUDA_FLAGS:' "$bdir/CMakeCache.txt" | sed 's/^[^=]*=//' || true)"
 } >"$dst/BUILD.txt"
 rm -rf "$bdir" "$bdir.configure.log" "$bdir.build.log"
 cat "$dst/BUILD.txt"
