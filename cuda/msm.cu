@@ -6,7 +6,7 @@
  * work are described in cuda/msm.cuh. This file holds the kernels that need
  * block cooperation, the sort, and the host side of a call:
  *
- *  - points are processed in chunks (CZ_MSM_CHUNK, default 2^25), each an
+ *  - points are processed in chunks (cz_cuda_opts msm_chunk, default 2^25), each an
  *    independent MSM whose result is added on the host (bounds the scratch);
  *  - per chunk, on ctx->h2d: the scalars are uploaded in pieces (straight
  *    from pinned host memory, else through the two pinned staging buffers)
@@ -20,7 +20,7 @@
  *    the upload is hidden but for its last piece, k_scan (block offsets, m
  *    and m1), the counts go to the host;
  *    the host picks the window c from m (msm.cuh choose_window, or
- *    CZ_MSM_WINDOW) while the bases upload goes on; k_compact writes the
+ *    msm_window) while the bases upload goes on; k_compact writes the
  *    ones' indices and the W digit entries of each other point; one CUB
  *    radix sort per window on the c - 1 bits of the bucket ids (TODO: a
  *    custom counting sort / 16-bit keys, and sorting the next chunk while
@@ -41,11 +41,11 @@
  *    counts, ones, streamed bases; the variable part: the largest layout over
  *    every window c the plan may choose, at the largest m choosing it).
  *
- * Knobs (environment, read per call): CZ_MSM_WINDOW=c (4..20),
- * CZ_MSM_RUN=entries per thread at level 0 (>= 8, default 32, 64 or, for
- * G1's largest launches, 256: msm.cuh run_default),
- * CZ_MSM_CHUNK=points per chunk, CZ_MSM_TRACE=1 (plan and phase times on
- * stderr, for tuning).
+ * Knobs (cz_cuda_opts of cuda/cuda.h, read per call; not the environment:
+ * bench_gpu_msm's --window, --run and --trace set them): msm_window = c
+ * (4..20), msm_run = entries per thread at level 0 (>= 8, default 32, 64
+ * or, for G1's largest launches, 256: msm.cuh run_default), msm_chunk =
+ * points per chunk, msm_trace (plan and phase times on the logger).
  *
  * TODO (tune on the H200): the accumulation is bound by the ~10 products
  * per point and window (since 2026-12-05 the move-free PTX product of
@@ -129,7 +129,7 @@ struct msm_state {
     cudaEvent_t ev_scal, ev_counts, ev_bases, ev_prep, ev_stage[2];
     cudaEvent_t ev_ones;       /* the sum of the ones done (on ctx->aux) */
     cudaEvent_t ev_done[2];    /* per chunk parity: its last kernel (and its results' copy) done */
-    cudaEvent_t tev[PH_COUNT]; /* timing events (CZ_MSM_TRACE) */
+    cudaEvent_t tev[PH_COUNT]; /* timing events (msm_trace) */
     void *host;                /* pinned: flags at 0, results at HOST_OUT (two slots, per chunk parity) */
 };
 
