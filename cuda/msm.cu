@@ -56,10 +56,11 @@
  * registers, issue active 43%, most stalls fixed-latency waits and the
  * multiply pipe): batch-affine accumulation with more independent work per
  * thread than a running product (below); skipping the upload of bases
- * whose scalar is 0; 16-bit sort keys; the ~36 register moves around each
- * called 381-bit product (the call ABI). (Tried and measured,
- * bench/RESULTS.md: inlining the 381-bit product; other register caps at
- * level 0 than L0_MIN_BLOCKS's; with the older products, the merged Y3 for
+ * whose scalar is 0; 16-bit sort keys. (Tried and measured,
+ * bench/RESULTS.md: inlining the 381-bit product; the running sums in
+ * shared memory so that the called product need not save 31 registers per
+ * call under the 128-register cap, 2026-12-05: 2-16% slower; other
+ * register caps at level 0 than L0_MIN_BLOCKS's; with the older products, the merged Y3 for
  * BLS12-381 as a second called body: 16-28% slower; a third of the
  * FP64-pipe products moved to the integer pipe: 24-28% slower (SASS then:
  * the level-0 loop ~800 instructions, its one product body ~1060);
@@ -337,7 +338,7 @@ template <class F> static constexpr bool L0_INLINE = sizeof(F) <= 64;
 
 /* Blocks per SM the level-0 kernel is compiled for (0: no minimum, the
  * kernel of all the other operations' launch bounds), measured on the H200
- * (bench/RESULTS.md, 2026-12-02 and 2026-12-04):
+ * (bench/RESULTS.md, 2026-12-02 and 2026-12-04) and the H100 (2026-12-05):
  *  - BLS12-381 G1, 4 (at most 128 registers, 86 bytes of spills, 16
  *    warps): with the integer product (the default since 2026-12-05) 5.7%
  *    faster at 2^24 than 3 blocks (168, no spills), 2.7-5% at 2^20-2^22,

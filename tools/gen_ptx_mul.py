@@ -86,8 +86,8 @@ FIELDS = ns["FIELDS"]
 
 def mont_forms(name, p, n64, terms=1):
     """The mont block of a field; for p = 1 mod 2^32 both forms (below),
-    the one by additions under CZ_CUDA_PTX_P1 (cuda/ff.cuh: 0 until it has
-    run on a GPU), the one with -1/p from constant memory otherwise."""
+    the one by additions under CZ_CUDA_PTX_P1 (the default since it ran
+    on the H100, 2026-12-05), the one with -1/p from constant memory otherwise."""
     if p & 0xffffffff != 1:
         return mont(name, p, n64, terms)
     return "#if CZ_CUDA_PTX_P1\n%s#else\n%s#endif\n" % (mont(name, p, n64, terms), mont(name, p, n64, terms, unit=False))
