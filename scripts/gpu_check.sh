@@ -50,6 +50,9 @@
 #                                       scripts/gpu_bundle.sh NAME [FLAGS] makes such a DIR
 #                                       here (.gpu-bin/NAME, in a fresh build folder)
 #   scripts/gpu_check.sh trace          bench_gpu_msm --trace: MSM phases up to 2^24
+#   scripts/gpu_check.sh nttprof [DIR]  the NTT pass kernel at 2^24 (DIR's bench_gpu_ntt,
+#                                       default the build's): --tile x --cols sweep and
+#                                       ncu sections (pipes, warp states, memory)
 #   scripts/gpu_check.sh sass           cuobjdump -sass / -res-usage of cuda/{ntt,msm,device}.cu.o
 #                                       and their instruction mix (tools/sass_mix.py)
 #   scripts/gpu_check.sh engine [K:profile[:jobs[:nopin_jobs]]]..
@@ -209,6 +212,44 @@ stage_ab() {
     echo "== $(basename "$f" .txt)"
     grep -E '^\| (bn254|bls12_381|BLS12-381|BN254)' "$f" | grep -vE 'streamed|repeated'
   done >"$out/ab.md"
+  return $rc
+}
+
+# nttprof [DIR]: what bounds the NTT's pass kernel. DIR/bench/bench_gpu_ntt
+# (default: the build's) at 2^24, BLS12-381 and BN254: a sweep of the pass
+# shape (--tile 10..12 x --cols 0..3, the default first and last), then ncu
+# (when present) on the first k_pass launches of one forward transform
+# (speed of light, pipes, warp states, memory, occupancy, instruction mix)
+stage_nttprof() {
+  local d=${1:-$bld} f t c rc=0
+  local b="$d/bench/bench_gpu_ntt"
+  [ -x "$b" ] || { echo "nttprof: no $b" >&2; return 1; }
+  for f in bls12_381 bn254; do
+    timeout 60 "$b" --min=24 --max=24 --field=$f --repeats=5 >"$out/nttprof-$f-default.txt" 2>&1 || rc=1
+    for t in 10 11 12; do
+      for c in 0 1 2 3; do
+        timeout 60 "$b" --min=24 --max=24 --field=$f --repeats=5 --tile=$t --cols=$c \
+          >"$out/nttprof-$f-t$t-c$c.txt" 2>&1 || rc=1
+      done
+    done
+    timeout 60 "$b" --min=24 --max=24 --field=$f --repeats=5 >"$out/nttprof-$f-default2.txt" 2>&1 || rc=1
+    for g in "$out"/nttprof-$f-*.txt; do
+      echo "$(basename "$g" .txt): $(grep -E '^\| *(bn254|bls12_381)' "$g" | head -1)"
+    done | tee "$out/nttprof-$f.md"
+  done
+  if command -v ncu >/dev/null; then
+    for f in bls12_381 bn254; do
+      timeout 240 ncu --clock-control none -k regex:k_pass --launch-count 3 \
+        --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+        --section WarpStateStats --section Occupancy --section LaunchStats --section InstructionStats \
+        --section SchedulerStats "$b" --min=24 --max=24 --field=$f --repeats=1 --min-ms=0 \
+        >"$out/nttprof-ncu-$f.txt" 2>&1 || rc=1
+      grep -E 'k_pass|Duration|Throughput|Pipe|Issue Slots|Warp Cycles|Stall|Registers|Achieved Occupancy|Executed Ipc' \
+        "$out/nttprof-ncu-$f.txt" | head -60
+    done
+  else
+    echo "nttprof: no ncu on this machine"
+  fi
   return $rc
 }
 
@@ -515,6 +556,11 @@ while [ $# -gt 0 ]; do
     stage_multi "${ms[@]}" || rc=1
     ;;
   trace) stage_trace || rc=1 ;;
+  nttprof)
+    nd=""
+    if [ $# -gt 0 ] && [ -d "$1" ]; then nd=$1; shift; fi
+    stage_nttprof $nd || rc=1
+    ;;
   sass) stage_sass || rc=1 ;;
   engine)
     es=()
