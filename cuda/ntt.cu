@@ -71,6 +71,12 @@ template <class F, bool DIT> __global__ void k_level(F *x, nt::tw_t<F> tw, unsig
 #ifndef CZ_NTT_PASS_MIN_BLOCKS
 #define CZ_NTT_PASS_MIN_BLOCKS 3
 #endif
+/* Quadruples per thread side by side in a radix-4 step (ntt.cuh pass_step):
+ * 1, or 2 for twice the independent work between barriers at more registers
+ * (with CZ_NTT_PASS_MIN_BLOCKS 2 to keep it from spilling). Not measured yet. */
+#ifndef CZ_NTT_PASS_ILP
+#define CZ_NTT_PASS_ILP 1
+#endif
 template <class F, bool DIT> __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass(nt::pass_args<F> a)
 {
     extern __shared__ uint4 k_pass_sh[];
@@ -80,7 +86,7 @@ template <class F, bool DIT> __global__ void __launch_bounds__(256, CZ_NTT_PASS_
     __syncthreads();
     const unsigned steps = nt::pass_steps(a.t);
     for (unsigned s = 0; s < steps; s++) {
-        nt::pass_step<F, DIT>(a, sh, blk, s, threadIdx.x, blockDim.x);
+        nt::pass_step<F, DIT, CZ_NTT_PASS_ILP>(a, sh, blk, s, threadIdx.x, blockDim.x);
         __syncthreads();
     }
     nt::pass_store(a, sh, blk, threadIdx.x, blockDim.x);

@@ -448,9 +448,12 @@ CZ_HD unsigned pass_steps(unsigned t) { return (t + 1) / 2; }
  * j = i0 mod 2^b (i0: the global index of x0); at level b + 1 the pairs
  * (x0, x2) with tw(b + 1, j) and (x1, x3) with tw(b + 1, j + 2^b). Half the
  * shared-memory loads, stores and barriers of two radix-2 levels, three
- * twiddle loads instead of four.
+ * twiddle loads instead of four. ILP > 1 (cuda/ntt.cu CZ_NTT_PASS_ILP): a
+ * thread with a multiple of ILP quadruples in the step takes ILP of them
+ * side by side (independent product chains between two barriers for the
+ * scheduler to overlap); the same results.
  */
-template <class F, bool DIT>
+template <class F, bool DIT, int ILP = 1>
 CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned s, uint32_t tid, uint32_t nthr)
 {
     const unsigned lv = 2 * s;
@@ -462,6 +465,42 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
     const unsigned lo = DIT ? lv : a.t - 2 - lv, b = a.b0 + lo;
     const uint64_t lo_hi = blk & (((uint64_t)1 << (a.b0 - a.c)) - 1);
     const uint32_t h = 1u << (lo + a.c);
+    if (ILP > 1 && (E / 4) % (ILP * nthr) == 0) {
+        /* ILP quadruples per thread at once (q, q + nthr, ..): independent
+         * product chains between two barriers for the scheduler to overlap */
+        for (uint32_t q0 = tid; q0 < E / 4; q0 += ILP * nthr) {
+            F x[ILP][4], w0[ILP], w1[ILP];
+            uint32_t e0[ILP];
+            uint64_t j[ILP];
+            CZ_NTT_UNROLL
+            for (int u = 0; u < ILP; u++) {
+                const uint32_t q = q0 + (uint32_t)u * nthr;
+                const uint32_t lc = q & ((1u << a.c) - 1), rr = q >> a.c;
+                const uint32_t rw = ((rr >> lo) << (lo + 2)) | (rr & ((1u << lo) - 1));
+                e0[u] = (rw << a.c) | lc;
+                for (int i = 0; i < 4; i++) x[u][i] = sh_get<F>(sh, E, e0[u] + (uint32_t)i * h);
+                j[u] = ((uint64_t)(rw & ((1u << lo) - 1)) << a.b0) | (lo_hi << a.c) | lc; /* < 2^b */
+                w0[u] = twiddle(a.tw, b + 1, j[u]);
+                w1[u] = twiddle(a.tw, b + 1, j[u] | ((uint64_t)1 << b));
+            }
+            CZ_NTT_UNROLL
+            for (int u = 0; u < ILP; u++) {
+                if (DIT) { /* level b, then b + 1 */
+                    bf_lower_pair_lazy<F, DIT>(x[u][0], x[u][1], x[u][2], x[u][3], a.tw, b, j[u]);
+                    bf_dit_lazy(x[u][0], x[u][2], w0[u]);
+                    bf_dit_lazy(x[u][1], x[u][3], w1[u]);
+                } else { /* level b + 1, then b */
+                    bf_dif_lazy(x[u][0], x[u][2], w0[u]);
+                    bf_dif_lazy(x[u][1], x[u][3], w1[u]);
+                    bf_lower_pair_lazy<F, DIT>(x[u][0], x[u][1], x[u][2], x[u][3], a.tw, b, j[u]);
+                }
+            }
+            CZ_NTT_UNROLL
+            for (int u = 0; u < ILP; u++)
+                for (int i = 0; i < 4; i++) sh_put(sh, E, e0[u] + (uint32_t)i * h, x[u][i]);
+        }
+        return;
+    }
     for (uint32_t q = tid; q < E / 4; q += nthr) {
         const uint32_t lc = q & ((1u << a.c) - 1), rr = q >> a.c;
         const uint32_t rw = ((rr >> lo) << (lo + 2)) | (rr & ((1u << lo) - 1));

@@ -140,6 +140,8 @@ static void test_bitrev(void)
 template <class F> struct host_exec {
     long launches;
     bool simple; /* as cuda/ntt.cu's gpu_exec: the element-wise bit reversal on the simple path */
+    int ilp;     /* 2: pass_step's two quadruples per thread (CZ_NTT_PASS_ILP), with half the
+                  * kernel's threads so that every tile size takes that path */
     cz_status level(F *x, const nt::tw_t<F> &tw, unsigned b, bool dit)
     {
         launches++;
@@ -160,7 +162,9 @@ template <class F> struct host_exec {
         a.b0 = p.b0;
         a.t = p.t;
         a.c = p.c;
-        const uint32_t E = nt::pass_elems(a), thr = nt::pass_threads(E);
+        const uint32_t E = nt::pass_elems(a);
+        uint32_t thr = nt::pass_threads(E);
+        if (ilp == 2 && thr > 1) thr /= 2;
         const uint64_t blocks = ((uint64_t)1 << tw.k) / E;
         std::vector<uint32_t> sh((size_t)E * F::N);
         for (uint64_t blk = 0; blk < blocks; blk++) {
@@ -170,7 +174,11 @@ template <class F> struct host_exec {
                 nt::pass_load(a, sh.data(), blk, t, thr);
             for (unsigned st = 0; st < nt::pass_steps(a.t); st++)
                 for (uint32_t t = thr; t-- > 0;) /* any order within a phase */
-                    if (dit)
+                    if (ilp == 2 && dit)
+                        nt::pass_step<F, true, 2>(a, sh.data(), blk, st, t, thr);
+                    else if (ilp == 2)
+                        nt::pass_step<F, false, 2>(a, sh.data(), blk, st, t, thr);
+                    else if (dit)
                         nt::pass_step<F, true>(a, sh.data(), blk, st, t, thr);
                     else
                         nt::pass_step<F, false>(a, sh.data(), blk, st, t, thr);
@@ -395,16 +403,18 @@ template <class F> static void test_ops(void)
              * default one above 2^kmax) */
             for (int v = -1; v < NPLANS; v++) {
                 if (k > kmax && v != 0) continue;
-                host_exec<F> ex = {0, v < 0};
-                nt::plan_t pl;
-                if (v >= 0) nt::make_plan(&pl, k, PLANS[v][0], PLANS[v][1]);
-                std::vector<F> got = in;
-                cz_status st = nt::run_op(ex, got.data(), op, tw, v >= 0 ? &pl : NULL);
-                CHECK(st == CZ_OK);
-                CHECK_MSG(memcmp(got.data(), want.data(), n * sizeof(F)) == 0, "%s %s 2^%u, %s", P::name(),
-                          OP_NAME[op], k, v < 0 ? "simple" : "passes");
-                if (v < 0 && k > 0) CHECK(ex.launches == (long)k + 1);
-                if (v >= 0 && k > 0) CHECK(ex.launches == (long)pl.npass + 1);
+                for (int il = 1; il <= (v >= 0 ? 2 : 1); il++) {
+                    host_exec<F> ex = {0, v < 0, il};
+                    nt::plan_t pl;
+                    if (v >= 0) nt::make_plan(&pl, k, PLANS[v][0], PLANS[v][1]);
+                    std::vector<F> got = in;
+                    cz_status st = nt::run_op(ex, got.data(), op, tw, v >= 0 ? &pl : NULL);
+                    CHECK(st == CZ_OK);
+                    CHECK_MSG(memcmp(got.data(), want.data(), n * sizeof(F)) == 0, "%s %s 2^%u, %s%s", P::name(),
+                              OP_NAME[op], k, v < 0 ? "simple" : "passes", il == 2 ? " (two quadruples per thread)" : "");
+                    if (v < 0 && k > 0) CHECK(ex.launches == (long)k + 1);
+                    if (v >= 0 && k > 0) CHECK(ex.launches == (long)pl.npass + 1);
+                }
             }
         }
         P::destroy(d);
@@ -437,7 +447,7 @@ template <class F> static void test_compute_h(void)
         ti.k = tcs.k = k;
         for (int v = -1; v < NPLANS; v++) {
             std::vector<F> x[3] = {a, b, c};
-            host_exec<F> ex = {0};
+            host_exec<F> ex = {0, false, 1 + (v & 1)}; /* every other plan with two quadruples per thread */
             nt::plan_t pl;
             if (v >= 0) nt::make_plan(&pl, k, PLANS[v][0], PLANS[v][1]);
             for (int i = 0; i < 3; i++)
