@@ -501,6 +501,8 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
         }
         return;
     }
+    /* (the form above with ILP = 1 would be the same maths, but not the
+     * same machine code: this loop is the one timed, bench/RESULTS.md) */
     for (uint32_t q = tid; q < E / 4; q += nthr) {
         const uint32_t lc = q & ((1u << a.c) - 1), rr = q >> a.c;
         const uint32_t rw = ((rr >> lo) << (lo + 2)) | (rr & ((1u << lo) - 1));
