@@ -427,12 +427,14 @@ int main(int argc, char **argv)
     cz_bench b;
     static const char *const own[] = {"--max-log",  "--g2-log",        "--window",     "--trace",
                                       "--table",    "--table-windows", "--sweep",      "--sweep-windows",
-                                      "--sweep-runs", "--run",         NULL};
+                                      "--sweep-runs", "--run",         "--l1",         NULL};
     int rc = cz_bench_init(&b, "bench_gpu_msm", argc, argv, own,
                            "  --max-log=K   largest BLS12-381 G1 size 2^K (default 26)\n"
                            "  --g2-log=K    G2 size 2^K (default 22)\n"
                            "  --window=C    force the MSM window (default: the plan's)\n"
                            "  --run=N       force the level-0 entries per thread (>= 8; default: the plan's)\n"
+                           "  --l1=MODE     the level-0 kernels' L1 / shared-memory split: max (the\n"
+                           "                most L1) or min (the least); default: the driver's\n"
                            "  --trace       each call's plan and phase times on stderr\n"
                            "  --table=MODE  tables of multiples of resident bases: eager (default: built\n"
                            "                in the warm-up call, so the timed calls use it; rows 'no\n"
@@ -470,6 +472,12 @@ int main(int argc, char **argv)
     co.msm_window = (int)cz_bench_opt_long(&b, "--window", 0);
     co.msm_run = (size_t)cz_bench_opt_long(&b, "--run", 0);
     co.msm_trace = g_trace = cz_bench_has(&b, "--trace");
+    const char *l1 = cz_bench_opt_str(&b, "--l1");
+    if (l1 && strcmp(l1, "max") && strcmp(l1, "min")) {
+        fprintf(stderr, "bench_gpu_msm: --l1=%s: expected max or min\n", l1);
+        return 2;
+    }
+    co.msm_l1 = !l1 ? CZ_CUDA_L1_DEFAULT : !strcmp(l1, "max") ? CZ_CUDA_L1_MAX : CZ_CUDA_L1_MIN;
     const char *tm = cz_bench_opt_str(&b, "--table");
     co.msm_table = CZ_CUDA_TABLE_EAGER;
     if (tm && !strcmp(tm, "auto"))

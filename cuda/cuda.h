@@ -52,6 +52,8 @@ typedef struct cz_cuda_opts {
     size_t msm_run;   /* level-0 bucket-sum entries per thread (>= 8) */
     size_t msm_chunk; /* points per MSM chunk (>= 1) */
     int msm_trace;    /* 1: per-phase MSM times on the logger (debug) */
+    int msm_l1;       /* the level-0 kernels' L1 / shared-memory split: 0 the driver's choice,
+                       * CZ_CUDA_L1_MAX the most L1, CZ_CUDA_L1_MIN the least (for comparisons) */
     int msm_table;    /* tables of multiples of resident bases (cuda/msm.cu): CZ_CUDA_TABLE_* */
     int msm_table_windows; /* 0: whole tables only; 2..64: at most that many windows (partial tables) */
     int ntt_simple;   /* 1: the per-level NTT kernels (for comparisons) */
@@ -68,6 +70,7 @@ typedef struct cz_cuda_opts {
  * first Wt of them that do (one bucket set per group of Wt windows,
  * cuda/msm.cuh), when the cost model says that still pays. Environment
  * override (the CLI): CZ_MSM_TABLE_WINDOWS=whole|fit|K. */
+enum { CZ_CUDA_L1_DEFAULT = 0, CZ_CUDA_L1_MAX = 1, CZ_CUDA_L1_MIN = 2 };
 enum { CZ_CUDA_TABLE_AUTO = 0, CZ_CUDA_TABLE_OFF = 1, CZ_CUDA_TABLE_EAGER = 2 };
 cz_status cz_cuda_set_opts(cz_cuda *ctx, const cz_cuda_opts *o, cz_error *err);
 /* Where the CUDA layer's lines go (the MSM trace); NULL: silent. Copied. */

@@ -180,6 +180,9 @@ extern "C" cz_status cz_cuda_set_opts(cz_cuda *ctx, const cz_cuda_opts *o, cz_er
                             o->msm_window);
     if (o->msm_run && (o->msm_run < 8 || o->msm_run > ((size_t)1 << 20)))
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU MSM run %zu: expected 8 to 2^20 (0: automatic)", o->msm_run);
+    if (o->msm_l1 < CZ_CUDA_L1_DEFAULT || o->msm_l1 > CZ_CUDA_L1_MIN)
+        return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU MSM L1 split %d: expected 0 (driver), 1 (most L1) or 2 (least)",
+                            o->msm_l1);
     if (o->msm_table < CZ_CUDA_TABLE_AUTO || o->msm_table > CZ_CUDA_TABLE_EAGER)
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU MSM table mode %d: expected 0 (auto), 1 (off) or 2 (eager)",
                             o->msm_table);

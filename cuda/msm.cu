@@ -75,6 +75,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <atomic>
+
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -378,10 +380,15 @@ struct dev_exec {
     msm_state *st;
     bool trace;
     cudaStream_t s;
-    /* MINB > 0: the level-0 kernel (k_level0), compiled for MINB blocks per SM */
-    template <int MINB = 0, class Fn> cz_status launch(const Fn &fn, size_t count)
+    /* MINB > 0: the level-0 kernel (k_level0), compiled for MINB blocks per
+     * SM; L0: a level-0 launch (its L1 split, l1_split) */
+    template <int MINB = 0, bool L0 = false, class Fn> cz_status launch(const Fn &fn, size_t count)
     {
         if (count == 0) return CZ_OK;
+        if constexpr (L0) {
+            cz_status ls = MINB > 0 ? l1_split(k_level0<Fn, MINB>) : l1_split(k_for_each<Fn>);
+            if (ls != CZ_OK) return ls;
+        }
         unsigned grid;
         if (!grid_of(count, FN_BLOCK, &grid))
             return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: launch of %zu threads", count);
@@ -392,13 +399,31 @@ struct dev_exec {
         CZ_CUDA_TRY(ctx, err, cudaGetLastError());
         return CZ_OK;
     }
+    /* The L1 / shared-memory split of a level-0 kernel (cz_cuda_opts
+     * msm_l1: the level-0 loops' local memory, the products' saved
+     * registers and spills, lives in L1), set when it changes (the last
+     * value set per kernel kept: the default never calls the driver). */
+    template <class K> cz_status l1_split(K *kern)
+    {
+        enum { DEVS = 64 }; /* per device: the attribute is the device's */
+        static std::atomic<int> set[DEVS];
+        const int want = ctx->opts.msm_l1;
+        std::atomic<int> &last = set[(unsigned)ctx->device % DEVS];
+        if (last.load(std::memory_order_relaxed) == want) return CZ_OK;
+        const int pct = want == CZ_CUDA_L1_MAX   ? (int)cudaSharedmemCarveoutMaxL1
+                        : want == CZ_CUDA_L1_MIN ? (int)cudaSharedmemCarveoutMaxShared
+                                                 : (int)cudaSharedmemCarveoutDefault;
+        CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout, pct));
+        last.store(want, std::memory_order_relaxed);
+        return CZ_OK;
+    }
     template <class F> cz_status run(const op<F> &fn, size_t count)
     {
         if (fn.kind == OP_LEVEL0) {
             if constexpr (L0_INLINE<F>)
-                return launch<L0_MIN_BLOCKS<F>>(level0_inlined(fn.l0), count);
+                return launch<L0_MIN_BLOCKS<F>, true>(level0_inlined(fn.l0), count);
             else
-                return launch<L0_MIN_BLOCKS<F>>(fn.l0, count);
+                return launch<L0_MIN_BLOCKS<F>, true>(fn.l0, count);
         }
         return launch(fn, count);
     }

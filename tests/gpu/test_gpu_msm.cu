@@ -240,7 +240,7 @@ template <class T> static void test_witness_like(size_t n)
 }
 
 /* the kernels' tuning knobs (cz_cuda_opts), one at a time; 0: automatic */
-enum knob { K_WINDOW, K_RUN, K_CHUNK, K_TABLE, K_TABLE_W };
+enum knob { K_WINDOW, K_RUN, K_CHUNK, K_TABLE, K_TABLE_W, K_L1 };
 static void set_knob(knob k, long v)
 {
     static cz_cuda_opts o;
@@ -249,6 +249,7 @@ static void set_knob(knob k, long v)
     if (k == K_CHUNK) o.msm_chunk = (size_t)v;
     if (k == K_TABLE) o.msm_table = (int)v;
     if (k == K_TABLE_W) o.msm_table_windows = (int)v;
+    if (k == K_L1) o.msm_l1 = (int)v;
     cz_error e;
     cz_error_clear(&e);
     CHECK_MSG(cz_cuda_set_opts(g_ctx, &o, &e) == CZ_OK, "cz_cuda_set_opts: %s", cz_error_msg(&e));
@@ -277,6 +278,13 @@ template <class T> static void test_knobs(void)
     set_knob(K_RUN, 1000);
     check<T>(I, &expect, "run 1000", B_PAGEABLE, F_MONT);
     set_knob(K_RUN, 0);
+    /* the level-0 kernels' L1 split (a hint: the same results), then back */
+    set_knob(K_L1, CZ_CUDA_L1_MAX);
+    check<T>(I, &expect, "L1 max", B_RESIDENT | B_PAGEABLE, F_MONT);
+    set_knob(K_L1, CZ_CUDA_L1_MIN);
+    check<T>(I, &expect, "L1 min", B_RESIDENT, F_CANON);
+    set_knob(K_L1, CZ_CUDA_L1_DEFAULT);
+    check<T>(I, &expect, "L1 default again", B_PAGEABLE, F_MONT);
     set_knob(K_CHUNK, 1000);
     check<T>(I, &expect, "chunk 1000", B_ALL, F_BOTH);
     check<T>(I, &expect, "chunk 1000", B_RESIDENT | B_PAGEABLE, F_MONT, S_RESIDENT);
@@ -682,6 +690,14 @@ template <class T> static void test_api(void)
     CHECK(T::gpu(g_ctx, NULL, I.bases.data(), I.canon.data(), 10, CZ_MSM_CANONICAL, &err) == CZ_ERR_INVALID_ARG);
     CHECK(T::gpu(NULL, &R, I.bases.data(), I.canon.data(), 10, CZ_MSM_CANONICAL, &err) == CZ_ERR_INVALID_ARG);
     CHECK(T::gpu(g_ctx, &R, I.bases.data(), I.canon.data(), 10, (cz_msm_scalar_form)7, &err) == CZ_ERR_INVALID_ARG);
+    {
+        /* an L1 split out of range is refused, naming the knob */
+        cz_cuda_opts o;
+        memset(&o, 0, sizeof o);
+        o.msm_l1 = 3;
+        cz_error_clear(&err);
+        CHECK(cz_cuda_set_opts(g_ctx, &o, &err) == CZ_ERR_INVALID_ARG && strstr(cz_error_msg(&err), "L1 split"));
+    }
     CHECK(cz_cuda_msm_g1(g_ctx, CZ_CURVE_NONE, &R, I.bases.data(), I.canon.data(), 10, CZ_MSM_CANONICAL, &err) ==
           CZ_ERR_INVALID_ARG);
     /* a curve value past the list is no curve either (never another curve's code) */
