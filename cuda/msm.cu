@@ -42,10 +42,11 @@
  *    every window c the plan may choose, at the largest m choosing it).
  *
  * Knobs (cz_cuda_opts of cuda/cuda.h, read per call; not the environment:
- * bench_gpu_msm's --window, --run and --trace set them): msm_window = c
+ * bench_gpu_msm's --window, --run, --l1 and --trace set them): msm_window = c
  * (4..20), msm_run = entries per thread at level 0 (>= 8, default 32, 64
  * or, for G1's largest launches, 256: msm.cuh run_default), msm_chunk =
- * points per chunk, msm_trace (plan and phase times on the logger).
+ * points per chunk, msm_trace (plan and phase times on the logger), msm_l1
+ * (the level-0 kernels' L1 / shared-memory split, for comparisons).
  *
  * TODO (tune on the H200): the accumulation is bound by the ~10 products
  * per point and window (since 2026-12-05 the move-free PTX product of
