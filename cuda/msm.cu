@@ -406,16 +406,16 @@ struct dev_exec {
      * value set per kernel kept: the default never calls the driver). */
     template <class K> cz_status l1_split(K *kern)
     {
-        enum { DEVS = 64 }; /* per device: the attribute is the device's */
+        enum { DEVS = 64 }; /* per device: the attribute is the device's (past DEVS: set every time) */
         static std::atomic<int> set[DEVS];
         const int want = ctx->opts.msm_l1;
-        std::atomic<int> &last = set[(unsigned)ctx->device % DEVS];
-        if (last.load(std::memory_order_relaxed) == want) return CZ_OK;
+        const bool cached = (unsigned)ctx->device < DEVS;
+        if (cached && set[ctx->device].load(std::memory_order_relaxed) == want) return CZ_OK;
         const int pct = want == CZ_CUDA_L1_MAX   ? (int)cudaSharedmemCarveoutMaxL1
                         : want == CZ_CUDA_L1_MIN ? (int)cudaSharedmemCarveoutMaxShared
                                                  : (int)cudaSharedmemCarveoutDefault;
         CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout, pct));
-        last.store(want, std::memory_order_relaxed);
+        if (cached) set[ctx->device].store(want, std::memory_order_relaxed);
         return CZ_OK;
     }
     template <class F> cz_status run(const op<F> &fn, size_t count)
