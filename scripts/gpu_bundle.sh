@@ -16,7 +16,10 @@
 # The bundle holds cuzk, bench/bench_gpu_{msm,ntt,ff}, tests/test_gpu_{ff,msm,ntt}
 # and BUILD.txt: the commit (with -dirty for uncommitted changes), the flags,
 # the device-code options from the cache and the definitions msm.cu was compiled
-# with. CZ_BUNDLE_JOBS sets the build's parallelism (default: the cores).
+# with. CZ_BUNDLE_JOBS sets the build's parallelism (default: the cores). The
+# binaries are stripped (the device code stays; CZ_BUNDLE_STRIP=0 keeps the symbols),
+# and the last line adds up what a call carrying .gpu-bin and .debs would send:
+# the device tool refuses more than 64 MiB, the working tree's own files included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -65,6 +68,15 @@ for t in test_gpu_ff test_gpu_msm test_gpu_ntt; do cp "$bdir/tests/$t" "$dst/tes
   echo "msm.cu: $(grep -h 'msm.cu.o_DEFINES' "$bdir"/CMakeFiles/cuzk_core.dir/flags.make | sed 's/.*= //' || true)"
   echo "CMAKE_CUDA_FLAGS: $(grep -E '^CMAKE_CUDA_FLAGS:' "$bdir/CMakeCache.txt" | sed 's/^[^=]*=//' || true)"
 } >"$dst/BUILD.txt"
+if [ "${CZ_BUNDLE_STRIP:-1}" != 0 ] && command -v strip >/dev/null; then
+  strip "$dst/cuzk" "$dst"/bench/* "$dst"/tests/*
+fi
 rm -rf "$bdir" "$bdir.configure.log" "$bdir.build.log"
 cat "$dst/BUILD.txt"
-echo "gpu_bundle: $dst ($(du -sh "$dst" | cut -f1); the device tool carries at most 64 MiB in all)"
+# what the device tool would carry: the tree's files git does not ignore, .gpu-bin, .debs
+tree=$(git ls-files -z --cached --others --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
+extra=$(du -cb .gpu-bin .debs 2>/dev/null | tail -1 | cut -f1)
+total=$((tree + extra))
+echo "gpu_bundle: $dst $(du -sh "$dst" | cut -f1); a call carrying .gpu-bin and .debs sends" \
+  "$((total >> 20)) MiB (tree $((tree >> 20)), .gpu-bin + .debs $((extra >> 20))) of at most 64"
+[ $total -le $((64 << 20)) ] || echo "gpu_bundle: over 64 MiB: remove bundles, or carry single folders" >&2
