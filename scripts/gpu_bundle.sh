@@ -74,9 +74,9 @@ fi
 rm -rf "$bdir" "$bdir.configure.log" "$bdir.build.log"
 cat "$dst/BUILD.txt"
 # what the device tool would carry: the tree's files git does not ignore, .gpu-bin, .debs
-tree=$(git ls-files -z --cached --others --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
-extra=$(du -cb .gpu-bin .debs 2>/dev/null | tail -1 | cut -f1)
-total=$((tree + extra))
+tree=$(git ls-files -z --cached --others --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1 || true)
+extra=$(du -cb .gpu-bin .debs 2>/dev/null | tail -1 | cut -f1 || true)
+total=$((${tree:-0} + ${extra:-0}))
 echo "gpu_bundle: $dst $(du -sh "$dst" | cut -f1); a call carrying .gpu-bin and .debs sends" \
   "$((total >> 20)) MiB (tree $((tree >> 20)), .gpu-bin + .debs $((extra >> 20))) of at most 64"
 [ $total -le $((64 << 20)) ] || echo "gpu_bundle: over 64 MiB: remove bundles, or carry single folders" >&2
