@@ -18,9 +18,9 @@
  * Flags: --max-log=K (largest BLS12-381 G1 size 2^K, default 26), --g2-log=K
  * (G2 size, default 22), --quick (2^20 and 2^22 only, G2 at 2^18), plus
  * bench.h's (--write, --repeats, ...). --trace prints each call's plan and
- * phase times; --window=c forces the window, --run=n the level-0 run
- * (cz_cuda_opts). --sweep=ROWS times rows at a range of windows and level-0
- * runs instead (see --help).
+ * phase times; --window=c forces the window, --run=n the level-0 run,
+ * --chunk=n the points per chunk (cz_cuda_opts). --sweep=ROWS times rows at
+ * a range of windows and level-0 runs instead (see --help).
  * --table=eager (default) builds the table of multiples of the resident
  * bases in the warm-up call (its build time goes to stderr), so the
  * 'resident' rows time calls through it; the 'no table' rows time the same
@@ -427,12 +427,13 @@ int main(int argc, char **argv)
     cz_bench b;
     static const char *const own[] = {"--max-log",  "--g2-log",        "--window",     "--trace",
                                       "--table",    "--table-windows", "--sweep",      "--sweep-windows",
-                                      "--sweep-runs", "--run",         "--l1",         NULL};
+                                      "--sweep-runs", "--run",         "--l1",         "--chunk",      NULL};
     int rc = cz_bench_init(&b, "bench_gpu_msm", argc, argv, own,
                            "  --max-log=K   largest BLS12-381 G1 size 2^K (default 26)\n"
                            "  --g2-log=K    G2 size 2^K (default 22)\n"
                            "  --window=C    force the MSM window (default: the plan's)\n"
                            "  --run=N       force the level-0 entries per thread (>= 8; default: the plan's)\n"
+                           "  --chunk=N     points per MSM chunk (default: cuda/msm.cuh chunk_points)\n"
                            "  --l1=MODE     the level-0 kernels' L1 / shared-memory split: max (the\n"
                            "                most L1) or min (the least); default: the driver's\n"
                            "  --trace       each call's plan and phase times on stderr\n"
@@ -471,6 +472,7 @@ int main(int argc, char **argv)
     memset(&co, 0, sizeof co);
     co.msm_window = (int)cz_bench_opt_long(&b, "--window", 0);
     co.msm_run = (size_t)cz_bench_opt_long(&b, "--run", 0);
+    co.msm_chunk = (size_t)cz_bench_opt_long(&b, "--chunk", 0);
     co.msm_trace = g_trace = cz_bench_has(&b, "--trace");
     const char *l1 = cz_bench_opt_str(&b, "--l1");
     if (l1 && strcmp(l1, "max") && strcmp(l1, "min")) {

@@ -6,8 +6,12 @@
  * work are described in cuda/msm.cuh. This file holds the kernels that need
  * block cooperation, the sort, and the host side of a call:
  *
- *  - points are processed in chunks (cz_cuda_opts msm_chunk, default 2^25), each an
- *    independent MSM whose result is added on the host (bounds the scratch);
+ *  - points are processed in chunks (msm.cuh chunk_points: cz_cuda_opts
+ *    msm_chunk, default 2^25, which bounds the scratch, and a quarter of
+ *    the call where its scalars upload) that carry one plan's buckets: the
+ *    window is chosen at the first chunk for the whole call, the later
+ *    chunks add into its buckets, the last reduces them; each chunk's ones
+ *    are summed on their own and added on the host;
  *  - per chunk, on ctx->h2d: the scalars are uploaded in pieces (straight
  *    from pinned host memory, else through the two pinned staging buffers)
  *    unless they are resident (the prover keeps the witness in VRAM for its
@@ -15,12 +19,14 @@
  *    (cz_cuda_bases_lookup), the bases, the same way; chunk k + 1 is queued
  *    before chunk k is waited for, so its scalars upload (once chunk k's
  *    compaction has read its own) while chunk k sorts and accumulates;
- *  - on ctx->compute: k_classify (range check, class per scalar, per-block
+ *  - on ctx->aux (CZ_CUDA_MSM_SPLIT; else, and when tracing, on
+ *    ctx->compute): k_classify (range check, class per scalar, per-block
  *    counts) on each piece of scalars as soon as it has arrived, so that
  *    the upload is hidden but for its last piece, k_scan (block offsets, m
  *    and m1), the counts go to the host;
- *    the host picks the window c from m (msm.cuh choose_window, or
- *    msm_window) while the bases upload goes on; k_compact writes the
+ *    at the first chunk the host picks the window c from m (msm.cuh
+ *    choose_window of carry_estimate, or msm_window) while the bases upload
+ *    goes on; on ctx->compute k_compact writes the
  *    ones' indices and the W digit entries of each other point; one CUB
  *    radix sort per window on the c - 1 bits of the bucket ids (TODO: a
  *    custom counting sort / 16-bit keys, and sorting the next chunk while
@@ -506,6 +512,12 @@ template <class T> static void carve_var(carver &cv, var_part<T> &v, const plan 
 {
     typedef typename T::F F;
     const size_t W = (size_t)p.A, e = (size_t)p.A * p.E; /* W: bucket sets */
+    /* first: what the chunks of a call share (the buckets, carried from
+     * chunk to chunk) sits at the same place in every chunk's layout */
+    v.buckets = cv.template take<xyzz<F>>(W * p.nb);
+    v.seg[0] = cv.template take<xyzz<F>>(W * p.nseg);
+    v.seg[1] = cv.template take<xyzz<F>>(tree_tmp_cap(W, p.nseg));
+    v.out = cv.template take<xyzz<F>>(W + 1);
     v.keys = cv.template take<uint32_t>(e);
     v.vals = cv.template take<uint32_t>(e);
     v.keys_alt = cv.template take<uint32_t>(e);
@@ -515,10 +527,6 @@ template <class T> static void carve_var(carver &cv, var_part<T> &v, const plan 
         v.pkey[q] = cv.template take<uint32_t>(cap);
         v.pval[q] = cv.template take<xyzz<F>>(cap);
     }
-    v.buckets = cv.template take<xyzz<F>>(W * p.nb);
-    v.seg[0] = cv.template take<xyzz<F>>(W * p.nseg);
-    v.seg[1] = cv.template take<xyzz<F>>(tree_tmp_cap(W, p.nseg));
-    v.out = cv.template take<xyzz<F>>(W + 1);
     v.sort_tmp = cv.template take<char>(sort_bytes);
     v.sort_bytes = sort_bytes;
 }
@@ -571,10 +579,13 @@ static cz_status var_bytes_upto(cz_cuda *ctx, size_t hi, int c, const knobs &k, 
  * The variable part's size for any m <= nc: for every window c the plan can
  * pick, up to the largest m that picks at most c (choose_window never
  * decreases as m grows); with a table of window tc (> 0) and tw windows,
- * the shared plan's for any m <= nc too.
+ * the shared plan's for any m <= nc too. A call of n > nc points (carried
+ * chunks: msm.cuh chunk_points) picks its window for an m up to n, which
+ * any chunk's m <= nc may meet.
  */
 template <class T>
-static cz_status var_reserve(cz_cuda *ctx, size_t nc, const knobs &k, int tc, int tw, size_t *bytes, cz_error *err)
+static cz_status var_reserve(cz_cuda *ctx, size_t n, size_t nc, const knobs &k, int tc, int tw, size_t *bytes,
+                             cz_error *err)
 {
     *bytes = 0;
     if (tc > 0) {
@@ -587,9 +598,10 @@ static cz_status var_reserve(cz_cuda *ctx, size_t nc, const knobs &k, int tc, in
         if (b > *bytes) *bytes = b;
         return st;
     }
-    int clo = window_for<T>(1, k), chi = window_for<T>(nc, k);
+    int clo = window_for<T>(1, k), chi = window_for<T>(n > nc ? n : nc, k);
     for (int c = clo; c <= chi; c++) {
-        size_t lo = 1, hi = nc; /* largest m in [1, nc] with window_for(m) <= c */
+        /* the largest m in [1, nc] with window_for(m) <= c; carried: nc */
+        size_t lo = n > nc ? nc : 1, hi = nc;
         while (lo < hi) {
             size_t mid = lo + (hi - lo + 1) / 2;
             if (window_for<T>(mid, k) <= c)
@@ -658,6 +670,14 @@ static cz_status upload(cz_cuda *ctx, msm_state *st, void *dev, const void *host
 
 /* ---- one chunk -------------------------------------------------------------------------------- */
 
+/* 1: calls whose scalars upload run in carried chunks (msm.cuh
+ * chunk_points), each chunk's scalars classified and counted on ctx->aux
+ * beside the previous chunk's work; 0: one chunk up to CHUNK_DEFAULT points,
+ * classified on ctx->compute (the comparison: -DCZ_CUDA_MSM_SPLIT=0) */
+#ifndef CZ_CUDA_MSM_SPLIT
+#define CZ_CUDA_MSM_SPLIT 1
+#endif
+
 template <class T> struct call {
     typedef typename T::F F;
     cz_cuda *ctx;
@@ -678,8 +698,12 @@ template <class T> struct call {
     int want_c; /* without a table: the window of one this call would use, else 0 */
     bool wants_table;
     const uint4 *d_scal;        /* this chunk's scalars on the device */
-    /* the chunk */
-    size_t off, len, nblk;
+    cudaStream_t ps;            /* the chunk's classification and counts (ctx->aux; tracing: ctx->compute) */
+    /* the chunk, of a call of n_all points whose chunks carry one plan's
+     * buckets (msm.cuh chunk_points): its window and kind, from the first */
+    size_t off, len, nblk, n_all;
+    int carry_c;
+    bool carry_shared;
     const uint8_t *h_scal;
     const affine<F> *h_bases;
     /* phase 2 (after the counts) */
@@ -699,16 +723,23 @@ template <class T> struct call {
         size_t m = hf[FL_M], m1 = hf[FL_M1];
         if (m + m1 > len)
             return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: counts %zu + %zu > %zu", m, m1, len);
-        /* one bucket set through the table where that is cheaper (never
-         * with a forced window: sweeps time the per-window plan) */
-        bool shared = table && !kn.window && table_pays(m, tab_c, T::bits, T::mul_per_us, tab_w) &&
-                      make_plan(&p, m, m1, tab_c, T::bits, kn, true, tab_w);
-        if (!shared) {
-            int c = window_for<T>(m, kn);
-            if (!make_plan(&p, m, m1, c, T::bits, kn))
-                return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: no plan for m=%zu c=%d", m, c);
+        /* the plan: chosen at the first chunk for the whole call's m (an
+         * estimate from this chunk where there are more), kept by the
+         * others; one bucket set through the table where that is cheaper
+         * (never with a forced window: sweeps time the per-window plan) */
+        if (off == 0) {
+            const size_t me = carry_estimate(m, len, n_all);
+            carry_shared = table && !kn.window && table_pays(me, tab_c, T::bits, T::mul_per_us, tab_w) &&
+                           make_plan(&p, m, m1, tab_c, T::bits, kn, true, tab_w);
+            carry_c = carry_shared ? tab_c : window_for<T>(me, kn);
+            if (want_c && !kn.window && table_pays(me, want_c, T::bits, T::mul_per_us)) wants_table = true;
         }
-        if (want_c && !kn.window && table_pays(m, want_c, T::bits, T::mul_per_us)) wants_table = true;
+        if (!make_plan(&p, m, m1, carry_c, T::bits, kn, carry_shared, carry_shared ? tab_w : 0))
+            return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: no plan for m=%zu c=%d%s", m, carry_c,
+                                carry_shared ? " (table)" : "");
+        p.first = off == 0;
+        p.last = off + len >= n_all;
+        const bool shared = p.shared;
         const int c = p.c;
         size_t sb;
         cz_status s = sort_temp_bytes(ctx, p.E, c, &sb, err);
@@ -718,6 +749,8 @@ template <class T> struct call {
         if (cv.used > var_reserved)
             return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: layout %zu > reserved %zu bytes (m=%zu c=%d)",
                                 cv.used, var_reserved, m, c);
+        /* the counts' offsets come from ps */
+        if (ps != ctx->compute) CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, st->ev_counts, 0));
         if (m + m1 > 0) {
             /* entries name the bases of the chunk, or their multiples in the table */
             const uint32_t v0 = shared ? (uint32_t)(tab_first + off) : 0, vstep = shared ? (uint32_t)tab_n : 0;
@@ -776,10 +809,10 @@ template <class T> struct call {
         if (blk1 <= blk0) return CZ_OK;
         if (after_h2d) {
             CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_scal, ctx->h2d));
-            CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, st->ev_scal, 0));
+            CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ps, st->ev_scal, 0));
         }
-        k_classify<typename T::FRP><<<(unsigned)(blk1 - blk0), PREP_BLOCK, 0, ctx->compute>>>(d_scal, len, mont, blk0,
-                                                                                              fx.blkcnt, fx.flags);
+        k_classify<typename T::FRP><<<(unsigned)(blk1 - blk0), PREP_BLOCK, 0, ps>>>(d_scal, len, mont, blk0, fx.blkcnt,
+                                                                                   fx.flags);
         CZ_CUDA_TRY(ctx, err, cudaGetLastError());
         return CZ_OK;
     }
@@ -807,19 +840,26 @@ template <class T> struct call {
      * Queues the chunk [off, off + len) of parity par (its index mod 2) and
      * returns once its last kernel is queued, with what finish() needs. The
      * previous chunk may still run: this one's scalars upload as soon as the
-     * previous one's compaction has read its own (ev_prep), its streamed
-     * bases once the previous one is done (ev_done of the other parity); its
-     * kernels follow the previous one's on ctx->compute.
+     * previous one's compaction has read its own (ev_prep), and are
+     * classified and counted on ps as they arrive, beside the previous
+     * chunk's sort and accumulation (so its plan is made before those end);
+     * its streamed bases upload once the previous one is done (ev_done of
+     * the other parity); its kernels follow the previous one's on
+     * ctx->compute.
      */
     cz_status start(int par, started *out)
     {
         launched = false;
         nblk = (len + PREP_BLOCK - 1) / PREP_BLOCK;
+        /* (tracing: the phase events are on one stream) */
+        ps = trace || !CZ_CUDA_MSM_SPLIT ? ctx->compute : ctx->aux;
         dev_exec ex = {ctx, err, st, trace, ctx->compute};
         cz_status s;
         if ((s = ex.mark(PH_START)) != CZ_OK) return s;
-        CZ_CUDA_TRY(ctx, err, cudaMemsetAsync(fx.flags, 0, FL_COUNT * sizeof(uint32_t), ctx->compute));
-        CZ_CUDA_TRY(ctx, err, cudaMemsetAsync(fx.flags + FL_FIRST_BAD, 0xff, sizeof(uint32_t), ctx->compute));
+        /* the counts and offsets are rewritten once the previous compaction has read them */
+        if (ps != ctx->compute) CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ps, st->ev_prep, 0));
+        CZ_CUDA_TRY(ctx, err, cudaMemsetAsync(fx.flags, 0, FL_COUNT * sizeof(uint32_t), ps));
+        CZ_CUDA_TRY(ctx, err, cudaMemsetAsync(fx.flags + FL_FIRST_BAD, 0xff, sizeof(uint32_t), ps));
         /* scalars, classified piece by piece as they arrive */
         if (resident_scal) { /* kept in VRAM by the caller (a witness used by several MSMs) */
             d_scal = resident_scal + 2 * off;
@@ -830,11 +870,11 @@ template <class T> struct call {
             scal_poll sp = {this, 0, 32 * len};
             if ((s = upload(ctx, st, fx.scal, h_scal + 32 * off, 32 * len, sp, err)) != CZ_OK) return s;
         }
-        k_scan<<<1, SCAN_BLOCK, 0, ctx->compute>>>(fx.blkcnt, nblk, fx.off_other, fx.off_one, fx.flags);
+        k_scan<<<1, SCAN_BLOCK, 0, ps>>>(fx.blkcnt, nblk, fx.off_other, fx.off_one, fx.flags);
         CZ_CUDA_TRY(ctx, err, cudaGetLastError());
-        CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(st->host, fx.flags, FL_COUNT * sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                                              ctx->compute));
-        CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_counts, ctx->compute));
+        CZ_CUDA_TRY(ctx, err,
+                    cudaMemcpyAsync(st->host, fx.flags, FL_COUNT * sizeof(uint32_t), cudaMemcpyDeviceToHost, ps));
+        CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_counts, ps));
         if ((s = ex.mark(PH_PREP)) != CZ_OK) return s;
         /* bases, with phase 2 launched from the upload loop when possible */
         const affine<F> *d_bases;
@@ -1020,9 +1060,8 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
     cl.trace = ctx->opts.msm_trace;
     cl.h_scal = (const uint8_t *)scalars;
     cl.h_bases = (const affine<F> *)bases;
-    size_t nc = cl.kn.chunk ? cl.kn.chunk : CHUNK_DEFAULT;
-    if (nc > MAX_CHUNK) nc = MAX_CHUNK;
-    if (nc > n) nc = n;
+    cl.n_all = n;
+    size_t nc = 0; /* points per chunk (msm.cuh chunk_points: fewer where the scalars upload) */
 
     /* scratch: the fixed part, then the variable part. Growing the scratch
      * may evict tables and resident blocks (device.cu), this call's too:
@@ -1051,11 +1090,13 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
         cl.tab_w = tab && view.bytes ? (int)(view.tab_bytes / view.bytes) : 0;
         cl.tab_n = res ? view.bytes / sizeof(affine<F>) : 0;
         cl.tab_first = res ? (size_t)((const char *)bases - (const char *)view.host) / sizeof(affine<F>) : 0;
+        nc = chunk_points(n, CZ_CUDA_MSM_SPLIT && rs == NULL, cl.kn);
         carver cv = {NULL, 0};
         carve_fixed<T>(cv, cl.fx, nc, cl.resident == NULL);
         size_t fixed = (cv.used + 255) & ~(size_t)255, var;
         /* (a forced window never takes the shared plan: phase2) */
-        if ((s = var_reserve<T>(ctx, nc, cl.kn, cl.kn.window ? 0 : cl.tab_c, cl.tab_w, &var, err)) != CZ_OK) return s;
+        if ((s = var_reserve<T>(ctx, n, nc, cl.kn, cl.kn.window ? 0 : cl.tab_c, cl.tab_w, &var, err)) != CZ_OK)
+            return s;
         void *mem; /* (the arena itself when it is large enough) */
         if ((s = cz_cuda_scratch(ctx, fixed + var, &mem, err)) != CZ_OK) return s;
         cv.base = (char *)mem;
@@ -1065,10 +1106,11 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
         cl.var_reserved = var;
         if (round == 3) return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: the resident bases keep changing");
     }
-    /* a table this call could have used: its window (built after the call) */
+    /* a table this call could have used: its window (built after the call),
+     * for its n points (its chunks carry one bucket set) */
     if (blk && !cl.table && !view.tab_failed && ctx->opts.msm_table != CZ_CUDA_TABLE_OFF &&
         view.bytes % sizeof(affine<F>) == 0)
-        cl.want_c = table_window(nc, T::bits, T::mul_per_us);
+        cl.want_c = table_window(n, T::bits, T::mul_per_us);
 
     /* chunk k + 1 is queued before chunk k is waited for (its scalars
      * upload while chunk k accumulates), except when tracing: the phase
@@ -1112,7 +1154,7 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
         cz_error terr;
         cz_error_clear(&terr);
         int tc = 0;
-        const cz_status ts = build_table<T>(ctx, blk, view, nc, &tc, &terr);
+        const cz_status ts = build_table<T>(ctx, blk, view, n, &tc, &terr);
         cz_resident_table_end(ctx->store, ctx->lane, blk, ts == CZ_OK, T::name(), tc);
         if (ts != CZ_OK) {
             if (ctx->sticky) return cz_error_set(err, terr.status, "%s", cz_error_msg(&terr));

@@ -38,7 +38,8 @@
  *     the trees take 32 values per thread while a step fills the GPU, then
  *     8 or 4 (tree_group).
  *  6. host: the W window sums are combined (c doublings per window, top
- *     first), the ones added (combine_windows), the chunks added.
+ *     first), the ones added (combine_windows), the chunks' results added
+ *     (one reduction per call: the chunks carry the buckets, chunk_points).
  *
  * Shared plans (plan.shared): where the bases are resident with a table of
  * their multiples 2^(c w) P (table_fn), digit w of point i is an entry for
@@ -308,10 +309,19 @@ template <class F> struct table_fn {
  * bucket of the run, when they continue beyond it (a piece), go to the two
  * slots (pkey[0], pval[0]) and (pkey[1], pval[1]); unused slots get the key of
  * the first / last bucket and infinity, so the slots of all threads form a
- * key-sorted array again (the next level's input).
+ * key-sorted array again (the next level's input). accum: a bucket is added
+ * to what bk[key] holds (a chunk after the first of a call with carried
+ * chunks: plan.first) instead of stored.
  */
+template <class F> CZ_HD void put_bucket(xyzz<F> *b, const xyzz<F> &acc, bool accum)
+{
+    if (acc.is_inf()) return;
+    *b = accum ? b->add(acc) : acc;
+}
+
 template <class F, class Src>
-CZ_HD void acc_run(const Src &src, size_t cnt, size_t lo, size_t hi, xyzz<F> *bk, uint32_t *pkey, xyzz<F> *pval)
+CZ_HD void acc_run(const Src &src, size_t cnt, size_t lo, size_t hi, xyzz<F> *bk, uint32_t *pkey, xyzz<F> *pval,
+                   bool accum)
 {
     const uint32_t first = src.key(lo), last = src.key(hi - 1);
     const bool cont_in = lo > 0 && src.key(lo - 1) == first;
@@ -327,9 +337,9 @@ CZ_HD void acc_run(const Src &src, size_t cnt, size_t lo, size_t hi, xyzz<F> *bk
             /* bucket cur ended inside the run */
             if (in_first) {
                 pval[0] = cont_in ? acc : xyzz<F>::inf();
-                if (!cont_in && !acc.is_inf()) bk[cur] = acc;
-            } else if (!acc.is_inf()) {
-                bk[cur] = acc;
+                if (!cont_in) put_bucket(&bk[cur], acc, accum);
+            } else {
+                put_bucket(&bk[cur], acc, accum);
             }
             acc = xyzz<F>::inf();
             cur = k;
@@ -342,10 +352,10 @@ CZ_HD void acc_run(const Src &src, size_t cnt, size_t lo, size_t hi, xyzz<F> *bk
         const bool piece = cont_in || cont_out;
         pval[0] = piece ? acc : xyzz<F>::inf();
         pval[1] = xyzz<F>::inf();
-        if (!piece && !acc.is_inf()) bk[cur] = acc;
+        if (!piece) put_bucket(&bk[cur], acc, accum);
     } else {
         pval[1] = cont_out ? acc : xyzz<F>::inf();
-        if (!cont_out && !acc.is_inf()) bk[cur] = acc;
+        if (!cont_out) put_bucket(&bk[cur], acc, accum);
     }
 }
 
@@ -388,20 +398,21 @@ template <class F, bool INL = false> struct level0_fn {
     xyzz<F> *buckets;   /* W x nb */
     uint32_t *okey;     /* W x 2T */
     xyzz<F> *oval;
+    bool accum;         /* acc_run's: add to the buckets (carried chunks) */
     CZ_HD void operator()(size_t t) const
     {
         const size_t w = t / T, u = t % T;
         const size_t lo = u * L, hi = lo + L < cnt ? lo + L : cnt;
         if (lo >= hi) return;
         src_entries<F, INL> s = {keys + w * cnt, vals + w * cnt, bases};
-        acc_run<F>(s, cnt, lo, hi, buckets + w * nb, okey + w * 2 * T + 2 * u, oval + w * 2 * T + 2 * u);
+        acc_run<F>(s, cnt, lo, hi, buckets + w * nb, okey + w * 2 * T + 2 * u, oval + w * 2 * T + 2 * u, accum);
     }
 };
 
 /* the same level with the inlined addition */
 template <class F> CZ_HD level0_fn<F, true> level0_inlined(const level0_fn<F> &a)
 {
-    level0_fn<F, true> f = {a.keys, a.vals, a.bases, a.cnt, a.L, a.T, a.nb, a.buckets, a.okey, a.oval};
+    level0_fn<F, true> f = {a.keys, a.vals, a.bases, a.cnt, a.L, a.T, a.nb, a.buckets, a.okey, a.oval, a.accum};
     return f;
 }
 
@@ -412,13 +423,14 @@ template <class F> struct levelk_fn {
     xyzz<F> *buckets;
     uint32_t *okey; /* W x 2T */
     xyzz<F> *oval;
+    bool accum;
     CZ_HD void operator()(size_t t) const
     {
         const size_t w = t / T, u = t % T;
         const size_t lo = u * L, hi = lo + L < cnt ? lo + L : cnt;
         if (lo >= hi) return;
         src_pieces<F> s = {ikey + w * cnt, ival + w * cnt};
-        acc_run<F>(s, cnt, lo, hi, buckets + w * nb, okey + w * 2 * T + 2 * u, oval + w * 2 * T + 2 * u);
+        acc_run<F>(s, cnt, lo, hi, buckets + w * nb, okey + w * 2 * T + 2 * u, oval + w * 2 * T + 2 * u, accum);
     }
 };
 
@@ -728,6 +740,49 @@ inline size_t tree_group(size_t W, size_t cnt)
 inline size_t tree_tmp_cap(size_t W, size_t cnt) { return W * ((cnt + TREE_G_MIN - 1) / TREE_G_MIN); }
 static const size_t CHUNK_DEFAULT = (size_t)1 << 25;
 
+/*
+ * Chunks. A call of n points runs in chunks of chunk_points(n) points: at
+ * most knobs.chunk (default CHUNK_DEFAULT, which bounds the scratch) and,
+ * where the scalars are uploaded (not resident) and n >= CARRY_SPLIT_MIN, a
+ * CARRY_PARTS-th of n (whole CARRY_ALIGN points), so that chunk k + 1's
+ * scalars upload while chunk k sorts and accumulates (cuda/msm.cu) and only
+ * the first chunk's upload is in the call's time (a 2^24-point BLS12-381 G1
+ * call in one chunk waited 11.7 ms for its 512 MiB of scalars and their
+ * classification before anything else could start, H100, 2026-12-05).
+ *
+ * The chunks of a call carry one plan's bucket sets: the window (and
+ * whether the plan goes through a table) is chosen once, at the first
+ * chunk, for the m the whole call is estimated to have (carry_estimate:
+ * the first chunk's share of others, scaled to n); each later chunk adds
+ * its buckets to what the earlier ones left (plan.first false: acc_part
+ * does not clear them, acc_run adds instead of storing) and only the last
+ * chunk reduces them (plan.last; the others return only the sum of their
+ * ones, plan_result). So chunking costs a bucket addition per bucket and
+ * chunk, not a reduction and a smaller window per chunk.
+ */
+static const size_t CARRY_PARTS = 4;
+static const size_t CARRY_SPLIT_MIN = (size_t)1 << 21;
+static const size_t CARRY_ALIGN = (size_t)1 << 11; /* 64 KiB of scalars: whole upload pieces */
+inline size_t chunk_points(size_t n, bool upload, const knobs &k)
+{
+    size_t nc = k.chunk ? k.chunk : CHUNK_DEFAULT;
+    if (!k.chunk && upload && n >= CARRY_SPLIT_MIN) {
+        size_t q = (n + CARRY_PARTS - 1) / CARRY_PARTS;
+        q = (q + CARRY_ALIGN - 1) & ~(CARRY_ALIGN - 1);
+        if (q < nc) nc = q;
+    }
+    if (nc > MAX_CHUNK) nc = MAX_CHUNK;
+    if (nc > n) nc = n;
+    return nc;
+}
+/* the m of a call of n points whose first chunk of len0 points has m0 */
+inline size_t carry_estimate(size_t m0, size_t len0, size_t n)
+{
+    if (len0 == 0 || len0 >= n) return m0;
+    const double e = (double)m0 * ((double)n / (double)len0);
+    return e >= (double)n ? n : (size_t)(e + 0.5);
+}
+
 /* Everything the launches after the sort need, for m other points (in W
  * windows of c bits) and m1 ones: per window a bucket set of m entries, or
  * (shared: a table of multiples) one bucket set of W m entries, or, through
@@ -742,6 +797,7 @@ struct plan {
     size_t m, m1;
     size_t E;            /* entries per set: m, or Wt m when shared */
     int levels;          /* accumulation launches (0 when m = 0) */
+    bool first, last;    /* a call's first / last chunk (carried chunks; both for one chunk) */
     size_t cnt[MAX_LEVELS], T[MAX_LEVELS], L[MAX_LEVELS]; /* per set */
     size_t S, nseg;      /* reduction segments */
     size_t G;            /* bases per thread in the ones' first sum */
@@ -764,6 +820,7 @@ inline bool make_plan(plan *p, size_t m, size_t m1, int c, int bits, const knobs
     p->m = m;
     p->m1 = m1;
     p->E = shared ? (size_t)p->Wt * m : m;
+    p->first = p->last = true;
     const size_t L0 = k.run ? k.run : run_default(m, p->W, k.run_huge);
     if (L0 < 8) return false;
     p->levels = 0;
@@ -793,9 +850,11 @@ inline bool make_plan(plan *p, size_t m, size_t m1, int c, int bits, const knobs
 
 /* The chunk's sum from the plan's results out[0, A] (A set sums, then the
  * ones): sum_a 2^(a c Wt) out[a] (host doublings; Wt = 1 per window, and
- * none with one shared set). */
+ * none with one shared set); before a call's last chunk only the ones (its
+ * buckets go on to the next chunk). */
 template <class F> xyzz<F> plan_result(const plan &p, const xyzz<F> *out)
 {
+    if (!p.last) return out[p.A];
     return (p.A == 1 ? out[0] : combine_windows<F>(out, p.A, p.c * p.Wt)).add(out[p.A]);
 }
 
@@ -894,28 +953,29 @@ template <class F, class Exec> cz_status acc_part(Exec &ex, const plan &p, const
 {
     cz_status st;
     const size_t W = (size_t)p.A; /* bucket sets */
-    if (p.m == 0) {
+    if (p.m == 0 && p.first && p.last) {
         st = ex.zero(b.out, W * sizeof(xyzz<F>));
         return st == CZ_OK ? ex.mark(PH_ACC) : st;
     }
 
-    /* accumulation */
-    st = ex.zero(b.buckets, W * p.nb * sizeof(xyzz<F>));
-    if (st != CZ_OK) return st;
+    /* accumulation (into the buckets the call's earlier chunks left, but
+     * for its first) */
+    if (p.first && (st = ex.zero(b.buckets, W * p.nb * sizeof(xyzz<F>))) != CZ_OK) return st;
     for (int k = 0; k < p.levels; k++) {
         const int q = k % 2;
         if (k == 0) {
             level0_fn<F> f = {b.keys, b.vals, b.ebases, p.cnt[0], p.L[0], p.T[0], p.nb,
-                              b.buckets, b.pkey[q], b.pval[q]};
+                              b.buckets, b.pkey[q], b.pval[q], !p.first};
             st = ex.run(make_op(f), W * p.T[0]);
         } else {
             levelk_fn<F> f = {b.pkey[1 - q], b.pval[1 - q], p.cnt[k], p.L[k], p.T[k], p.nb,
-                              b.buckets, b.pkey[q], b.pval[q]};
+                              b.buckets, b.pkey[q], b.pval[q], !p.first};
             st = ex.run(make_op(f), W * p.T[k]);
         }
         if (st != CZ_OK) return st;
     }
     if ((st = ex.mark(PH_ACC)) != CZ_OK) return st;
+    if (!p.last) return CZ_OK; /* the buckets go on to the next chunk */
 
     /* reduction: segments, then the sum of each window's segments */
     reduce_fn<F> r = {b.buckets, p.nb, p.S, p.nseg, b.seg[0]};

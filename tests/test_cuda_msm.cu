@@ -187,8 +187,11 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
     info->canaries_ok = true;
     *result = X::inf();
     const affine<F> *dbases = (const affine<F> *)bases;
-    size_t nc = kn.chunk ? kn.chunk : CHUNK_DEFAULT;
-    if (nc > n) nc = n;
+    const size_t nc = chunk_points(n, true, kn);
+    if (per_window && nc < n) return CZ_ERR_INVALID_ARG; /* buckets of one window carried: not modelled */
+    /* the buckets, carried from chunk to chunk (garbage until the first clears them) */
+    guarded buckets;
+    int c = 0;
     for (size_t off = 0; off < n; off += nc) {
         const size_t len = n - off < nc ? n - off : nc;
         info->chunks++;
@@ -202,9 +205,15 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
             m += cls[i] == CLS_OTHER;
             m1 += cls[i] == CLS_ONE;
         }
-        int c = tb ? tb->c : kn.window ? kn.window : choose_window(m > 0 ? m : 1, T::bits, T::mul_per_us);
+        /* the window: chosen at the first chunk for the call's estimated m */
+        if (off == 0) {
+            const size_t me = carry_estimate(m, len, n);
+            c = tb ? tb->c : kn.window ? kn.window : choose_window(me > 0 ? me : 1, T::bits, T::mul_per_us);
+        }
         plan p;
         if (!make_plan(&p, m, m1, c, T::bits, kn, tb != NULL, tb ? tb->wt : 0)) return CZ_ERR_INTERNAL;
+        p.first = off == 0;
+        p.last = off + len >= n;
         info->c = c;
         info->W = p.W;
         info->levels = p.levels;
@@ -248,13 +257,13 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
         size_t nwin = W;
         if (per_window && tb) return CZ_ERR_INVALID_ARG; /* one set already */
         if (per_window) pr.W = pr.A = 1;
-        guarded pkey[2], pval[2], buckets, seg[2], ones[2], out;
+        guarded pkey[2], pval[2], seg[2], ones[2], out;
         for (int q = 0; q < 2; q++) {
             size_t cap = piece_cap(pr, q);
             pkey[q].init(cap * 4, 0xa5);
             pval[q].init(cap * sizeof(X), 0xa5);
         }
-        buckets.init((size_t)pr.A * pr.nb * sizeof(X), 0xa5);
+        if (off == 0) buckets.init((size_t)pr.A * pr.nb * sizeof(X), 0xa5);
         seg[0].init((size_t)pr.A * pr.nseg * sizeof(X), 0xa5);
         seg[1].init(tree_tmp_cap(pr.A, pr.nseg) * sizeof(X), 0xa5);
         size_t g1 = (m1 + p.G - 1) / p.G;
@@ -996,6 +1005,33 @@ template <class T> static void test_edge_scalars(void)
     oracle<T>(I, &expect);
     check<T>(I, &expect, knob(), "mixed small");
     check<T>(I, &expect, knob(0, 0, 64), "mixed small chunk 64");
+    /* carried chunks (one bucket set through the call) where chunks have no
+     * other scalars: the first (its plan from an estimate of 0: the
+     * smallest window; it still clears the buckets), a middle one, the last
+     * (it still reduces what the others left) */
+    const size_t q = n / 4;
+    for (size_t i = 0; i < n; i++) {
+        const size_t part = i / q;
+        if (part == 0 || part == 2)
+            I.s[i] = i % 3 ? zero : one;
+        else if (part >= 4)
+            I.s[i] = zero;
+        else
+            T::fr_random(&I.s[i], &g_rng);
+    }
+    I.sync();
+    oracle<T>(I, &expect);
+    check<T>(I, &expect, knob(0, 0, q), "chunks 1 and 3 without others");
+    for (size_t i = 0; i < n; i++) {
+        if (i / q >= 3)
+            I.s[i] = i % 2 ? zero : one;
+        else if (i / q != 1)
+            T::fr_random(&I.s[i], &g_rng);
+    }
+    I.sync();
+    oracle<T>(I, &expect);
+    check<T>(I, &expect, knob(0, 0, q), "last chunks without others");
+    check<T>(I, &expect, knob(0, 8, q + 1), "last chunks without others run 8");
     /* n = 1, 2, 3 with special scalars against the naive sum */
     for (size_t m = 1; m <= 3; m++) {
         inst<T> J;

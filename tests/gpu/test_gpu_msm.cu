@@ -6,7 +6,8 @@
  * at once, at the MSM's lookup, or behind a cz_cuda_compute_h's kernels:
  * cz_cuda_bases_pin_later), and the H step's result kept on the device.
  *
- * Inputs: random for n = 1 .. 2^20 (2^24 for G1 with CZ_GPU_TEST_BIG=1),
+ * Inputs: random for n = 1 .. 2^20 and, G1, 2^21 + 2053 (carried chunks; 2^24
+ * with CZ_GPU_TEST_BIG=1),
  * a witness-like mix (mostly 0 and 1), the edge inputs of tests/test_msm.c
  * (n = 0..3, zero scalars, 1, 2, r - 1, repeated bases, equal scalars, P and
  * -P, bases at infinity, scalars >= r rejected with CZ_ERR_RANGE and the
@@ -179,6 +180,9 @@ static void check(const inst<T> &I, const typename T::jac *expect, const char *w
 template <class T> static void test_random_sizes(void)
 {
     std::vector<size_t> sizes = {1, 2, 3, 7, 100, 1000, 4097, (1u << 14) + 3, 1u << 16, 1u << 18, 1u << 20};
+    /* G1: a call whose uploaded scalars split into carried chunks (cuda/msm.cuh
+     * chunk_points), the last one shorter */
+    if (T::g1) sizes.push_back((1u << 21) + 2053);
     for (size_t n : sizes) {
         double t0 = now_s();
         inst<T> I;
@@ -790,7 +794,7 @@ template <class T> static void run_group(void)
     test_table<T>(6);
     test_lanes<T>();
     test_random_sizes<T>();
-    test_witness_like<T>(T::g1 ? ((size_t)1 << 20) : ((size_t)1 << 18));
+    test_witness_like<T>(T::g1 ? ((size_t)1 << 21) + 3 : ((size_t)1 << 18));
     if (g_big && T::g1) test_big<T>();
     printf("%s: %s (%.1f s)\n", T::name(), cz_test_failed == before ? "ok" : "FAILED", now_s() - t0);
     fflush(stdout);
