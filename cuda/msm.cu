@@ -19,8 +19,8 @@
  *    (cz_cuda_bases_lookup), the bases, the same way; chunk k + 1 is queued
  *    before chunk k is waited for, so its scalars upload (once chunk k's
  *    compaction has read its own) while chunk k sorts and accumulates;
- *  - on ctx->aux (CZ_CUDA_MSM_SPLIT; else, and when tracing, on
- *    ctx->compute): k_classify (range check, class per scalar, per-block
+ *  - on ctx->aux where the scalars upload (CZ_CUDA_MSM_SPLIT; else, and
+ *    when tracing, on ctx->compute): k_classify (range check, class per scalar, per-block
  *    counts) on each piece of scalars as soon as it has arrived, so that
  *    the upload is hidden but for its last piece, k_scan (block offsets, m
  *    and m1), the counts go to the host;
@@ -851,8 +851,10 @@ template <class T> struct call {
     {
         launched = false;
         nblk = (len + PREP_BLOCK - 1) / PREP_BLOCK;
-        /* (tracing: the phase events are on one stream) */
-        ps = trace || !CZ_CUDA_MSM_SPLIT ? ctx->compute : ctx->aux;
+        /* uploaded scalars only: resident ones may still be written by
+         * work queued on ctx->compute (a kept H result: device.cu
+         * fill_block); tracing: the phase events are on one stream */
+        ps = trace || !CZ_CUDA_MSM_SPLIT || resident_scal ? ctx->compute : ctx->aux;
         dev_exec ex = {ctx, err, st, trace, ctx->compute};
         cz_status s;
         if ((s = ex.mark(PH_START)) != CZ_OK) return s;
