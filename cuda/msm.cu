@@ -216,6 +216,7 @@ static knobs read_knobs(const cz_cuda *ctx)
     k.run = o.msm_run >= 8 && o.msm_run <= ((size_t)1 << 20) ? o.msm_run : 0;
     k.chunk = o.msm_chunk;
     k.run_huge = 0;
+    k.chunk_first = 0;
     return k;
 }
 
@@ -1063,7 +1064,8 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
     cl.h_scal = (const uint8_t *)scalars;
     cl.h_bases = (const affine<F> *)bases;
     cl.n_all = n;
-    size_t nc = 0; /* points per chunk (msm.cuh chunk_points: fewer where the scalars upload) */
+    /* points per chunk, and of the first (msm.cuh chunk_points: fewer where the scalars upload) */
+    size_t nc = 0, first = 0;
 
     /* scratch: the fixed part, then the variable part. Growing the scratch
      * may evict tables and resident blocks (device.cu), this call's too:
@@ -1092,7 +1094,7 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
         cl.tab_w = tab && view.bytes ? (int)(view.tab_bytes / view.bytes) : 0;
         cl.tab_n = res ? view.bytes / sizeof(affine<F>) : 0;
         cl.tab_first = res ? (size_t)((const char *)bases - (const char *)view.host) / sizeof(affine<F>) : 0;
-        nc = chunk_points(n, CZ_CUDA_MSM_SPLIT && rs == NULL, cl.kn);
+        nc = chunk_points(n, CZ_CUDA_MSM_SPLIT && rs == NULL, cl.kn, &first);
         carver cv = {NULL, 0};
         carve_fixed<T>(cv, cl.fx, nc, cl.resident == NULL);
         size_t fixed = (cv.used + 255) & ~(size_t)255, var;
@@ -1120,9 +1122,9 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
     xyzz<F> acc = xyzz<F>::inf(), r;
     typename call<T>::started prev, cur;
     bool pending = false;
-    for (size_t off = 0, k = 0; off < n; off += nc, k++) {
+    for (size_t off = 0, k = 0, len = first; off < n; off += len, k++, len = n - off < nc ? n - off : nc) {
         cl.off = off;
-        cl.len = n - off < nc ? n - off : nc;
+        cl.len = len;
         if ((s = cl.start((int)(k & 1), &cur)) != CZ_OK) return s;
         if (pending) {
             if ((s = cl.finish(prev, &r)) != CZ_OK) return s;

@@ -686,6 +686,7 @@ struct knobs {
     size_t run;   /* CZ_MSM_RUN: level-0 entries per thread, >= 8 */
     size_t chunk; /* CZ_MSM_CHUNK: points per chunk, >= 1 */
     size_t run_huge; /* the default run from RUN_HUGE_ENTRIES entries on (0: no such tier; cuda/msm.cu: G1) */
+    size_t chunk_first; /* points of the first chunk (0: chunk_points' choice; the host test's) */
 };
 
 /* Level-0 entries per thread: 64 where the level-0 launch has at least 2^25
@@ -741,14 +742,18 @@ inline size_t tree_tmp_cap(size_t W, size_t cnt) { return W * ((cnt + TREE_G_MIN
 static const size_t CHUNK_DEFAULT = (size_t)1 << 25;
 
 /*
- * Chunks. A call of n points runs in chunks of chunk_points(n) points: at
- * most knobs.chunk (default CHUNK_DEFAULT, which bounds the scratch) and,
- * where the scalars are uploaded (not resident) and n >= CARRY_SPLIT_MIN, a
- * CARRY_PARTS-th of n (whole CARRY_ALIGN points), so that chunk k + 1's
- * scalars upload while chunk k sorts and accumulates (cuda/msm.cu) and only
- * the first chunk's upload is in the call's time (a 2^24-point BLS12-381 G1
+ * Chunks. A call of n points runs in chunks of at most chunk_points(n)
+ * points: knobs.chunk (default CHUNK_DEFAULT, which bounds the scratch) or,
+ * where the scalars are uploaded (not resident) and n >= CARRY_SPLIT_MIN,
+ * about CARRY_PARTS chunks (more where those would pass CHUNK_DEFAULT):
+ * the first a CARRY_FIRST_DIV-th of the others
+ * (all whole CARRY_ALIGN points), so that chunk k + 1's scalars upload
+ * while chunk k sorts and accumulates (cuda/msm.cu) and only the small
+ * first chunk's upload is in the call's time (a 2^24-point BLS12-381 G1
  * call in one chunk waited 11.7 ms for its 512 MiB of scalars and their
- * classification before anything else could start, H100, 2026-12-05).
+ * classification before anything else could start, H100, 2026-12-05; the
+ * accumulation of a chunk takes ~8 times its upload, so chunk k hides the
+ * upload of a chunk 4 times its size).
  *
  * The chunks of a call carry one plan's bucket sets: the window (and
  * whether the plan goes through a table) is chosen once, at the first
@@ -761,18 +766,26 @@ static const size_t CHUNK_DEFAULT = (size_t)1 << 25;
  * chunk, not a reduction and a smaller window per chunk.
  */
 static const size_t CARRY_PARTS = 4;
+static const size_t CARRY_FIRST_DIV = 4;
 static const size_t CARRY_SPLIT_MIN = (size_t)1 << 21;
 static const size_t CARRY_ALIGN = (size_t)1 << 11; /* 64 KiB of scalars: whole upload pieces */
-inline size_t chunk_points(size_t n, bool upload, const knobs &k)
+inline size_t carry_round(size_t x) { return (x + CARRY_ALIGN - 1) & ~(CARRY_ALIGN - 1); }
+/* The points of the call's chunks: returns the most a chunk has, *first
+ * the first chunk's (<= it); the others have the most but for the last. */
+inline size_t chunk_points(size_t n, bool upload, const knobs &k, size_t *first)
 {
-    size_t nc = k.chunk ? k.chunk : CHUNK_DEFAULT;
+    size_t nc = k.chunk ? k.chunk : CHUNK_DEFAULT, f = 0;
     if (!k.chunk && upload && n >= CARRY_SPLIT_MIN) {
-        size_t q = (n + CARRY_PARTS - 1) / CARRY_PARTS;
-        q = (q + CARRY_ALIGN - 1) & ~(CARRY_ALIGN - 1);
+        /* f + (CARRY_PARTS - 1) q >= n with f = q / CARRY_FIRST_DIV */
+        const size_t d = (CARRY_PARTS - 1) * CARRY_FIRST_DIV + 1;
+        const size_t q = carry_round((n / d) * CARRY_FIRST_DIV + ((n % d) * CARRY_FIRST_DIV + d - 1) / d);
         if (q < nc) nc = q;
+        f = carry_round(nc / CARRY_FIRST_DIV); /* (more chunks of CHUNK_DEFAULT: still a short first) */
     }
     if (nc > MAX_CHUNK) nc = MAX_CHUNK;
     if (nc > n) nc = n;
+    if (k.chunk_first) f = k.chunk_first;
+    *first = f == 0 || f > nc ? nc : f;
     return nc;
 }
 /* the m of a call of n points whose first chunk of len0 points has m0 */

@@ -187,13 +187,13 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
     info->canaries_ok = true;
     *result = X::inf();
     const affine<F> *dbases = (const affine<F> *)bases;
-    const size_t nc = chunk_points(n, true, kn);
+    size_t first;
+    const size_t nc = chunk_points(n, true, kn, &first);
     if (per_window && nc < n) return CZ_ERR_INVALID_ARG; /* buckets of one window carried: not modelled */
     /* the buckets, carried from chunk to chunk (garbage until the first clears them) */
     guarded buckets;
     int c = 0;
-    for (size_t off = 0; off < n; off += nc) {
-        const size_t len = n - off < nc ? n - off : nc;
+    for (size_t off = 0, len = first; off < n; off += len, len = n - off < nc ? n - off : nc) {
         info->chunks++;
         /* k_classify + k_scan */
         std::vector<int> cls(len);
@@ -328,13 +328,14 @@ static void check(const inst<T> &I, const typename T::jac *expect, knobs kn, con
     }
 }
 
-static knobs knob(int window = 0, size_t run = 0, size_t chunk = 0)
+static knobs knob(int window = 0, size_t run = 0, size_t chunk = 0, size_t chunk_first = 0)
 {
     knobs k;
     k.window = window;
     k.run = run;
     k.chunk = chunk;
     k.run_huge = 0;
+    k.chunk_first = chunk_first;
     return k;
 }
 
@@ -734,6 +735,54 @@ static void test_plan(void)
                table_window((size_t)1 << e, 255, 5600.0), table_window((size_t)1 << e, 254, 37500.0));
     printf("\n");
     CHECK_MSG(sh_bad == 0, "shared plans / table windows: %ld bad", sh_bad);
+
+    /* chunk_points: chunks that cover the call, the first no larger than
+     * the others; uploaded calls from CARRY_SPLIT_MIN on in about
+     * CARRY_PARTS chunks with a short first, aligned; a forced chunk kept */
+    long ch_bad = 0;
+    const size_t ns[] = {1,
+                         1000,
+                         CARRY_SPLIT_MIN - 1,
+                         CARRY_SPLIT_MIN,
+                         CARRY_SPLIT_MIN + 1,
+                         (size_t)3 << 22,
+                         (size_t)1 << 24,
+                         ((size_t)1 << 24) + 12345,
+                         (size_t)1 << 26,
+                         (size_t)1 << 27,
+                         ((size_t)1 << 27) + 7,
+                         (size_t)1 << 31};
+    for (size_t n : ns) {
+        for (int up = 0; up < 2; up++) {
+            for (size_t kc : {(size_t)0, (size_t)1000003}) {
+                size_t f = 0;
+                const size_t nc = chunk_points(n, up != 0, knob(0, 0, kc), &f);
+                size_t chunks = 0, covered = 0, len = f;
+                for (size_t off = 0; off < n; off += len, len = n - off < nc ? n - off : nc) {
+                    chunks++;
+                    covered += len;
+                    ch_bad += len == 0 || len > nc;
+                }
+                ch_bad += covered != n || f > nc || nc > MAX_CHUNK || nc > n;
+                if (kc) {
+                    ch_bad += nc != (kc < n ? kc : n) || f != nc;
+                } else if (up && n >= CARRY_SPLIT_MIN) {
+                    /* (past CARRY_PARTS chunks of CHUNK_DEFAULT: more of it) */
+                    const bool many = n > (CARRY_PARTS - 1) * CHUNK_DEFAULT;
+                    ch_bad += (chunks > CARRY_PARTS && !(many && nc == CHUNK_DEFAULT)) || chunks < 2 ||
+                              f % CARRY_ALIGN || nc % CARRY_ALIGN || f > nc / CARRY_FIRST_DIV + CARRY_ALIGN;
+                } else {
+                    ch_bad += f != nc || nc != (n < CHUNK_DEFAULT ? n : CHUNK_DEFAULT);
+                }
+            }
+        }
+    }
+    size_t f = 0;
+    knobs kf = knob(0, 0, 100, 7);
+    ch_bad += chunk_points(1000, false, kf, &f) != 100 || f != 7;
+    kf.chunk_first = 500; /* larger than a chunk: one chunk's */
+    ch_bad += chunk_points(1000, false, kf, &f) != 100 || f != 100;
+    CHECK_MSG(ch_bad == 0, "chunk_points: %ld bad", ch_bad);
 }
 
 /* ---- point helpers ------------------------------------------------------------------------------------------------ */
@@ -1032,6 +1081,8 @@ template <class T> static void test_edge_scalars(void)
     oracle<T>(I, &expect);
     check<T>(I, &expect, knob(0, 0, q), "last chunks without others");
     check<T>(I, &expect, knob(0, 8, q + 1), "last chunks without others run 8");
+    check<T>(I, &expect, knob(0, 0, q + 3, q / 4 + 1), "a short first chunk");
+    check<T>(I, &expect, knob(0, 0, q, 1), "a first chunk of one point");
     /* n = 1, 2, 3 with special scalars against the naive sum */
     for (size_t m = 1; m <= 3; m++) {
         inst<T> J;
