@@ -495,7 +495,7 @@ template <class T> static void carve_fixed(carver &cv, fixed_part<T> &f, size_t 
 template <class T> struct var_part {
     uint32_t *keys, *vals, *keys_alt, *vals_alt;
     uint32_t *pkey[2];
-    xyzz<typename T::F> *pval[2], *buckets, *seg[2], *out;
+    xyzz<typename T::F> *pval[2], *buckets, *fresh, *seg[2], *out;
     void *sort_tmp;
     size_t sort_bytes;
 };
@@ -514,11 +514,13 @@ template <class T> static void carve_var(carver &cv, var_part<T> &v, const plan 
     typedef typename T::F F;
     const size_t W = (size_t)p.A, e = (size_t)p.A * p.E; /* W: bucket sets */
     /* first: what the chunks of a call share (the buckets, carried from
-     * chunk to chunk) sits at the same place in every chunk's layout */
+     * chunk to chunk) sits at the same place in every chunk's layout; the
+     * fresh buckets of the later chunks where the call has several */
     v.buckets = cv.template take<xyzz<F>>(W * p.nb);
     v.seg[0] = cv.template take<xyzz<F>>(W * p.nseg);
     v.seg[1] = cv.template take<xyzz<F>>(tree_tmp_cap(W, p.nseg));
     v.out = cv.template take<xyzz<F>>(W + 1);
+    v.fresh = p.first && p.last ? NULL : cv.template take<xyzz<F>>(W * p.nb);
     v.keys = cv.template take<uint32_t>(e);
     v.vals = cv.template take<uint32_t>(e);
     v.keys_alt = cv.template take<uint32_t>(e);
@@ -538,13 +540,15 @@ template <class T> static int window_for(size_t m, const knobs &k)
     return k.window ? k.window : choose_window(m > 0 ? m : 1, T::bits, T::mul_per_us);
 }
 
+/* (multi: a chunk of a call of several, whose layout holds fresh buckets) */
 template <class T>
-static cz_status var_bytes(cz_cuda *ctx, size_t m, int c, const knobs &k, bool shared, int wt, size_t *bytes,
-                           cz_error *err)
+static cz_status var_bytes(cz_cuda *ctx, size_t m, int c, const knobs &k, bool shared, int wt, bool multi,
+                           size_t *bytes, cz_error *err)
 {
     plan p;
     if (!make_plan(&p, m, 0, c, T::bits, k, shared, wt))
         return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: no plan for m=%zu c=%d", m, c);
+    p.last = !multi;
     size_t sb;
     cz_status st = sort_temp_bytes(ctx, p.E, c, &sb, err);
     if (st != CZ_OK) return st;
@@ -562,14 +566,14 @@ static cz_status var_bytes(cz_cuda *ctx, size_t m, int c, const knobs &k, bool s
  * the largest m below the switch.
  */
 template <class T>
-static cz_status var_bytes_upto(cz_cuda *ctx, size_t hi, int c, const knobs &k, bool shared, int wt, size_t *bytes,
-                                cz_error *err)
+static cz_status var_bytes_upto(cz_cuda *ctx, size_t hi, int c, const knobs &k, bool shared, int wt, bool multi,
+                                size_t *bytes, cz_error *err)
 {
-    cz_status st = var_bytes<T>(ctx, hi, c, k, shared, wt, bytes, err);
+    cz_status st = var_bytes<T>(ctx, hi, c, k, shared, wt, multi, bytes, err);
     for (int i = 0; i < 2 && st == CZ_OK; i++) {
         const size_t below = run_switch_below(i, windows_of(c, T::bits), k);
         size_t b = 0;
-        if (below >= 1 && below < hi && (st = var_bytes<T>(ctx, below, c, k, shared, wt, &b, err)) == CZ_OK &&
+        if (below >= 1 && below < hi && (st = var_bytes<T>(ctx, below, c, k, shared, wt, multi, &b, err)) == CZ_OK &&
             b > *bytes)
             *bytes = b;
     }
@@ -580,29 +584,31 @@ static cz_status var_bytes_upto(cz_cuda *ctx, size_t hi, int c, const knobs &k, 
  * The variable part's size for any m <= nc: for every window c the plan can
  * pick, up to the largest m that picks at most c (choose_window never
  * decreases as m grows); with a table of window tc (> 0) and tw windows,
- * the shared plan's for any m <= nc too. A call of n > nc points (carried
- * chunks: msm.cuh chunk_points) picks its window for an m up to n, which
- * any chunk's m <= nc may meet.
+ * the shared plan's for any m <= nc too. A call of n points in several
+ * chunks (the first of `first` < n points: msm.cuh chunk_points) picks its
+ * window for an m up to n, which any chunk's m <= nc may meet, and holds
+ * fresh buckets.
  */
 template <class T>
-static cz_status var_reserve(cz_cuda *ctx, size_t n, size_t nc, const knobs &k, int tc, int tw, size_t *bytes,
-                             cz_error *err)
+static cz_status var_reserve(cz_cuda *ctx, size_t n, size_t nc, size_t first, const knobs &k, int tc, int tw,
+                             size_t *bytes, cz_error *err)
 {
+    const bool multi = first < n;
     *bytes = 0;
     if (tc > 0) {
-        cz_status st = var_bytes_upto<T>(ctx, nc, tc, k, true, tw, bytes, err);
+        cz_status st = var_bytes_upto<T>(ctx, nc, tc, k, true, tw, multi, bytes, err);
         if (st != CZ_OK) return st;
     }
     if (k.window) {
         size_t b = 0;
-        cz_status st = var_bytes_upto<T>(ctx, nc, k.window, k, false, 0, &b, err);
+        cz_status st = var_bytes_upto<T>(ctx, nc, k.window, k, false, 0, multi, &b, err);
         if (b > *bytes) *bytes = b;
         return st;
     }
-    int clo = window_for<T>(1, k), chi = window_for<T>(n > nc ? n : nc, k);
+    int clo = window_for<T>(1, k), chi = window_for<T>(multi ? n : nc, k);
     for (int c = clo; c <= chi; c++) {
-        /* the largest m in [1, nc] with window_for(m) <= c; carried: nc */
-        size_t lo = n > nc ? nc : 1, hi = nc;
+        /* the largest m in [1, nc] with window_for(m) <= c; several chunks: nc */
+        size_t lo = multi ? nc : 1, hi = nc;
         while (lo < hi) {
             size_t mid = lo + (hi - lo + 1) / 2;
             if (window_for<T>(mid, k) <= c)
@@ -611,7 +617,7 @@ static cz_status var_reserve(cz_cuda *ctx, size_t n, size_t nc, const knobs &k, 
                 hi = mid - 1;
         }
         size_t b = 0;
-        cz_status st = var_bytes_upto<T>(ctx, lo, c, k, false, 0, &b, err);
+        cz_status st = var_bytes_upto<T>(ctx, lo, c, k, false, 0, multi, &b, err);
         if (st != CZ_OK) return st;
         if (b > *bytes) *bytes = b;
     }
@@ -909,6 +915,7 @@ template <class T> struct call {
             b.ones[q] = fx.ones[q];
         }
         b.buckets = v.buckets;
+        b.fresh = v.fresh;
         b.out = v.out;
         /* the ones on ctx->aux from the compaction on (ev_prep) and the
          * bases, beside the sort and the accumulation; joined before the
@@ -1099,7 +1106,8 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
         carve_fixed<T>(cv, cl.fx, nc, cl.resident == NULL);
         size_t fixed = (cv.used + 255) & ~(size_t)255, var;
         /* (a forced window never takes the shared plan: phase2) */
-        if ((s = var_reserve<T>(ctx, n, nc, cl.kn, cl.kn.window ? 0 : cl.tab_c, cl.tab_w, &var, err)) != CZ_OK)
+        if ((s = var_reserve<T>(ctx, n, nc, first, cl.kn, cl.kn.window ? 0 : cl.tab_c, cl.tab_w, &var, err)) !=
+            CZ_OK)
             return s;
         void *mem; /* (the arena itself when it is large enough) */
         if ((s = cz_cuda_scratch(ctx, fixed + var, &mem, err)) != CZ_OK) return s;

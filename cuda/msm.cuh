@@ -309,19 +309,10 @@ template <class F> struct table_fn {
  * bucket of the run, when they continue beyond it (a piece), go to the two
  * slots (pkey[0], pval[0]) and (pkey[1], pval[1]); unused slots get the key of
  * the first / last bucket and infinity, so the slots of all threads form a
- * key-sorted array again (the next level's input). accum: a bucket is added
- * to what bk[key] holds (a chunk after the first of a call with carried
- * chunks: plan.first) instead of stored.
+ * key-sorted array again (the next level's input).
  */
-template <class F> CZ_HD void put_bucket(xyzz<F> *b, const xyzz<F> &acc, bool accum)
-{
-    if (acc.is_inf()) return;
-    *b = accum ? b->add(acc) : acc;
-}
-
 template <class F, class Src>
-CZ_HD void acc_run(const Src &src, size_t cnt, size_t lo, size_t hi, xyzz<F> *bk, uint32_t *pkey, xyzz<F> *pval,
-                   bool accum)
+CZ_HD void acc_run(const Src &src, size_t cnt, size_t lo, size_t hi, xyzz<F> *bk, uint32_t *pkey, xyzz<F> *pval)
 {
     const uint32_t first = src.key(lo), last = src.key(hi - 1);
     const bool cont_in = lo > 0 && src.key(lo - 1) == first;
@@ -337,9 +328,9 @@ CZ_HD void acc_run(const Src &src, size_t cnt, size_t lo, size_t hi, xyzz<F> *bk
             /* bucket cur ended inside the run */
             if (in_first) {
                 pval[0] = cont_in ? acc : xyzz<F>::inf();
-                if (!cont_in) put_bucket(&bk[cur], acc, accum);
-            } else {
-                put_bucket(&bk[cur], acc, accum);
+                if (!cont_in && !acc.is_inf()) bk[cur] = acc;
+            } else if (!acc.is_inf()) {
+                bk[cur] = acc;
             }
             acc = xyzz<F>::inf();
             cur = k;
@@ -352,10 +343,10 @@ CZ_HD void acc_run(const Src &src, size_t cnt, size_t lo, size_t hi, xyzz<F> *bk
         const bool piece = cont_in || cont_out;
         pval[0] = piece ? acc : xyzz<F>::inf();
         pval[1] = xyzz<F>::inf();
-        if (!piece) put_bucket(&bk[cur], acc, accum);
+        if (!piece && !acc.is_inf()) bk[cur] = acc;
     } else {
         pval[1] = cont_out ? acc : xyzz<F>::inf();
-        if (!cont_out) put_bucket(&bk[cur], acc, accum);
+        if (!cont_out && !acc.is_inf()) bk[cur] = acc;
     }
 }
 
@@ -398,21 +389,20 @@ template <class F, bool INL = false> struct level0_fn {
     xyzz<F> *buckets;   /* W x nb */
     uint32_t *okey;     /* W x 2T */
     xyzz<F> *oval;
-    bool accum;         /* acc_run's: add to the buckets (carried chunks) */
     CZ_HD void operator()(size_t t) const
     {
         const size_t w = t / T, u = t % T;
         const size_t lo = u * L, hi = lo + L < cnt ? lo + L : cnt;
         if (lo >= hi) return;
         src_entries<F, INL> s = {keys + w * cnt, vals + w * cnt, bases};
-        acc_run<F>(s, cnt, lo, hi, buckets + w * nb, okey + w * 2 * T + 2 * u, oval + w * 2 * T + 2 * u, accum);
+        acc_run<F>(s, cnt, lo, hi, buckets + w * nb, okey + w * 2 * T + 2 * u, oval + w * 2 * T + 2 * u);
     }
 };
 
 /* the same level with the inlined addition */
 template <class F> CZ_HD level0_fn<F, true> level0_inlined(const level0_fn<F> &a)
 {
-    level0_fn<F, true> f = {a.keys, a.vals, a.bases, a.cnt, a.L, a.T, a.nb, a.buckets, a.okey, a.oval, a.accum};
+    level0_fn<F, true> f = {a.keys, a.vals, a.bases, a.cnt, a.L, a.T, a.nb, a.buckets, a.okey, a.oval};
     return f;
 }
 
@@ -423,14 +413,13 @@ template <class F> struct levelk_fn {
     xyzz<F> *buckets;
     uint32_t *okey; /* W x 2T */
     xyzz<F> *oval;
-    bool accum;
     CZ_HD void operator()(size_t t) const
     {
         const size_t w = t / T, u = t % T;
         const size_t lo = u * L, hi = lo + L < cnt ? lo + L : cnt;
         if (lo >= hi) return;
         src_pieces<F> s = {ikey + w * cnt, ival + w * cnt};
-        acc_run<F>(s, cnt, lo, hi, buckets + w * nb, okey + w * 2 * T + 2 * u, oval + w * 2 * T + 2 * u, accum);
+        acc_run<F>(s, cnt, lo, hi, buckets + w * nb, okey + w * 2 * T + 2 * u, oval + w * 2 * T + 2 * u);
     }
 };
 
@@ -454,6 +443,17 @@ template <class F> struct reduce_fn {
             tot = tot.add(run);
         }
         out[t] = tot.add(mul_small(run, (uint32_t)(s * S)));
+    }
+};
+
+/* acc[t] += fresh[t]: a later chunk's buckets into the ones its call carries */
+template <class F> struct merge_fn {
+    xyzz<F> *acc;
+    const xyzz<F> *fresh;
+    CZ_HD void operator()(size_t t) const
+    {
+        const xyzz<F> f = fresh[t];
+        if (!f.is_inf()) acc[t] = acc[t].add(f);
     }
 };
 
@@ -494,7 +494,7 @@ template <class F> struct ones_fn {
  * calls them: five kernels per group took 10 minutes to build, one takes
  * under one), and the host test runs the very same dispatch.
  */
-enum { OP_LEVEL0, OP_LEVELK, OP_REDUCE, OP_SUM, OP_ONES, OP_TABLE };
+enum { OP_LEVEL0, OP_LEVELK, OP_REDUCE, OP_SUM, OP_ONES, OP_TABLE, OP_MERGE };
 
 template <class F> struct op {
     int kind;
@@ -505,6 +505,7 @@ template <class F> struct op {
         sum_fn<F> s;
         ones_fn<F> o;
         table_fn<F> tb;
+        merge_fn<F> mg;
     };
     CZ_HD void operator()(size_t t) const
     {
@@ -514,6 +515,7 @@ template <class F> struct op {
         case OP_REDUCE: r(t); break;
         case OP_SUM: s(t); break;
         case OP_TABLE: tb(t); break;
+        case OP_MERGE: mg(t); break;
         default: o(t); break;
         }
     }
@@ -559,6 +561,13 @@ template <class F> CZ_HD op<F> make_op(const table_fn<F> &f)
     op<F> x;
     x.kind = OP_TABLE;
     x.tb = f;
+    return x;
+}
+template <class F> CZ_HD op<F> make_op(const merge_fn<F> &f)
+{
+    op<F> x;
+    x.kind = OP_MERGE;
+    x.mg = f;
     return x;
 }
 
@@ -745,28 +754,31 @@ static const size_t CHUNK_DEFAULT = (size_t)1 << 25;
  * Chunks. A call of n points runs in chunks of at most chunk_points(n)
  * points: knobs.chunk (default CHUNK_DEFAULT, which bounds the scratch) or,
  * where the scalars are uploaded (not resident) and n >= CARRY_SPLIT_MIN,
- * about CARRY_PARTS chunks (more where those would pass CHUNK_DEFAULT):
- * the first a CARRY_FIRST_DIV-th of the others
- * (all whole CARRY_ALIGN points), so that chunk k + 1's scalars upload
- * while chunk k sorts and accumulates (cuda/msm.cu) and only the small
- * first chunk's upload is in the call's time (a 2^24-point BLS12-381 G1
- * call in one chunk waited 11.7 ms for its 512 MiB of scalars and their
- * classification before anything else could start, H100, 2026-12-05; the
- * accumulation of a chunk takes ~8 times its upload, so chunk k hides the
- * upload of a chunk 4 times its size).
+ * CARRY_PARTS chunks (more where those would pass CHUNK_DEFAULT), the
+ * first a CARRY_FIRST_DIV-th of the others (all whole CARRY_ALIGN points),
+ * so that chunk k + 1's scalars upload while chunk k sorts and accumulates
+ * (cuda/msm.cu) and only the small first chunk's upload is in the call's
+ * time (a 2^24-point BLS12-381 G1 call in one chunk waited 11.7 ms for its
+ * 512 MiB of scalars and their classification before anything else could
+ * start, H100, 2026-12-05; a chunk's sort and accumulation take ~8 times
+ * its upload, so the first chunk's cover the upload of one 7 times its
+ * size). Two chunks, as each after the first costs a merge (below).
  *
  * The chunks of a call carry one plan's bucket sets: the window (and
  * whether the plan goes through a table) is chosen once, at the first
  * chunk, for the m the whole call is estimated to have (carry_estimate:
- * the first chunk's share of others, scaled to n); each later chunk adds
- * its buckets to what the earlier ones left (plan.first false: acc_part
- * does not clear them, acc_run adds instead of storing) and only the last
- * chunk reduces them (plan.last; the others return only the sum of their
- * ones, plan_result). So chunking costs a bucket addition per bucket and
- * chunk, not a reduction and a smaller window per chunk.
+ * the first chunk's share of others, scaled to n); each later chunk
+ * accumulates into fresh buckets (bufs.fresh), which are then added to
+ * what the earlier chunks left (merge_fn: plan.first false), and only the
+ * last chunk reduces them (plan.last; the others return only the sum of
+ * their ones, plan_result). So a chunk after the first costs A nb full
+ * additions (~2 M for BLS12-381 G1 through a table of window 22), not a
+ * reduction and a smaller window. (The additions inside level 0 instead,
+ * at its bucket stores, took BLS12-381 G1's level-0 kernel from 3387 to
+ * 5709 instructions and from no spills to 40 bytes, sm_90: left alone.)
  */
-static const size_t CARRY_PARTS = 4;
-static const size_t CARRY_FIRST_DIV = 4;
+static const size_t CARRY_PARTS = 2;
+static const size_t CARRY_FIRST_DIV = 7;
 static const size_t CARRY_SPLIT_MIN = (size_t)1 << 21;
 static const size_t CARRY_ALIGN = (size_t)1 << 11; /* 64 KiB of scalars: whole upload pieces */
 inline size_t carry_round(size_t x) { return (x + CARRY_ALIGN - 1) & ~(CARRY_ALIGN - 1); }
@@ -879,7 +891,9 @@ template <class F> xyzz<F> plan_result(const plan &p, const xyzz<F> *out)
  *   keys, vals      A * E sorted entries (set a's E at a * E)
  *   idx1            m1 base indices of the ones
  *   pkey/pval[q]    pieces of the levels k with k % 2 == q: max A * 2 T[k]
- *   buckets         A * nb
+ *   buckets         A * nb (carried through a call's chunks)
+ *   fresh           A * nb, for the chunks after a call's first (plan.first
+ *                   false: their buckets, then added to `buckets`); else unused
  *   seg[0]          A * nseg; seg[1]: tree_tmp_cap(A, nseg)
  *   ones[0]         ceil(m1 / G); ones[1]: tree_tmp_cap(1, ceil(m1 / G))
  *   out             A + 1 points: the set sums, then the sum of the ones
@@ -892,7 +906,7 @@ template <class F> struct bufs {
     const uint32_t *idx1;
     uint32_t *pkey[2];
     xyzz<F> *pval[2];
-    xyzz<F> *buckets;
+    xyzz<F> *buckets, *fresh;
     xyzz<F> *seg[2];
     xyzz<F> *ones[2];
     xyzz<F> *out;
@@ -971,21 +985,25 @@ template <class F, class Exec> cz_status acc_part(Exec &ex, const plan &p, const
         return st == CZ_OK ? ex.mark(PH_ACC) : st;
     }
 
-    /* accumulation (into the buckets the call's earlier chunks left, but
-     * for its first) */
-    if (p.first && (st = ex.zero(b.buckets, W * p.nb * sizeof(xyzz<F>))) != CZ_OK) return st;
+    /* accumulation: a call's first chunk into the buckets, a later one's
+     * (with other points) into fresh ones, then added to them */
+    xyzz<F> *bk = p.first ? b.buckets : b.fresh;
+    if ((p.first || p.m > 0) && (st = ex.zero(bk, W * p.nb * sizeof(xyzz<F>))) != CZ_OK) return st;
     for (int k = 0; k < p.levels; k++) {
         const int q = k % 2;
         if (k == 0) {
-            level0_fn<F> f = {b.keys, b.vals, b.ebases, p.cnt[0], p.L[0], p.T[0], p.nb,
-                              b.buckets, b.pkey[q], b.pval[q], !p.first};
+            level0_fn<F> f = {b.keys, b.vals, b.ebases, p.cnt[0], p.L[0], p.T[0], p.nb, bk, b.pkey[q], b.pval[q]};
             st = ex.run(make_op(f), W * p.T[0]);
         } else {
             levelk_fn<F> f = {b.pkey[1 - q], b.pval[1 - q], p.cnt[k], p.L[k], p.T[k], p.nb,
-                              b.buckets, b.pkey[q], b.pval[q], !p.first};
+                              bk, b.pkey[q], b.pval[q]};
             st = ex.run(make_op(f), W * p.T[k]);
         }
         if (st != CZ_OK) return st;
+    }
+    if (!p.first && p.m > 0) {
+        merge_fn<F> mg = {b.buckets, b.fresh};
+        if ((st = ex.run(make_op(mg), W * p.nb)) != CZ_OK) return st;
     }
     if ((st = ex.mark(PH_ACC)) != CZ_OK) return st;
     if (!p.last) return CZ_OK; /* the buckets go on to the next chunk */

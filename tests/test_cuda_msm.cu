@@ -257,13 +257,14 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
         size_t nwin = W;
         if (per_window && tb) return CZ_ERR_INVALID_ARG; /* one set already */
         if (per_window) pr.W = pr.A = 1;
-        guarded pkey[2], pval[2], seg[2], ones[2], out;
+        guarded pkey[2], pval[2], seg[2], ones[2], out, fresh;
         for (int q = 0; q < 2; q++) {
             size_t cap = piece_cap(pr, q);
             pkey[q].init(cap * 4, 0xa5);
             pval[q].init(cap * sizeof(X), 0xa5);
         }
         if (off == 0) buckets.init((size_t)pr.A * pr.nb * sizeof(X), 0xa5);
+        fresh.init(p.first && p.last ? 0 : (size_t)pr.A * pr.nb * sizeof(X), 0xa5);
         seg[0].init((size_t)pr.A * pr.nseg * sizeof(X), 0xa5);
         seg[1].init(tree_tmp_cap(pr.A, pr.nseg) * sizeof(X), 0xa5);
         size_t g1 = (m1 + p.G - 1) / p.G;
@@ -286,6 +287,7 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
                 b.ones[q] = ones[q].as<X>();
             }
             b.buckets = buckets.as<X>();
+            b.fresh = p.first && p.last ? NULL : fresh.as<X>();
             b.out = out.as<X>();
             plan pw = pr;
             if (per_window && w > 0) pw.m1 = 0;
@@ -298,7 +300,8 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
                 for (size_t q = 0; q <= (size_t)pr.A; q++) win[q] = out.as<X>()[q];
             }
         }
-        bool ok = keys.intact() && vals.intact() && idx1.intact() && buckets.intact() && out.intact();
+        bool ok = keys.intact() && vals.intact() && idx1.intact() && buckets.intact() && out.intact() &&
+                  fresh.intact();
         for (int q = 0; q < 2; q++)
             ok = ok && pkey[q].intact() && pval[q].intact() && seg[q].intact() && ones[q].intact();
         info->canaries_ok &= ok;
@@ -932,6 +935,7 @@ template <class T> static void test_levels(void)
                 b.ones[q] = on[q].as<X>();
             }
             b.buckets = buckets.as<X>();
+            b.fresh = NULL; /* one chunk */
             b.out = out.as<X>();
             host_exec ex;
             cases++;
