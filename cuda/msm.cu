@@ -7,8 +7,9 @@
  * block cooperation, the sort, and the host side of a call:
  *
  *  - points are processed in chunks (msm.cuh chunk_points: cz_cuda_opts
- *    msm_chunk, default 2^25, which bounds the scratch, and a quarter of
- *    the call where its scalars upload) that carry one plan's buckets: the
+ *    msm_chunk, default 2^25, which bounds the scratch, and a first eighth
+ *    for G1 calls through a table whose scalars upload: CZ_CUDA_MSM_SPLIT)
+ *    that carry one plan's buckets: the
  *    window is chosen at the first chunk for the whole call, the later
  *    chunks add into its buckets, the last reduces them; each chunk's ones
  *    are summed on their own and added on the host;
@@ -677,10 +678,16 @@ static cz_status upload(cz_cuda *ctx, msm_state *st, void *dev, const void *host
 
 /* ---- one chunk -------------------------------------------------------------------------------- */
 
-/* 1: calls whose scalars upload run in carried chunks (msm.cuh
- * chunk_points), each chunk's scalars classified and counted on ctx->aux
- * beside the previous chunk's work; 0: one chunk up to CHUNK_DEFAULT points,
- * classified on ctx->compute (the comparison: -DCZ_CUDA_MSM_SPLIT=0) */
+/* 1: G1 calls through a table of multiples whose scalars upload run in
+ * two carried chunks (msm.cuh chunk_points), and every call's uploaded
+ * scalars are classified and counted on ctx->aux beside the previous
+ * chunk's work; 0: one chunk up to CHUNK_DEFAULT points, classified on
+ * ctx->compute (the comparison: -DCZ_CUDA_MSM_SPLIT=0). Measured on the
+ * H100 (bench/RESULTS.md, 2026-12-06): split, BLS12-381 G1 2^24 through
+ * the table 104.8 -> 101.6 ms and BN254 G1 54.2 -> 51.0, but per-window
+ * plans (BLS12-381 G1 2^24 120.4 -> 124.3, its A nb = 6.8 M merge
+ * additions) and G2 (BLS12-381 2^22 91.3 -> 95.2) slower: those keep one
+ * chunk. */
 #ifndef CZ_CUDA_MSM_SPLIT
 #define CZ_CUDA_MSM_SPLIT 1
 #endif
@@ -1101,7 +1108,11 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
         cl.tab_w = tab && view.bytes ? (int)(view.tab_bytes / view.bytes) : 0;
         cl.tab_n = res ? view.bytes / sizeof(affine<F>) : 0;
         cl.tab_first = res ? (size_t)((const char *)bases - (const char *)view.host) / sizeof(affine<F>) : 0;
-        nc = chunk_points(n, CZ_CUDA_MSM_SPLIT && rs == NULL, cl.kn, &first);
+        /* split where the scalars upload, for G1 through a table only
+         * (CZ_CUDA_MSM_SPLIT: where the merge measured cheaper than the
+         * upload it hides; a forced window never takes the table) */
+        const bool split = CZ_CUDA_MSM_SPLIT && rs == NULL && tab && F::DEGREE == 1 && !cl.kn.window;
+        nc = chunk_points(n, split, cl.kn, &first);
         carver cv = {NULL, 0};
         carve_fixed<T>(cv, cl.fx, nc, cl.resident == NULL);
         size_t fixed = (cv.used + 255) & ~(size_t)255, var;

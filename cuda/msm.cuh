@@ -753,7 +753,8 @@ static const size_t CHUNK_DEFAULT = (size_t)1 << 25;
 /*
  * Chunks. A call of n points runs in chunks of at most chunk_points(n)
  * points: knobs.chunk (default CHUNK_DEFAULT, which bounds the scratch) or,
- * where the scalars are uploaded (not resident) and n >= CARRY_SPLIT_MIN,
+ * where the scalars are uploaded (upload: cuda/msm.cu asks for it for G1
+ * through a table of multiples only) and n >= CARRY_SPLIT_MIN,
  * CARRY_PARTS chunks (more where those would pass CHUNK_DEFAULT), the
  * first a CARRY_FIRST_DIV-th of the others (all whole CARRY_ALIGN points),
  * so that chunk k + 1's scalars upload while chunk k sorts and accumulates
