@@ -6,8 +6,8 @@
  * at once, at the MSM's lookup, or behind a cz_cuda_compute_h's kernels:
  * cz_cuda_bases_pin_later), and the H step's result kept on the device.
  *
- * Inputs: random for n = 1 .. 2^20 and, G1, 2^21 + 2053 (carried chunks; 2^24
- * with CZ_GPU_TEST_BIG=1),
+ * Inputs: random for n = 1 .. 2^20 and, G1, 2^21 + 2053 (2^24 with
+ * CZ_GPU_TEST_BIG=1), tables up to 2^21 + 5 points (G1: two carried chunks),
  * a witness-like mix (mostly 0 and 1), the edge inputs of tests/test_msm.c
  * (n = 0..3, zero scalars, 1, 2, r - 1, repeated bases, equal scalars, P and
  * -P, bases at infinity, scalars >= r rejected with CZ_ERR_RANGE and the
@@ -180,8 +180,8 @@ static void check(const inst<T> &I, const typename T::jac *expect, const char *w
 template <class T> static void test_random_sizes(void)
 {
     std::vector<size_t> sizes = {1, 2, 3, 7, 100, 1000, 4097, (1u << 14) + 3, 1u << 16, 1u << 18, 1u << 20};
-    /* G1: a call whose uploaded scalars split into carried chunks (cuda/msm.cuh
-     * chunk_points), the last one shorter */
+    /* G1: past the size from which uploaded scalars split into carried
+     * chunks where a table exists (cuda/msm.cuh chunk_points; test_table) */
     if (T::g1) sizes.push_back((1u << 21) + 2053);
     for (size_t n : sizes) {
         double t0 = now_s();
@@ -332,7 +332,8 @@ template <class T> static void test_knobs(void)
  */
 template <class T> static void test_table(int tw)
 {
-    const size_t sizes[] = {1000, 4097, (1u << 16) + 3, tw ? (1u << 18) : T::g1 ? (1u << 20) : (1u << 18)};
+    /* (G1's largest: two carried chunks through the table, cuda/msm.cu split) */
+    const size_t sizes[] = {1000, 4097, (1u << 16) + 3, tw ? (1u << 18) : T::g1 ? (1u << 21) + 5 : (1u << 18)};
     set_knob(K_TABLE_W, tw);
     for (size_t n : sizes) {
         inst<T> B;
