@@ -478,6 +478,7 @@ static void *load_main(void *arg)
         if (st == CZ_OK)
             CZ_LOG(&e->cfg.log, CZ_LOG_INFO, "engine", "key %s loaded (%zu MiB)", p->k->path, p->k->bytes >> 20);
         if (p->done) p->done(p->ctx, p->k, st, st == CZ_OK ? "" : cz_error_msg(&err));
+        cz_engine_key_remove(e, p->k); /* the preload's registration (the last one frees the key) */
         free(p);
     }
 }
@@ -495,6 +496,7 @@ cz_status cz_engine_key_preload(cz_engine *e, cz_engine_key *k, cz_engine_key_fn
         free(p);
         return cz_error_set(err, CZ_ERR_CANCELLED, "the engine is shutting down");
     }
+    k->regs++; /* a registration of its own: the caller may remove the key meanwhile */
     *e->loads_tail = p;
     e->loads_tail = &p->next;
     pthread_cond_signal(&e->cv_load);
@@ -1597,7 +1599,7 @@ void cz_engine_free(cz_engine *e)
         if (e->dev[i].started) pthread_join(e->dev[i].th, NULL);
     if (e->started_fin) pthread_join(e->fin_th, NULL);
     if (e->started_load) pthread_join(e->load_th, NULL);
-    while (e->loads) { /* never started (no loader thread) */
+    while (e->loads) { /* never started (no loader thread); the keys are freed below */
         preload *p = e->loads;
         e->loads = p->next;
         if (p->done) p->done(p->ctx, p->k, CZ_ERR_CANCELLED, "the engine is shutting down");

@@ -267,8 +267,9 @@ cz_status cz_engine_key_add(cz_engine *e, const char *path, cz_engine_key **out,
  * release theirs): when the budget is busy it fails with CZ_ERR_BUDGET and
  * the key is loaded by the first job that needs it. A key larger than the
  * whole budget fails at once, here and in every load. A loaded key
- * reports at once (on the loader thread too). The key must stay registered
- * until done was called. */
+ * reports at once (on the loader thread too). The preload holds a
+ * registration of its own until done has returned, so the caller may
+ * remove the key meanwhile (the key is freed after done then). */
 typedef void (*cz_engine_key_fn)(void *ctx, cz_engine_key *k, cz_status st, const char *error);
 cz_status cz_engine_key_preload(cz_engine *e, cz_engine_key *k, cz_engine_key_fn done, void *ctx, cz_error *err);
 cz_engine_key_state cz_engine_key_state_get(cz_engine *e, const cz_engine_key *k);
