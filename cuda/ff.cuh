@@ -48,23 +48,30 @@
  * (a 381-bit product is ~1,500 instructions) and ptxas's time with it, for
  * a call overhead of a few instructions against thousands. */
 #define CZ_HD_CALL __host__ __device__ __noinline__
-/* The Fq2 product and squaring: called (CZ_HD_CALL), or with
- * -DCZ_CUDA_FQ2_INLINE=1 inlined into the point formulas, whose Fq products
- * stay called (the 381-bit ones: mul_call, mul2_call), so that the Fq2
- * values stay in registers instead of crossing a call. Static counts of
- * BLS12-381 G2's level-0 kernel (sm_90): called, 6263 instructions with
- * 454 LDL, 144 STL.64 and 192 generic loads; inlined, 7635 with 129 LDL,
- * 74 STL.64 and 144 (more register moves: 1899 against 1107); not
- * measured on a GPU yet. */
+/* The Fq2 product and squaring: called (CZ_HD_CALL), or, for coordinate
+ * fields of at least CZ_CUDA_FQ2_INLINE_MIN_N 32-bit limbs, inlined into
+ * the point formulas, whose Fq products stay called (the 381-bit ones:
+ * mul_call, mul2_call), so that the Fq2 values stay in registers instead of
+ * crossing a call. Static counts of BLS12-381 G2's level-0 kernel (sm_90):
+ * called, 6263 instructions with 454 LDL, 144 STL.64 and 192 generic loads;
+ * inlined, 7635 with 129 LDL, 74 STL.64 and 144 (more register moves: 1899
+ * against 1107). On the H100 (bench/RESULTS.md, 2026-12-06), inlined for
+ * both curves: BLS12-381 G2 2^22 2.3% faster, BN254 G2 25% slower (one
+ * round); 12 (BLS12-381 only) is the variant to measure. The default, 99,
+ * inlines none; -DCZ_CUDA_FQ2_INLINE=1 (the earlier switch) inlines all. */
+#ifndef CZ_CUDA_FQ2_INLINE_MIN_N
 #if defined(CZ_CUDA_FQ2_INLINE) && CZ_CUDA_FQ2_INLINE
-#define CZ_HD_FQ2 CZ_HD
+#define CZ_CUDA_FQ2_INLINE_MIN_N 0
 #else
-#define CZ_HD_FQ2 CZ_HD_CALL
+#define CZ_CUDA_FQ2_INLINE_MIN_N 99
+#endif
 #endif
 #else
 #define CZ_HD inline
 #define CZ_HD_CALL inline
-#define CZ_HD_FQ2 inline
+#ifndef CZ_CUDA_FQ2_INLINE_MIN_N
+#define CZ_CUDA_FQ2_INLINE_MIN_N 99
+#endif
 #endif
 
 #if defined(__CUDACC__) && defined(CZ_CUDA_PTX)
@@ -742,8 +749,18 @@ template <class F> struct fp2 {
     CZ_HD friend fp2 operator-(const fp2 &a, const fp2 &b) { return fp2{a.c0 - b.c0, a.c1 - b.c1}; }
     CZ_HD fp2 operator-() const { return fp2{-c0, -c1}; }
     CZ_HD fp2 dbl() const { return fp2{c0.dbl(), c1.dbl()}; }
+    /* called or inlined per field (CZ_CUDA_FQ2_INLINE_MIN_N) */
+    static constexpr bool INLINE = F::N >= CZ_CUDA_FQ2_INLINE_MIN_N;
+    CZ_HD friend fp2 operator*(const fp2 &a, const fp2 &b)
+    {
+        if constexpr (INLINE)
+            return mul_(a, b);
+        else
+            return mul_call(a, b);
+    }
+    CZ_HD_CALL static fp2 mul_call(fp2 a, fp2 b) { return mul_(a, b); } /* by value: registers, not addresses */
     /* (a0 + a1 u)(b0 + b1 u) = a0 b0 - a1 b1 + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u */
-    CZ_HD_FQ2 friend fp2 operator*(fp2 a, fp2 b)
+    CZ_HD static fp2 mul_(const fp2 &a, const fp2 &b)
     {
 #if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX)
         if constexpr (CZ_CUDA_PTX_FQ2) /* a0 b0 - a1 b1 = a0 b0 + a1 (p - b1): every operand below p */
@@ -808,8 +825,15 @@ template <class F> struct fp2 {
     /* a b - c d (the point formulas' Y3; fp's merges the reductions) */
     CZ_HD static fp2 mul_sub(const fp2 &a, const fp2 &b, const fp2 &c, const fp2 &d) { return a * b - c * d; }
     /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u */
-    CZ_HD fp2 sqr() const { return sqr_(*this); }
-    CZ_HD_FQ2 static fp2 sqr_(fp2 a) /* by value: a call passes registers, not addresses */
+    CZ_HD fp2 sqr() const
+    {
+        if constexpr (INLINE)
+            return sqr_(*this);
+        else
+            return sqr_call(*this);
+    }
+    CZ_HD_CALL static fp2 sqr_call(fp2 a) { return sqr_(a); }
+    CZ_HD static fp2 sqr_(const fp2 &a)
     {
         F m = F::mul_int(a.c0, a.c1);
         return fp2{F::mul_int(a.c0 + a.c1, a.c0 - a.c1), m.dbl()};

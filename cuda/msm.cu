@@ -378,6 +378,15 @@ static constexpr int L0_MIN_BLOCKS = F::DEGREE == 1
                                          ? (sizeof(F) == 48 ? CZ_CUDA_L0_BLOCKS_BLS_G1 : CZ_CUDA_L0_BLOCKS_BN_G1)
                                          : (sizeof(F) == 64 ? CZ_CUDA_L0_BLOCKS_BN_G2 : CZ_CUDA_L0_BLOCKS_BLS_G2);
 
+/* Operations that get a kernel of their own beside level 0's, with its
+ * register cap (L0_MIN_BLOCKS), instead of sharing the generic kernel's
+ * (255 registers for BLS12-381 G1: 8 warps per SM): bit 1 the merge of a
+ * later chunk's buckets (merge_fn, one full addition per bucket), bit 2 the
+ * reduction (reduce_fn). Each costs ptxas one more kernel per group. */
+#ifndef CZ_CUDA_MSM_OWN
+#define CZ_CUDA_MSM_OWN 1
+#endif
+
 /* msm.cuh's executor on one stream (ctx->compute, or ctx->aux for the
  * ones). The level-0 accumulation, where the
  * time goes, has a kernel of its own: in the kernel of all the other
@@ -434,6 +443,10 @@ struct dev_exec {
             else
                 return launch<L0_MIN_BLOCKS<F>, true>(fn.l0, count);
         }
+        if constexpr ((CZ_CUDA_MSM_OWN & 1) != 0)
+            if (fn.kind == OP_MERGE) return launch<L0_MIN_BLOCKS<F>>(fn.mg, count);
+        if constexpr ((CZ_CUDA_MSM_OWN & 2) != 0)
+            if (fn.kind == OP_REDUCE) return launch<L0_MIN_BLOCKS<F>>(fn.r, count);
         return launch(fn, count);
     }
     cz_status zero(void *p, size_t bytes)
