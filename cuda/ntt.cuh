@@ -54,7 +54,7 @@
  * The fast kernel: a pass handles the levels of bits [b0, b0 + t) on tiles
  * of 2^t rows x 2^c columns (elements i = hi 2^(b0+t) + r 2^b0 + lo, the
  * 2^c columns are adjacent lo values so that the loads are coalesced) in
- * shared memory, limb-major (sh[limb * E + e], conflict-free), two levels per
+ * shared memory, limb-major (sh[limb * E + e]; pass_sw for the banks), two levels per
  * __syncthreads (pass_step: radix 4 in registers; a last radix-2 level when a
  * pass has an odd number of levels), the values in [0, 2p) until the pass
  * stores them. The plan puts bits [0, T) (T = the tile log, contiguous
@@ -359,12 +359,37 @@ CZ_NTT_UNROLL
         sh[(uint32_t)l * E + e] = v.l[l];
 }
 
+/*
+ * Where tile element e lives in each limb plane: e itself, or with
+ * CZ_CUDA_NTT_SWIZZLE 1, e with its bank bits (0..4) XORed with a function
+ * of bits 5 and 6 (x = e >> 5: x0, x1 into bits 0 and 2, x1 also into bits
+ * 1, 3 and 4), a permutation within each 32 elements. A radix-4 step at low
+ * local levels reads elements 4, 16 or 64 apart (e0 = 4 q at lo = 0 in the
+ * first pass; at lo = 2 runs of 4 every 16; the second pass's 16 columns at
+ * lo = 0): 4-, 4- and 2-way bank conflicts unswizzled. With the XOR, the
+ * lanes' bank bits are a bijection of the bits they vary (bits 2..6, 0-1 and
+ * 4..6, 0..3 and 6, or 0..4), so every step is conflict-free. Off by default
+ * until measured.
+ */
+#ifndef CZ_CUDA_NTT_SWIZZLE
+#define CZ_CUDA_NTT_SWIZZLE 0
+#endif
+CZ_HD uint32_t pass_sw(uint32_t e)
+{
+#if CZ_CUDA_NTT_SWIZZLE
+    const uint32_t x = (e >> 5) & 3;
+    return e ^ (x | (x << 2) | ((x & 2) << 3));
+#else
+    return e;
+#endif
+}
+
 /* Phase 1 (thread tid of nthr): global -> shared. */
 template <class F> CZ_HD void pass_load(const pass_args<F> &a, uint32_t *sh, uint64_t blk, uint32_t tid, uint32_t nthr)
 {
     const uint32_t E = pass_elems(a);
     for (uint32_t e = tid; e < E; e += nthr)
-        sh_put(sh, E, e, load_el(a.x + pass_gidx(a, blk, e)));
+        sh_put(sh, E, pass_sw(e), load_el(a.x + pass_gidx(a, blk, e)));
 }
 
 /* The two tile elements of butterfly q (< E/2) at local level bb. */
@@ -388,7 +413,7 @@ CZ_HD void pass_level(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigne
     for (uint32_t q = tid; q < E / 2; q += nthr) {
         uint32_t e0, e1, r;
         pass_pair(a.c, bb, q, &e0, &e1, &r);
-        F u = sh_get<F>(sh, E, e0), v = sh_get<F>(sh, E, e1);
+        F u = sh_get<F>(sh, E, pass_sw(e0)), v = sh_get<F>(sh, E, pass_sw(e1));
         if (b == 0) {
             if (DIT)
                 bf_dit0_lazy(u, v, a.tw);
@@ -403,8 +428,8 @@ CZ_HD void pass_level(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigne
             else
                 bf_dif_lazy(u, v, w);
         }
-        sh_put(sh, E, e0, u);
-        sh_put(sh, E, e1, v);
+        sh_put(sh, E, pass_sw(e0), u);
+        sh_put(sh, E, pass_sw(e1), v);
     }
 }
 
@@ -478,7 +503,7 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
                 const uint32_t lc = q & ((1u << a.c) - 1), rr = q >> a.c;
                 const uint32_t rw = ((rr >> lo) << (lo + 2)) | (rr & ((1u << lo) - 1));
                 e0[u] = (rw << a.c) | lc;
-                for (int i = 0; i < 4; i++) x[u][i] = sh_get<F>(sh, E, e0[u] + (uint32_t)i * h);
+                for (int i = 0; i < 4; i++) x[u][i] = sh_get<F>(sh, E, pass_sw(e0[u] + (uint32_t)i * h));
                 j[u] = ((uint64_t)(rw & ((1u << lo) - 1)) << a.b0) | (lo_hi << a.c) | lc; /* < 2^b */
                 w0[u] = twiddle(a.tw, b + 1, j[u]);
                 w1[u] = twiddle(a.tw, b + 1, j[u] | ((uint64_t)1 << b));
@@ -497,7 +522,7 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
             }
             CZ_NTT_UNROLL
             for (int u = 0; u < ILP; u++)
-                for (int i = 0; i < 4; i++) sh_put(sh, E, e0[u] + (uint32_t)i * h, x[u][i]);
+                for (int i = 0; i < 4; i++) sh_put(sh, E, pass_sw(e0[u] + (uint32_t)i * h), x[u][i]);
         }
         return;
     }
@@ -507,8 +532,8 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
         const uint32_t lc = q & ((1u << a.c) - 1), rr = q >> a.c;
         const uint32_t rw = ((rr >> lo) << (lo + 2)) | (rr & ((1u << lo) - 1));
         const uint32_t e0 = (rw << a.c) | lc;
-        F x0 = sh_get<F>(sh, E, e0), x1 = sh_get<F>(sh, E, e0 + h), x2 = sh_get<F>(sh, E, e0 + 2 * h),
-          x3 = sh_get<F>(sh, E, e0 + 3 * h);
+        F x0 = sh_get<F>(sh, E, pass_sw(e0)), x1 = sh_get<F>(sh, E, pass_sw(e0 + h)),
+          x2 = sh_get<F>(sh, E, pass_sw(e0 + 2 * h)), x3 = sh_get<F>(sh, E, pass_sw(e0 + 3 * h));
         const uint64_t j = ((uint64_t)(rw & ((1u << lo) - 1)) << a.b0) | (lo_hi << a.c) | lc; /* < 2^b */
         const F w0 = twiddle(a.tw, b + 1, j), w1 = twiddle(a.tw, b + 1, j | ((uint64_t)1 << b));
         if (DIT) { /* level b, then b + 1 */
@@ -520,10 +545,10 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
             bf_dif_lazy(x1, x3, w1);
             bf_lower_pair_lazy<F, DIT>(x0, x1, x2, x3, a.tw, b, j);
         }
-        sh_put(sh, E, e0, x0);
-        sh_put(sh, E, e0 + h, x1);
-        sh_put(sh, E, e0 + 2 * h, x2);
-        sh_put(sh, E, e0 + 3 * h, x3);
+        sh_put(sh, E, pass_sw(e0), x0);
+        sh_put(sh, E, pass_sw(e0 + h), x1);
+        sh_put(sh, E, pass_sw(e0 + 2 * h), x2);
+        sh_put(sh, E, pass_sw(e0 + 3 * h), x3);
     }
 }
 
@@ -532,7 +557,7 @@ template <class F> CZ_HD void pass_store(const pass_args<F> &a, const uint32_t *
 {
     const uint32_t E = pass_elems(a);
     for (uint32_t e = tid; e < E; e += nthr)
-        store_el(a.x + pass_gidx(a, blk, e), sh_get<F>(sh, E, e).reduced());
+        store_el(a.x + pass_gidx(a, blk, e), sh_get<F>(sh, E, pass_sw(e)).reduced());
 }
 
 /* Threads per block of a pass kernel. */
