@@ -427,13 +427,15 @@ int main(int argc, char **argv)
     cz_bench b;
     static const char *const own[] = {"--max-log",  "--g2-log",        "--window",     "--trace",
                                       "--table",    "--table-windows", "--sweep",      "--sweep-windows",
-                                      "--sweep-runs", "--run",         "--l1",         "--chunk",      NULL};
+                                      "--sweep-runs", "--run",         "--l1",         "--chunk",      "--first", NULL};
     int rc = cz_bench_init(&b, "bench_gpu_msm", argc, argv, own,
                            "  --max-log=K   largest BLS12-381 G1 size 2^K (default 26)\n"
                            "  --g2-log=K    G2 size 2^K (default 22)\n"
                            "  --window=C    force the MSM window (default: the plan's)\n"
                            "  --run=N       force the level-0 entries per thread (>= 8; default: the plan's)\n"
                            "  --chunk=N     points per MSM chunk (default: cuda/msm.cuh chunk_points)\n"
+                           "  --first=N     points of the first of two carried chunks where a call splits\n"
+                           "                (default: cuda/msm.cuh chunk_points, an eighth)\n"
                            "  --l1=MODE     the level-0 kernels' L1 / shared-memory split: max (the\n"
                            "                most L1) or min (the least); default: the driver's\n"
                            "  --trace       each call's plan and phase times on stderr\n"
@@ -473,6 +475,7 @@ int main(int argc, char **argv)
     co.msm_window = (int)cz_bench_opt_long(&b, "--window", 0);
     co.msm_run = (size_t)cz_bench_opt_long(&b, "--run", 0);
     co.msm_chunk = (size_t)cz_bench_opt_long(&b, "--chunk", 0);
+    co.msm_first = (size_t)cz_bench_opt_long(&b, "--first", 0);
     co.msm_trace = g_trace = cz_bench_has(&b, "--trace");
     const char *l1 = cz_bench_opt_str(&b, "--l1");
     if (l1 && strcmp(l1, "max") && strcmp(l1, "min")) {

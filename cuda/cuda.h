@@ -51,6 +51,7 @@ typedef struct cz_cuda_opts {
     int msm_window;   /* MSM window c (4..C_MAX of cuda/msm.cuh) */
     size_t msm_run;   /* level-0 bucket-sum entries per thread (>= 8) */
     size_t msm_chunk; /* points per MSM chunk (>= 1) */
+    size_t msm_first; /* points of the first of a call's carried chunks (cuda/msm.cuh chunk_points; 0: automatic) */
     int msm_trace;    /* 1: per-phase MSM times on the logger (debug) */
     int msm_l1;       /* the level-0 kernels' L1 / shared-memory split: 0 the driver's choice,
                        * CZ_CUDA_L1_MAX the most L1, CZ_CUDA_L1_MIN the least (for comparisons) */

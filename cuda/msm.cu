@@ -217,7 +217,7 @@ static knobs read_knobs(const cz_cuda *ctx)
     k.run = o.msm_run >= 8 && o.msm_run <= ((size_t)1 << 20) ? o.msm_run : 0;
     k.chunk = o.msm_chunk;
     k.run_huge = 0;
-    k.chunk_first = 0;
+    k.chunk_first = o.msm_first;
     return k;
 }
 

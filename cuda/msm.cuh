@@ -695,7 +695,7 @@ struct knobs {
     size_t run;   /* CZ_MSM_RUN: level-0 entries per thread, >= 8 */
     size_t chunk; /* CZ_MSM_CHUNK: points per chunk, >= 1 */
     size_t run_huge; /* the default run from RUN_HUGE_ENTRIES entries on (0: no such tier; cuda/msm.cu: G1) */
-    size_t chunk_first; /* points of the first chunk (0: chunk_points' choice; the host test's) */
+    size_t chunk_first; /* points of the first chunk (0: chunk_points' choice; cz_cuda_opts msm_first) */
 };
 
 /* Level-0 entries per thread: 64 where the level-0 launch has at least 2^25
@@ -789,11 +789,16 @@ inline size_t chunk_points(size_t n, bool upload, const knobs &k, size_t *first)
 {
     size_t nc = k.chunk ? k.chunk : CHUNK_DEFAULT, f = 0;
     if (!k.chunk && upload && n >= CARRY_SPLIT_MIN) {
-        /* f + (CARRY_PARTS - 1) q >= n with f = q / CARRY_FIRST_DIV */
-        const size_t d = (CARRY_PARTS - 1) * CARRY_FIRST_DIV + 1;
-        const size_t q = carry_round((n / d) * CARRY_FIRST_DIV + ((n % d) * CARRY_FIRST_DIV + d - 1) / d);
-        if (q < nc) nc = q;
-        f = carry_round(nc / CARRY_FIRST_DIV); /* (more chunks of CHUNK_DEFAULT: still a short first) */
+        if (k.chunk_first && k.chunk_first < n) { /* a given first chunk, the rest in one */
+            const size_t q = carry_round(n - k.chunk_first);
+            if (q < nc) nc = q;
+        } else {
+            /* f + (CARRY_PARTS - 1) q >= n with f = q / CARRY_FIRST_DIV */
+            const size_t d = (CARRY_PARTS - 1) * CARRY_FIRST_DIV + 1;
+            const size_t q = carry_round((n / d) * CARRY_FIRST_DIV + ((n % d) * CARRY_FIRST_DIV + d - 1) / d);
+            if (q < nc) nc = q;
+            f = carry_round(nc / CARRY_FIRST_DIV); /* (more chunks of CHUNK_DEFAULT: still a short first) */
+        }
     }
     if (nc > MAX_CHUNK) nc = MAX_CHUNK;
     if (nc > n) nc = n;

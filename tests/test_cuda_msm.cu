@@ -785,6 +785,16 @@ static void test_plan(void)
     ch_bad += chunk_points(1000, false, kf, &f) != 100 || f != 7;
     kf.chunk_first = 500; /* larger than a chunk: one chunk's */
     ch_bad += chunk_points(1000, false, kf, &f) != 100 || f != 100;
+    /* a given first chunk of an uploaded call that splits: the rest in one chunk */
+    const size_t n24 = (size_t)1 << 24;
+    for (size_t f0 : {(size_t)1, n24 / 16, n24 / 3 + 5, n24 / 2}) {
+        kf = knob(0, 0, 0, f0);
+        const size_t nc = chunk_points(n24, true, kf, &f);
+        ch_bad += f != f0 || nc < n24 - f0 || nc % CARRY_ALIGN || nc >= n24 - f0 + CARRY_ALIGN;
+    }
+    kf = knob(0, 0, 0, n24); /* the whole call: the default chunks, the first as long as the rest */
+    const size_t nc24 = chunk_points(n24, true, kf, &f);
+    ch_bad += nc24 >= n24 || f != nc24;
     CHECK_MSG(ch_bad == 0, "chunk_points: %ld bad", ch_bad);
 }
 
