@@ -19,8 +19,10 @@
  * (G2 size, default 22), --quick (2^20 and 2^22 only, G2 at 2^18), plus
  * bench.h's (--write, --repeats, ...). --trace prints each call's plan and
  * phase times; --window=c forces the window, --run=n the level-0 run,
- * --chunk=n the points per chunk (cz_cuda_opts). --sweep=ROWS times rows at
- * a range of windows and level-0 runs instead (see --help).
+ * --chunk=n the points per chunk, --first=n the first of a split call's two
+ * chunks (cz_cuda_opts). --sweep=ROWS times rows at a range of windows and
+ * level-0 runs instead (see --help); --only=ROWS times only the resident
+ * rows of those groups and sizes (for A/Bs of one row).
  * --table=eager (default) builds the table of multiples of the resident
  * bases in the warm-up call (its build time goes to stderr), so the
  * 'resident' rows time calls through it; the 'no table' rows time the same
@@ -188,6 +190,19 @@ template <class T> static void make_scalars(uint64_t *s, size_t n, bool witness)
     }
 }
 
+/* --only: the groups and sizes to time (bit lg of g_only[group]), resident rows alone */
+enum { GR_BLS_G1, GR_BN_G1, GR_BLS_G2, GR_BN_G2, GR_COUNT };
+static bool g_only_set;
+static uint64_t g_only[GR_COUNT];
+static int group_of(const char *name)
+{
+    static const char *const names[GR_COUNT] = {"bls-g1", "bn-g1", "bls-g2", "bn-g2"};
+    for (int i = 0; i < GR_COUNT; i++)
+        if (!strcmp(name, names[i])) return i;
+    return -1;
+}
+static bool wanted(int group, int lg) { return !g_only_set || (g_only[group] >> lg & 1); }
+
 /* times the configurations of one group at one size; adds rows to t */
 template <class T>
 static int bench_group(cz_bench *b, cz_bench_table *t, int logn, bool pageable_too, bool witness_too,
@@ -221,6 +236,7 @@ static int bench_group(cz_bench *b, cz_bench_table *t, int logn, bool pageable_t
          * resident with 2^16 bases repeated (the old, flattering input:
          * last, it overwrites the bases) */
         const int mode = modes[mi];
+        if (g_only_set && mode != 0) continue;
         if ((mode == 5 || mode == 6) && g_opts.msm_table == CZ_CUDA_TABLE_OFF) continue;
         if ((mode == 0 || mode == 5) && !resident) continue;
         if (mode == 6 && (!witness_too || !resident)) continue;
@@ -427,7 +443,7 @@ int main(int argc, char **argv)
     cz_bench b;
     static const char *const own[] = {"--max-log",  "--g2-log",        "--window",     "--trace",
                                       "--table",    "--table-windows", "--sweep",      "--sweep-windows",
-                                      "--sweep-runs", "--run",         "--l1",         "--chunk",      "--first", NULL};
+                                      "--sweep-runs", "--run",         "--l1",         "--chunk",      "--first", "--only", NULL};
     int rc = cz_bench_init(&b, "bench_gpu_msm", argc, argv, own,
                            "  --max-log=K   largest BLS12-381 G1 size 2^K (default 26)\n"
                            "  --g2-log=K    G2 size 2^K (default 22)\n"
@@ -438,6 +454,8 @@ int main(int argc, char **argv)
                            "                (default: cuda/msm.cuh chunk_points, an eighth)\n"
                            "  --l1=MODE     the level-0 kernels' L1 / shared-memory split: max (the\n"
                            "                most L1) or min (the least); default: the driver's\n"
+                           "  --only=ROWS   only these rows (GROUP:LOG, comma-separated; GROUP bls-g1,\n"
+                           "                bn-g1, bls-g2, bn-g2), resident full-width scalars alone\n"
                            "  --trace       each call's plan and phase times on stderr\n"
                            "  --table=MODE  tables of multiples of resident bases: eager (default: built\n"
                            "                in the warm-up call, so the timed calls use it; rows 'no\n"
@@ -515,14 +533,39 @@ int main(int argc, char **argv)
         int wrc = cz_bench_finish(&b);
         return rc ? rc : wrc;
     }
+    const char *only = cz_bench_opt_str(&b, "--only");
+    for (const char *q = only; q && *q;) {
+        char name[16];
+        int lg = 0, used = 0, g;
+        if (sscanf(q, "%15[a-z0-9-]:%d%n", name, &lg, &used) != 2 || lg < 1 || lg > 28 ||
+            (q[used] && q[used] != ',') || (g = group_of(name)) < 0) {
+            fprintf(stderr, "bench_gpu_msm: --only=%s: expected GROUP:LOG[,GROUP:LOG...] (GROUP bls-g1, bn-g1, "
+                            "bls-g2, bn-g2; LOG 1..28)\n", only);
+            cz_cuda_close(g_ctx);
+            return 2;
+        }
+        g_only_set = true;
+        g_only[g] |= (uint64_t)1 << lg;
+        q += used;
+        if (*q == ',') q++;
+    }
     cz_bench_table t;
     cz_bench_table_init(&t, "GPU MSM, whole call", "group|n|bases|ms|ns/point");
     rc = 0; /* (cz_bench_init's -1 meant "run") */
-    for (int lg = 20; lg <= max_log; lg += 2)
-        rc |= bench_group<bls12_381_g1>(&b, &t, lg, lg == 24, lg == 24, lg == 24);
-    if (max_log >= 24) rc |= bench_group<bn254_g1>(&b, &t, 24, false, true, true);
-    rc |= bench_group<bls12_381_g2>(&b, &t, g2_log, false, true, false);
-    rc |= bench_group<bn254_g2>(&b, &t, g2_log, false, true, false);
+    if (g_only_set) { /* the rows asked for, whatever --max-log and --g2-log say */
+        for (int lg = 1; lg <= 28; lg++) {
+            if (wanted(GR_BLS_G1, lg)) rc |= bench_group<bls12_381_g1>(&b, &t, lg, false, false, false);
+            if (wanted(GR_BN_G1, lg)) rc |= bench_group<bn254_g1>(&b, &t, lg, false, false, false);
+            if (wanted(GR_BLS_G2, lg)) rc |= bench_group<bls12_381_g2>(&b, &t, lg, false, false, false);
+            if (wanted(GR_BN_G2, lg)) rc |= bench_group<bn254_g2>(&b, &t, lg, false, false, false);
+        }
+    } else {
+        for (int lg = 20; lg <= max_log; lg += 2)
+            rc |= bench_group<bls12_381_g1>(&b, &t, lg, lg == 24, lg == 24, lg == 24);
+        if (max_log >= 24) rc |= bench_group<bn254_g1>(&b, &t, 24, false, true, true);
+        rc |= bench_group<bls12_381_g2>(&b, &t, g2_log, false, true, false);
+        rc |= bench_group<bn254_g2>(&b, &t, g2_log, false, true, false);
+    }
     cz_bench_table_print(&b, &t);
     cz_cuda_close(g_ctx);
     int wrc = cz_bench_finish(&b);

@@ -382,9 +382,12 @@ static constexpr int L0_MIN_BLOCKS = F::DEGREE == 1
  * register cap (L0_MIN_BLOCKS), instead of sharing the generic kernel's
  * (255 registers for BLS12-381 G1: 8 warps per SM): bit 1 the merge of a
  * later chunk's buckets (merge_fn, one full addition per bucket), bit 2 the
- * reduction (reduce_fn). Each costs ptxas one more kernel per group. */
+ * reduction (reduce_fn). Each costs ptxas one more kernel per group, and
+ * neither paid (H100, bench/RESULTS.md 2026-12-06: BLS12-381 G1 2^24
+ * through the table 101.48 / 101.42 ms with bit 1 / bits 1 and 2, against
+ * 101.48 without), so 0. */
 #ifndef CZ_CUDA_MSM_OWN
-#define CZ_CUDA_MSM_OWN 1
+#define CZ_CUDA_MSM_OWN 0
 #endif
 
 /* msm.cuh's executor on one stream (ctx->compute, or ctx->aux for the
