@@ -170,10 +170,18 @@ static int cz_bench_init(cz_bench *b, const char *name, int argc, char **argv, c
         } else if (strncmp(a, "--write=", 8) == 0) {
             b->write = 1;
             snprintf(b->results_path, sizeof b->results_path, "%s", a + 8);
-        } else if (strncmp(a, "--repeats=", 10) == 0 && atoi(a + 10) > 0) {
+        } else if (strncmp(a, "--repeats=", 10) == 0) {
+            if (atoi(a + 10) <= 0) {
+                fprintf(stderr, "%s: %s: expected a whole number >= 1\n", name, a);
+                return 2;
+            }
             b->repeats = atoi(a + 10);
             explicit_repeats = 1;
-        } else if (strncmp(a, "--min-ms=", 9) == 0 && atof(a + 9) > 0) {
+        } else if (strncmp(a, "--min-ms=", 9) == 0) {
+            if (!(atof(a + 9) > 0)) {
+                fprintf(stderr, "%s: %s: expected a length in ms > 0\n", name, a);
+                return 2;
+            }
             b->min_ms = atof(a + 9);
             explicit_ms = 1;
         } else if (cz_bench_own_(b, a) < 0) {

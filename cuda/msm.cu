@@ -1128,7 +1128,7 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
          * (CZ_CUDA_MSM_SPLIT: where the merge measured cheaper than the
          * upload it hides; a forced window never takes the table) */
         const bool split = CZ_CUDA_MSM_SPLIT && rs == NULL && tab && F::DEGREE == 1 && !cl.kn.window;
-        nc = chunk_points(n, split, cl.kn, &first);
+        nc = chunk_points(n, split, cl.kn, &first, sizeof(F) <= 32 ? CARRY_FIRST_DIV_FAST : CARRY_FIRST_DIV);
         carver cv = {NULL, 0};
         carve_fixed<T>(cv, cl.fx, nc, cl.resident == NULL);
         size_t fixed = (cv.used + 255) & ~(size_t)255, var;

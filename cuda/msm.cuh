@@ -756,7 +756,8 @@ static const size_t CHUNK_DEFAULT = (size_t)1 << 25;
  * where the scalars are uploaded (upload: cuda/msm.cu asks for it for G1
  * through a table of multiples only) and n >= CARRY_SPLIT_MIN,
  * CARRY_PARTS chunks (more where those would pass CHUNK_DEFAULT), the
- * first a CARRY_FIRST_DIV-th of the others (all whole CARRY_ALIGN points),
+ * first a first_div-th of the others (CARRY_FIRST_DIV, or
+ * CARRY_FIRST_DIV_FAST for the cheaper groups; all whole CARRY_ALIGN points),
  * so that chunk k + 1's scalars upload while chunk k sorts and accumulates
  * (cuda/msm.cu) and only the small first chunk's upload is in the call's
  * time (a 2^24-point BLS12-381 G1 call in one chunk waited 11.7 ms for its
@@ -779,13 +780,20 @@ static const size_t CHUNK_DEFAULT = (size_t)1 << 25;
  * 5709 instructions and from no spills to 40 bytes, sm_90: left alone.)
  */
 static const size_t CARRY_PARTS = 2;
+/* the later chunk CARRY_FIRST_DIV times the first (BLS12-381 G1: 1/8 of the
+ * call first); CARRY_FIRST_DIV_FAST for groups whose additions cost half
+ * as much (BN254 G1: a first chunk's accumulation covers half as much
+ * upload, so it is twice as large; measured on the H100, bench/RESULTS.md
+ * 2026-12-06: BLS12-381 G1 2^24 101.7 ms at 1/8, 102.0-103.1 at 1/16, 3/32,
+ * 5/32 and 3/16; BN254 G1 51.2-51.6 at 1/8, 49.6 at 3/16) */
 static const size_t CARRY_FIRST_DIV = 7;
+static const size_t CARRY_FIRST_DIV_FAST = 4;
 static const size_t CARRY_SPLIT_MIN = (size_t)1 << 21;
 static const size_t CARRY_ALIGN = (size_t)1 << 11; /* 64 KiB of scalars: whole upload pieces */
 inline size_t carry_round(size_t x) { return (x + CARRY_ALIGN - 1) & ~(CARRY_ALIGN - 1); }
 /* The points of the call's chunks: returns the most a chunk has, *first
  * the first chunk's (<= it); the others have the most but for the last. */
-inline size_t chunk_points(size_t n, bool upload, const knobs &k, size_t *first)
+inline size_t chunk_points(size_t n, bool upload, const knobs &k, size_t *first, size_t first_div = CARRY_FIRST_DIV)
 {
     size_t nc = k.chunk ? k.chunk : CHUNK_DEFAULT, f = 0;
     if (!k.chunk && upload && n >= CARRY_SPLIT_MIN) {
@@ -793,11 +801,11 @@ inline size_t chunk_points(size_t n, bool upload, const knobs &k, size_t *first)
             const size_t q = carry_round(n - k.chunk_first);
             if (q < nc) nc = q;
         } else {
-            /* f + (CARRY_PARTS - 1) q >= n with f = q / CARRY_FIRST_DIV */
-            const size_t d = (CARRY_PARTS - 1) * CARRY_FIRST_DIV + 1;
-            const size_t q = carry_round((n / d) * CARRY_FIRST_DIV + ((n % d) * CARRY_FIRST_DIV + d - 1) / d);
+            /* f + (CARRY_PARTS - 1) q >= n with f = q / first_div */
+            const size_t d = (CARRY_PARTS - 1) * first_div + 1;
+            const size_t q = carry_round((n / d) * first_div + ((n % d) * first_div + d - 1) / d);
             if (q < nc) nc = q;
-            f = carry_round(nc / CARRY_FIRST_DIV); /* (more chunks of CHUNK_DEFAULT: still a short first) */
+            f = carry_round(nc / first_div); /* (more chunks of CHUNK_DEFAULT: still a short first) */
         }
     }
     if (nc > MAX_CHUNK) nc = MAX_CHUNK;

@@ -242,7 +242,7 @@ stage_nttprof() {
       timeout 240 ncu --clock-control none -k regex:k_pass --launch-count 3 \
         --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
         --section WarpStateStats --section Occupancy --section LaunchStats --section InstructionStats \
-        --section SchedulerStats "$b" --min=24 --max=24 --field=$f --repeats=1 --min-ms=0 \
+        --section SchedulerStats "$b" --min=24 --max=24 --field=$f --repeats=1 --min-ms=1 \
         >"$out/nttprof-ncu-$f.txt" 2>&1 || rc=1
       grep -E 'k_pass|Duration|Throughput|Pipe|Issue Slots|Warp Cycles|Stall|Registers|Achieved Occupancy|Executed Ipc' \
         "$out/nttprof-ncu-$f.txt" | head -60

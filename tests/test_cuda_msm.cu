@@ -743,6 +743,7 @@ static void test_plan(void)
      * the others; uploaded calls from CARRY_SPLIT_MIN on in about
      * CARRY_PARTS chunks with a short first, aligned; a forced chunk kept */
     long ch_bad = 0;
+    unsigned fast_div = 0;
     const size_t ns[] = {1,
                          1000,
                          CARRY_SPLIT_MIN - 1,
@@ -757,9 +758,11 @@ static void test_plan(void)
                          (size_t)1 << 31};
     for (size_t n : ns) {
         for (int up = 0; up < 2; up++) {
-            for (size_t kc : {(size_t)0, (size_t)1000003}) {
+            for (size_t kc : {(size_t)0, (size_t)1000003, (size_t)0}) {
+                /* (the last round: the cheaper groups' first_div) */
+                const size_t div = kc == 0 && fast_div++ % 2 ? CARRY_FIRST_DIV_FAST : CARRY_FIRST_DIV;
                 size_t f = 0;
-                const size_t nc = chunk_points(n, up != 0, knob(0, 0, kc), &f);
+                const size_t nc = chunk_points(n, up != 0, knob(0, 0, kc), &f, div);
                 size_t chunks = 0, covered = 0, len = f;
                 for (size_t off = 0; off < n; off += len, len = n - off < nc ? n - off : nc) {
                     chunks++;
@@ -773,7 +776,8 @@ static void test_plan(void)
                     /* (past CARRY_PARTS chunks of CHUNK_DEFAULT: more of it) */
                     const bool many = n > (CARRY_PARTS - 1) * CHUNK_DEFAULT;
                     ch_bad += (chunks > CARRY_PARTS && !(many && nc == CHUNK_DEFAULT)) || chunks < 2 ||
-                              f % CARRY_ALIGN || nc % CARRY_ALIGN || f > nc / CARRY_FIRST_DIV + CARRY_ALIGN;
+                              f % CARRY_ALIGN || nc % CARRY_ALIGN || f > nc / div + CARRY_ALIGN ||
+                              (!many && f + CARRY_ALIGN < nc / div);
                 } else {
                     ch_bad += f != nc || nc != (n < CHUNK_DEFAULT ? n : CHUNK_DEFAULT);
                 }
