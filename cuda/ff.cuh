@@ -56,9 +56,11 @@
  * called, 6263 instructions with 454 LDL, 144 STL.64 and 192 generic loads;
  * inlined, 7635 with 129 LDL, 74 STL.64 and 144 (more register moves: 1899
  * against 1107). On the H100 (bench/RESULTS.md, 2026-12-06), inlined for
- * both curves: BLS12-381 G2 2^22 2.3% faster, BN254 G2 25% slower (one
- * round); 12 (BLS12-381 only) is the variant to measure. The default, 99,
- * inlines none; -DCZ_CUDA_FQ2_INLINE=1 (the earlier switch) inlines all. */
+ * both curves: BLS12-381 G2 2^22 2.3% faster, BN254 G2 25% slower; for
+ * BLS12-381 only (12): its G2 2^22 1.4% faster with full-width scalars
+ * (mostly this wrapper's doing: 0.7% without the inlining) but 5% slower
+ * with witness-like ones, which proofs have. The default, 99, inlines none;
+ * -DCZ_CUDA_FQ2_INLINE=1 (the earlier switch) inlines all. */
 #ifndef CZ_CUDA_FQ2_INLINE_MIN_N
 #if defined(CZ_CUDA_FQ2_INLINE) && CZ_CUDA_FQ2_INLINE
 #define CZ_CUDA_FQ2_INLINE_MIN_N 0

@@ -7,8 +7,9 @@
  * block cooperation, the sort, and the host side of a call:
  *
  *  - points are processed in chunks (msm.cuh chunk_points: cz_cuda_opts
- *    msm_chunk, default 2^25, which bounds the scratch, and a first eighth
- *    for G1 calls through a table whose scalars upload: CZ_CUDA_MSM_SPLIT)
+ *    msm_chunk, default 2^25, which bounds the scratch, and a short first
+ *    chunk, an eighth or for BN254 G1 a fifth, or msm_first, for G1 calls
+ *    through a table whose scalars upload: CZ_CUDA_MSM_SPLIT)
  *    that carry one plan's buckets: the
  *    window is chosen at the first chunk for the whole call, the later
  *    chunks add into its buckets, the last reduces them; each chunk's ones

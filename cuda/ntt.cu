@@ -67,7 +67,9 @@ template <class F, bool DIT> __global__ void k_level(F *x, nt::tw_t<F> tw, unsig
  * the H200 (bench/RESULTS.md, 2026-12-02): with the radix-4 steps and no cap
  * (102-128 registers, 2 blocks per SM) the BLS12-381 coset forward NTT at
  * 2^24 took 8.6 ms; capped (80 registers, 32-148 bytes of spills) 6.7 ms and
- * every transform 1-5% faster than the radix-2 levels. */
+ * every transform 1-5% faster than the radix-2 levels. Again on the H100 with
+ * the later products (2026-12-06): 2 blocks 6.5% slower at 2^24 (4.94 against
+ * 4.64 ms), the H step 3%. */
 #ifndef CZ_NTT_PASS_MIN_BLOCKS
 #define CZ_NTT_PASS_MIN_BLOCKS 3
 #endif
