@@ -10,8 +10,11 @@
  * verifies every proof against the key's verifying key (fetched from the
  * daemon) and writes the outputs through util/atomic_file. It exits with
  * cuzk prove's codes: 0 only with verified proofs written. A request that
- * fails to reach the daemon is retried with back-off until --timeout (the
- * idempotency key, if given, makes a retried submit safe).
+ * fails to reach the daemon is retried with back-off until --timeout, or
+ * until the daemon has not answered for --retry-for seconds in a row (a dead
+ * daemon is an error, not a day's wait; a restart takes seconds, and the
+ * jobs it accepted survive it); the idempotency key, if given, makes a
+ * retried submit safe.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -39,7 +42,8 @@ const char USAGE_SUBMIT[] =
     "verifying key and writes the outputs (each whole or not at all). With one\n"
     "witness, proof.json and public.json are snarkjs's files; with several,\n"
     "JSON arrays of them in partition order. Exit codes as for `cuzk prove`\n"
-    "(6 also when the daemon cannot be reached before --timeout).\n"
+    "(6 also when the daemon cannot be reached before --timeout, or answers\n"
+    "nothing for --retry-for seconds in a row).\n"
     "\n"
     "options:\n"
     "  -s, --server URL          the daemon, e.g. http://127.0.0.1:8840 (required)\n"
@@ -57,6 +61,9 @@ const char USAGE_SUBMIT[] =
     "      --token-file FILE     bearer token (default: the environment variable\n"
     "                            CUZKD_TOKEN, if set)\n"
     "      --timeout S           give up after S seconds (default 86400)\n"
+    "      --retry-for S         give up when the daemon has not answered for S\n"
+    "                            seconds in a row (default 300; requests that fail\n"
+    "                            to connect are retried until then)\n"
     "      --no-verify           do not verify the proofs here\n"
     "  -q, --quiet               no progress line\n"
     "  -h, --help                this text\n";
@@ -107,6 +114,8 @@ typedef struct client {
     const char *server;
     char auth[4200]; /* "Authorization: Bearer ..." or "" */
     double deadline;
+    double retry_for;  /* seconds without an answer before giving up (0: until the deadline) */
+    double down_since; /* when the daemon stopped answering (0: it answers) */
 } client;
 
 typedef struct buf {
@@ -230,8 +239,21 @@ static long request_retry(client *c, const char *method, const char *path, const
     for (;;) {
         cz_error_clear(err);
         long st = request(c, method, path, up, json, body, timeout_s, err);
+        const double now = cz_now();
+        if (st != 0) {
+            c->down_since = 0;
+        } else if (c->down_since == 0) {
+            c->down_since = now;
+        } else if (c->retry_for > 0 && now - c->down_since >= c->retry_for) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", cz_error_msg(err));
+            cz_error_clear(err); /* (the first error set would stay) */
+            cz_error_set(err, CZ_ERR_IO, "%s: no answer for %.0f s (--retry-for): %s", c->server,
+                         now - c->down_since, why);
+            return 0;
+        }
         if (st != 0 && st != 429 && st != 503 && st != 502) return st;
-        if (cz_now() + wait > c->deadline) {
+        if (now + wait > c->deadline) {
             if (st) cz_error_set(err, CZ_ERR_IO, "the daemon kept answering %ld", st);
             return st;
         }
@@ -463,12 +485,13 @@ int cmd_submit(int argc, char **argv)
         {"proof-bin", required_argument, 0, 'b'},   {"priority", required_argument, 0, 'p'},
         {"idempotency-key", required_argument, 0, 'i'}, {"by-path", no_argument, 0, 'B'},
         {"token-file", required_argument, 0, 'T'}, {"timeout", required_argument, 0, 'W'},
-        {"no-verify", no_argument, 0, 'N'},         {"quiet", no_argument, 0, 'q'},
+        {"retry-for", required_argument, 0, 'R'},   {"no-verify", no_argument, 0, 'N'},
+        {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     const char *server = NULL, *key = NULL, *out = NULL, *pub_out = NULL, *bin = NULL, *prio = "normal",
                *idem = NULL, *token_file = NULL;
     int by_path = 0, no_verify = 0, c;
-    uint64_t timeout = 86400;
+    uint64_t timeout = 86400, retry_for = 300;
     while ((c = getopt_long(argc, argv, "s:k:o:b:p:i:qh", opts, NULL)) != -1) {
         switch (c) {
         case 's': server = optarg; break;
@@ -482,6 +505,9 @@ int cmd_submit(int argc, char **argv)
         case 'T': token_file = optarg; break;
         case 'W':
             if (!opt_count("--timeout", optarg, 1, 100000000, &timeout)) return EXIT_USAGE;
+            break;
+        case 'R':
+            if (!opt_count("--retry-for", optarg, 1, 100000000, &retry_for)) return EXIT_USAGE;
             break;
         case 'N': no_verify = 1; break;
         case 'q': cli_quiet = 1; break;
@@ -521,6 +547,7 @@ int cmd_submit(int argc, char **argv)
     memset(&cl, 0, sizeof cl);
     cl.server = server;
     cl.deadline = cz_now() + (double)timeout;
+    cl.retry_for = (double)retry_for;
     if (!read_token_opt(&cl, token_file)) return EXIT_USAGE;
     char keyabs[4200];
     if (strchr(key, '/')) { /* a path: absolute, as the daemon checks it */

@@ -415,6 +415,20 @@ rm -f "$hd/gc.r1cs" "$hd/gc.wtns"
 "$cuzk" submit --server http://127.0.0.1:9 --key "$K" "$W" -o "$W" 2>"$tmp/err" >/dev/null
 rc=$?
 if [ $rc -eq 2 ] && grep -q "same file as the input '$W'\|without libcurl" "$tmp/err"; then ok; else bad "submit -o WITNESS: exit $rc :: $(cat "$tmp/err")"; fi
+# nothing answers at the address: submit gives up after --retry-for seconds
+# without an answer, not at --timeout, with exit 6 and no output file
+t0=$(date +%s)
+"$cuzk" submit -q --server http://127.0.0.1:9 --retry-for 1 --timeout 3600 --key "$K" -o "$hd/nr.json" "$W" \
+  2>"$tmp/err" >/dev/null
+rc=$?
+dt=$(($(date +%s) - t0))
+if grep -q "without libcurl" "$tmp/err"; then
+  ok
+elif [ $rc -eq 6 ] && grep -q -- "no answer for [0-9]* s (--retry-for)" "$tmp/err" && [ $dt -lt 60 ] && [ ! -e "$hd/nr.json" ]; then
+  ok
+else
+  bad "submit to a closed port, --retry-for 1: exit $rc after $dt s :: $(cat "$tmp/err")"
+fi
 expect_kept 2 "'-' (standard output) is given for two outputs" "$cuzk" prove "$K" "$W" - -
 expect_kept 2 "'-' (standard output) is for" "$cuzk" prove --proof-bin - "$K" "$W" "$hd/p1.json" "$hd/q1.json"
 expect_kept 2 "'-' (standard output) is for" "$cuzk" setup --insecure-dev "$R" -
