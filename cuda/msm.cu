@@ -140,6 +140,7 @@ CZ_CURVE_LIST(CZ_MSM_GROUPS_)
 struct msm_state {
     cudaEvent_t ev_scal, ev_counts, ev_bases, ev_prep, ev_stage[2];
     cudaEvent_t ev_ones;       /* the sum of the ones done (on ctx->aux) */
+    cudaEvent_t ev_sorted;     /* a chunk sorted ahead on ctx->aux (CZ_CUDA_MSM_SORT_AHEAD) */
     cudaEvent_t ev_done[2];    /* per chunk parity: its last kernel (and its results' copy) done */
     cudaEvent_t tev[PH_COUNT]; /* timing events (msm_trace) */
     void *host;                /* pinned: flags at 0, results at HOST_OUT (two slots, per chunk parity) */
@@ -166,7 +167,7 @@ static void msm_state_free(cz_cuda *ctx)
     msm_state *s = (msm_state *)ctx->msm_state;
     if (!s) return;
     cudaEvent_t *evs[] = {&s->ev_scal,     &s->ev_counts,  &s->ev_bases,   &s->ev_prep,  &s->ev_stage[0],
-                          &s->ev_stage[1], &s->ev_done[0], &s->ev_done[1], &s->ev_ones};
+                          &s->ev_stage[1], &s->ev_done[0], &s->ev_done[1], &s->ev_ones, &s->ev_sorted};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         if (*evs[i]) cudaEventDestroy(*evs[i]);
     for (int i = 0; i < PH_COUNT; i++)
@@ -180,7 +181,7 @@ static void msm_state_free(cz_cuda *ctx)
 static cz_status init_state(cz_cuda *ctx, msm_state *s, cz_error *err)
 {
     cudaEvent_t *evs[] = {&s->ev_scal,     &s->ev_counts,  &s->ev_bases,   &s->ev_prep,  &s->ev_stage[0],
-                          &s->ev_stage[1], &s->ev_done[0], &s->ev_done[1], &s->ev_ones};
+                          &s->ev_stage[1], &s->ev_done[0], &s->ev_done[1], &s->ev_ones, &s->ev_sorted};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         CZ_CUDA_TRY(ctx, err, cudaEventCreateWithFlags(evs[i], cudaEventDisableTiming));
     for (int i = 0; i < PH_COUNT; i++)
@@ -527,9 +528,12 @@ static cz_status sort_temp_bytes(cz_cuda *ctx, size_t m, int c, size_t *bytes, c
     return CZ_OK;
 }
 
-template <class T> static void carve_var(carver &cv, var_part<T> &v, const plan &p, size_t sort_bytes)
+/* (ev: the entry arrays, level partials and sort temporary from a region of
+ * their own: a call's short first chunk's, sorted ahead of the next, below) */
+template <class T> static void carve_var(carver &cv, var_part<T> &v, const plan &p, size_t sort_bytes, carver *ev = NULL)
 {
     typedef typename T::F F;
+    carver &ec = ev ? *ev : cv;
     const size_t W = (size_t)p.A, e = (size_t)p.A * p.E; /* W: bucket sets */
     /* first: what the chunks of a call share (the buckets, carried from
      * chunk to chunk) sits at the same place in every chunk's layout; the
@@ -539,17 +543,26 @@ template <class T> static void carve_var(carver &cv, var_part<T> &v, const plan 
     v.seg[1] = cv.template take<xyzz<F>>(tree_tmp_cap(W, p.nseg));
     v.out = cv.template take<xyzz<F>>(W + 1);
     v.fresh = p.first && p.last ? NULL : cv.template take<xyzz<F>>(W * p.nb);
-    v.keys = cv.template take<uint32_t>(e);
-    v.vals = cv.template take<uint32_t>(e);
-    v.keys_alt = cv.template take<uint32_t>(e);
-    v.vals_alt = cv.template take<uint32_t>(e);
+    v.keys = ec.template take<uint32_t>(e);
+    v.vals = ec.template take<uint32_t>(e);
+    v.keys_alt = ec.template take<uint32_t>(e);
+    v.vals_alt = ec.template take<uint32_t>(e);
     for (int q = 0; q < 2; q++) {
         size_t cap = piece_cap(p, q);
-        v.pkey[q] = cv.template take<uint32_t>(cap);
-        v.pval[q] = cv.template take<xyzz<F>>(cap);
+        v.pkey[q] = ec.template take<uint32_t>(cap);
+        v.pval[q] = ec.template take<xyzz<F>>(cap);
     }
-    v.sort_tmp = cv.template take<char>(sort_bytes);
+    v.sort_tmp = ec.template take<char>(sort_bytes);
     v.sort_bytes = sort_bytes;
+}
+
+/* the bytes carve_var takes from ev for plan p */
+template <class T> static size_t entries_bytes(const plan &p, size_t sort_bytes)
+{
+    carver cv = {NULL, 0}, ev = {NULL, 0};
+    var_part<T> v;
+    carve_var<T>(cv, v, p, sort_bytes, &ev);
+    return ev.used + 256;
 }
 
 /* the window for m points */
@@ -709,6 +722,19 @@ static cz_status upload(cz_cuda *ctx, msm_state *st, void *dev, const void *host
 #define CZ_CUDA_MSM_SPLIT 1
 #endif
 
+/* 1: in a call split into a short first chunk and the rest, the first
+ * chunk's entry arrays, level partials and sort temporary live in a region
+ * of their own (cl.first_base, reserved beside the variable part), so the
+ * second chunk's compaction and sort run on ctx->aux as soon as its counts
+ * are in, beside the first chunk's accumulation on ctx->compute (its
+ * memory-bound sort beside the product-bound level 0 and the small launches
+ * of the upper levels), instead of after it. Its ones wait for the first
+ * chunk's results to be copied out (they share the output's ones slot).
+ * 0: the sort after the previous chunk on ctx->compute. */
+#ifndef CZ_CUDA_MSM_SORT_AHEAD
+#define CZ_CUDA_MSM_SORT_AHEAD 0
+#endif
+
 template <class T> struct call {
     typedef typename T::F F;
     cz_cuda *ctx;
@@ -719,6 +745,11 @@ template <class T> struct call {
     fixed_part<T> fx;
     char *var_base;
     size_t var_reserved;
+    char *first_base;      /* the short first chunk's entries (CZ_CUDA_MSM_SORT_AHEAD; NULL: none) */
+    size_t first_reserved; /* bytes at first_base */
+    bool first_own;        /* the first chunk took them: the next one sorts ahead */
+    size_t first_len;      /* the first chunk's points */
+    bool ahead;            /* this chunk sorted ahead on ps */
     const affine<F> *resident; /* device copy of all n bases, or NULL */
     const uint4 *resident_scal; /* device copy of all n scalars, or NULL */
     /* the table of multiples of the resident block (msm.cuh table_fn), or
@@ -776,22 +807,35 @@ template <class T> struct call {
         cz_status s = sort_temp_bytes(ctx, p.E, c, &sb, err);
         if (s != CZ_OK) return s;
         carver cv = {var_base, 0};
-        carve_var<T>(cv, v, p, sb);
+        if (off == 0) {
+            first_own = first_base && !p.last && entries_bytes<T>(p, sb) <= first_reserved;
+            first_len = len;
+        }
+        if (off == 0 && first_own) {
+            carver ev = {first_base, 0};
+            carve_var<T>(cv, v, p, sb, &ev);
+        } else {
+            carve_var<T>(cv, v, p, sb);
+        }
+        /* the chunk after a first one with entries of its own: compacted and
+         * sorted on ps beside the first chunk's accumulation */
+        ahead = first_own && off > 0 && off == first_len && ps != ctx->compute;
+        cudaStream_t cs = ahead ? ps : ctx->compute;
         if (cv.used > var_reserved)
             return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: layout %zu > reserved %zu bytes (m=%zu c=%d)",
                                 cv.used, var_reserved, m, c);
         /* the counts' offsets come from ps */
-        if (ps != ctx->compute) CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, st->ev_counts, 0));
+        if (cs != ps) CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(cs, st->ev_counts, 0));
         if (m + m1 > 0) {
             /* entries name the bases of the chunk, or their multiples in the table */
             const uint32_t v0 = shared ? (uint32_t)(tab_first + off) : 0, vstep = shared ? (uint32_t)tab_n : 0;
-            k_compact<typename T::FRP><<<(unsigned)nblk, PREP_BLOCK, 0, ctx->compute>>>(
+            k_compact<typename T::FRP><<<(unsigned)nblk, PREP_BLOCK, 0, cs>>>(
                 d_scal, len, mont, fx.off_other, fx.off_one, p.c, p.W, shared ? p.Wt : 0, p.A * p.Wt, m, v0, vstep,
                 v.keys, v.vals, fx.idx1);
             CZ_CUDA_TRY(ctx, err, cudaGetLastError());
         }
         /* the last read of the chunk's scalar buffer: the next chunk may upload into it */
-        CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_prep, ctx->compute));
+        CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_prep, cs));
         keys_sorted = v.keys;
         vals_sorted = v.vals;
         if (m > 0) {
@@ -803,19 +847,23 @@ template <class T> struct call {
                 cub::DoubleBuffer<uint32_t> dk(v.keys + o, v.keys_alt + o), dv(v.vals + o, v.vals_alt + o);
                 size_t tb = v.sort_bytes;
                 CZ_CUDA_TRY(ctx, err,
-                            cub::DeviceRadixSort::SortPairs(v.sort_tmp, tb, dk, dv, (int)E, 0, p.c - 1, ctx->compute));
+                            cub::DeviceRadixSort::SortPairs(v.sort_tmp, tb, dk, dv, (int)E, 0, p.c - 1, cs));
                 CZ_CUDA_TRY(ctx, err, cudaGetLastError());
                 if (dk.selector != dv.selector)
                     return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: sort left keys and values apart");
                 if (sel0 < 0) sel0 = dk.selector;
                 if (dk.selector != sel0) { /* not expected (same passes for every window): move it */
                     uint32_t *kd = (sel0 ? v.keys_alt : v.keys) + o, *vd = (sel0 ? v.vals_alt : v.vals) + o;
-                    CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(kd, dk.Current(), E * 4, cudaMemcpyDeviceToDevice, ctx->compute));
-                    CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(vd, dv.Current(), E * 4, cudaMemcpyDeviceToDevice, ctx->compute));
+                    CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(kd, dk.Current(), E * 4, cudaMemcpyDeviceToDevice, cs));
+                    CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(vd, dv.Current(), E * 4, cudaMemcpyDeviceToDevice, cs));
                 }
             }
             keys_sorted = sel0 ? v.keys_alt : v.keys;
             vals_sorted = sel0 ? v.vals_alt : v.vals;
+        }
+        if (ahead) { /* the accumulation (ctx->compute) after the sort */
+            CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_sorted, cs));
+            CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, st->ev_sorted, 0));
         }
         if (trace) CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->tev[PH_SORT], ctx->compute));
         return CZ_OK;
@@ -947,6 +995,8 @@ template <class T> struct call {
          * ctx->compute, rewrites idx1 only once they are read) */
         dev_exec ex1 = {ctx, err, st, trace, ctx->aux};
         CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->aux, st->ev_prep, 0));
+        /* sorted ahead: the previous chunk's ones may not be copied out yet */
+        if (ahead) CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->aux, st->ev_done[par ^ 1], 0));
         if (!resident) CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->aux, st->ev_bases, 0));
         if ((s = ones_part<F>(ex1, p, b)) != CZ_OK) return s;
         CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_ones, ctx->aux));
@@ -1137,13 +1187,29 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
         if ((s = var_reserve<T>(ctx, n, nc, first, cl.kn, cl.kn.window ? 0 : cl.tab_c, cl.tab_w, &var, err)) !=
             CZ_OK)
             return s;
+        /* the short first chunk's entries apart, for its plan through the
+         * table (CZ_CUDA_MSM_SORT_AHEAD; phase2 checks that they fit) */
+        size_t extra = 0;
+        if (CZ_CUDA_MSM_SORT_AHEAD && split && first < nc && !cl.trace) {
+            plan fp;
+            size_t sb = 0;
+            if (make_plan(&fp, first, 0, cl.tab_c, T::bits, cl.kn, true, cl.tab_w)) {
+                fp.first = true;
+                fp.last = false;
+                if ((s = sort_temp_bytes(ctx, fp.E, fp.c, &sb, err)) != CZ_OK) return s;
+                extra = entries_bytes<T>(fp, sb);
+            }
+        }
+        var = (var + 255) & ~(size_t)255;
         void *mem; /* (the arena itself when it is large enough) */
-        if ((s = cz_cuda_scratch(ctx, fixed + var, &mem, err)) != CZ_OK) return s;
+        if ((s = cz_cuda_scratch(ctx, fixed + var + extra, &mem, err)) != CZ_OK) return s;
         cv.base = (char *)mem;
         cv.used = 0;
         carve_fixed<T>(cv, cl.fx, nc, cl.resident == NULL);
         cl.var_base = (char *)mem + fixed;
         cl.var_reserved = var;
+        cl.first_base = extra ? (char *)mem + fixed + var : NULL;
+        cl.first_reserved = extra;
         if (round == 3) return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: the resident bases keep changing");
     }
     /* a table this call could have used: its window (built after the call),
