@@ -376,15 +376,12 @@ CZ_NTT_UNROLL
 #ifndef CZ_CUDA_NTT_SWIZZLE
 #define CZ_CUDA_NTT_SWIZZLE 0
 #endif
-CZ_HD uint32_t pass_sw(uint32_t e)
+CZ_HD uint32_t pass_swizzle(uint32_t e)
 {
-#if CZ_CUDA_NTT_SWIZZLE
     const uint32_t x = (e >> 5) & 3;
     return e ^ (x | (x << 2) | ((x & 2) << 3));
-#else
-    return e;
-#endif
 }
+CZ_HD uint32_t pass_sw(uint32_t e) { return CZ_CUDA_NTT_SWIZZLE ? pass_swizzle(e) : e; }
 
 /* Phase 1 (thread tid of nthr): global -> shared. */
 template <class F> CZ_HD void pass_load(const pass_args<F> &a, uint32_t *sh, uint64_t blk, uint32_t tid, uint32_t nthr)

@@ -123,6 +123,22 @@ static void test_pass_indices(void)
             }
 }
 
+/* pass_swizzle (CZ_CUDA_NTT_SWIZZLE) permutes every tile size's elements
+ * within their 32 (so a tile of E elements keeps its E slots) */
+static void test_swizzle(void)
+{
+    int ok = 1;
+    for (unsigned lg = 0; lg <= nt::MAX_TILE_LOG + 1 && ok; lg++) {
+        const uint32_t E = 1u << lg;
+        std::vector<int> seen(E, 0);
+        for (uint32_t e = 0; e < E; e++) {
+            const uint32_t s = nt::pass_swizzle(e);
+            if (s >= E || (s >> 5) != (e >> 5) || seen[s]++) ok = 0;
+        }
+        CHECK_MSG(ok, "pass_swizzle is not a permutation of a tile of 2^%u", lg);
+    }
+}
+
 static void test_bitrev(void)
 {
     int ok = 1;
@@ -554,6 +570,7 @@ int main(void)
     cz_test_seed(&rng, "test_cuda_ntt");
     test_plan();
     test_pass_indices();
+    test_swizzle();
     test_bitrev();
     test_field<bn254_fr>();
     test_field<bls12_381_fr>();
