@@ -461,6 +461,18 @@ CZ_HD void bf_lower_pair_lazy(F &x0, F &x1, F &x2, F &x3, const tw_t<F> &tw, uns
  * pass_step), the last one alone when t is odd. */
 CZ_HD unsigned pass_steps(unsigned t) { return (t + 1) / 2; }
 
+/* The level-(b + 1) twiddles of a radix-4 step: both loaded before the
+ * step's butterflies (0), or each just before its butterfly (1: in DIT,
+ * after the level-b pair, so they are not live across it). Static sm_90
+ * figures of the pass kernel at its 80-register cap (ptxas, 2026-12-06):
+ * DIT's spills 156 / 168 bytes stored / loaded -> 76 / 80 for BLS12-381 r
+ * (BN254: 148 / 164 -> 72 / 76), DIF's unchanged (64 / 64, BN254 56 -> 60);
+ * the coset forward transform, DIT, is the slowest of the four (2^24: 4.99
+ * against 4.64 ms forward, H100). Off until measured on a GPU. */
+#ifndef CZ_CUDA_NTT_LATE_TW
+#define CZ_CUDA_NTT_LATE_TW 0
+#endif
+
 /*
  * Phase 2 + s (s < pass_steps(a.t)): levels 2s and 2s + 1 of the pass in one
  * round trip through shared memory (the last level alone, pass_level, when t
@@ -534,6 +546,22 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
         F x0 = sh_get<F>(sh, E, pass_sw(e0)), x1 = sh_get<F>(sh, E, pass_sw(e0 + h)),
           x2 = sh_get<F>(sh, E, pass_sw(e0 + 2 * h)), x3 = sh_get<F>(sh, E, pass_sw(e0 + 3 * h));
         const uint64_t j = ((uint64_t)(rw & ((1u << lo) - 1)) << a.b0) | (lo_hi << a.c) | lc; /* < 2^b */
+#if CZ_CUDA_NTT_LATE_TW
+        /* each level-(b + 1) twiddle loaded just before its butterfly */
+        if (DIT) { /* level b, then b + 1 */
+            bf_lower_pair_lazy<F, DIT>(x0, x1, x2, x3, a.tw, b, j);
+            const F w0 = twiddle(a.tw, b + 1, j);
+            bf_dit_lazy(x0, x2, w0);
+            const F w1 = twiddle(a.tw, b + 1, j | ((uint64_t)1 << b));
+            bf_dit_lazy(x1, x3, w1);
+        } else { /* level b + 1, then b */
+            const F w0 = twiddle(a.tw, b + 1, j);
+            bf_dif_lazy(x0, x2, w0);
+            const F w1 = twiddle(a.tw, b + 1, j | ((uint64_t)1 << b));
+            bf_dif_lazy(x1, x3, w1);
+            bf_lower_pair_lazy<F, DIT>(x0, x1, x2, x3, a.tw, b, j);
+        }
+#else
         const F w0 = twiddle(a.tw, b + 1, j), w1 = twiddle(a.tw, b + 1, j | ((uint64_t)1 << b));
         if (DIT) { /* level b, then b + 1 */
             bf_lower_pair_lazy<F, DIT>(x0, x1, x2, x3, a.tw, b, j);
@@ -544,6 +572,7 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
             bf_dif_lazy(x1, x3, w1);
             bf_lower_pair_lazy<F, DIT>(x0, x1, x2, x3, a.tw, b, j);
         }
+#endif
         sh_put(sh, E, pass_sw(e0), x0);
         sh_put(sh, E, pass_sw(e0 + h), x1);
         sh_put(sh, E, pass_sw(e0 + 2 * h), x2);
