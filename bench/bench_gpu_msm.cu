@@ -203,6 +203,26 @@ static int group_of(const char *name)
 }
 static bool wanted(int group, int lg) { return !g_only_set || (g_only[group] >> lg & 1); }
 
+/* One GROUP:LOG of a --sweep / --only list at *q (advanced past it and its
+ * comma); false, with the error printed, when it is not one. */
+static bool parse_row(const char *flag, const char *rows, const char **q, int *group, int *lg)
+{
+    char name[16];
+    int used = 0;
+    *lg = 0;
+    if (sscanf(*q, "%15[a-z0-9-]:%d%n", name, lg, &used) != 2 || *lg < 1 || *lg > 28 ||
+        ((*q)[used] && (*q)[used] != ',') || (*group = group_of(name)) < 0) {
+        fprintf(stderr,
+                "bench_gpu_msm: %s=%s: expected GROUP:LOG[,GROUP:LOG...] (GROUP bls-g1, bn-g1, bls-g2, bn-g2; "
+                "LOG 1..28)\n",
+                flag, rows);
+        return false;
+    }
+    *q += used;
+    if (**q == ',') (*q)++;
+    return true;
+}
+
 /* times the configurations of one group at one size; adds rows to t */
 template <class T>
 static int bench_group(cz_bench *b, cz_bench_table *t, int logn, bool pageable_too, bool witness_too,
@@ -405,27 +425,14 @@ static int sweep(cz_bench *b, const char *rows)
                         "group|n|scalars|window|run|ms|/ auto");
     int rc = 0;
     for (const char *q = rows; *q;) {
-        char name[16];
-        int lg = 0, used = 0;
-        if (sscanf(q, "%15[a-z0-9-]:%d%n", name, &lg, &used) != 2 || lg < 1 || lg > 28 ||
-            (q[used] && q[used] != ',')) {
-            fprintf(stderr, "bench_gpu_msm: --sweep=%s: expected GROUP:LOG[,GROUP:LOG...]\n", rows);
-            return 2;
+        int g, lg;
+        if (!parse_row("--sweep", rows, &q, &g, &lg)) return 2;
+        switch (g) {
+        case GR_BLS_G1: rc |= sweep_group<bls12_381_g1>(b, &t, lg, wlo, whi, runs, nruns); break;
+        case GR_BN_G1: rc |= sweep_group<bn254_g1>(b, &t, lg, wlo, whi, runs, nruns); break;
+        case GR_BLS_G2: rc |= sweep_group<bls12_381_g2>(b, &t, lg, wlo, whi, runs, nruns); break;
+        default: rc |= sweep_group<bn254_g2>(b, &t, lg, wlo, whi, runs, nruns); break;
         }
-        if (!strcmp(name, "bls-g1"))
-            rc |= sweep_group<bls12_381_g1>(b, &t, lg, wlo, whi, runs, nruns);
-        else if (!strcmp(name, "bn-g1"))
-            rc |= sweep_group<bn254_g1>(b, &t, lg, wlo, whi, runs, nruns);
-        else if (!strcmp(name, "bls-g2"))
-            rc |= sweep_group<bls12_381_g2>(b, &t, lg, wlo, whi, runs, nruns);
-        else if (!strcmp(name, "bn-g2"))
-            rc |= sweep_group<bn254_g2>(b, &t, lg, wlo, whi, runs, nruns);
-        else {
-            fprintf(stderr, "bench_gpu_msm: --sweep: unknown group '%s' (bls-g1, bn-g1, bls-g2, bn-g2)\n", name);
-            return 2;
-        }
-        q += used;
-        if (*q == ',') q++;
     }
     cz_bench_table_print(b, &t);
     return rc;
@@ -536,19 +543,13 @@ int main(int argc, char **argv)
     }
     const char *only = cz_bench_opt_str(&b, "--only");
     for (const char *q = only; q && *q;) {
-        char name[16];
-        int lg = 0, used = 0, g;
-        if (sscanf(q, "%15[a-z0-9-]:%d%n", name, &lg, &used) != 2 || lg < 1 || lg > 28 ||
-            (q[used] && q[used] != ',') || (g = group_of(name)) < 0) {
-            fprintf(stderr, "bench_gpu_msm: --only=%s: expected GROUP:LOG[,GROUP:LOG...] (GROUP bls-g1, bn-g1, "
-                            "bls-g2, bn-g2; LOG 1..28)\n", only);
+        int g, lg;
+        if (!parse_row("--only", only, &q, &g, &lg)) {
             cz_cuda_close(g_ctx);
             return 2;
         }
         g_only_set = true;
         g_only[g] |= (uint64_t)1 << lg;
-        q += used;
-        if (*q == ',') q++;
     }
     cz_bench_table t;
     cz_bench_table_init(&t, "GPU MSM, whole call", "group|n|bases|ms|ns/point");
