@@ -223,9 +223,37 @@ extern "C" void cz_cuda_scratch_mark(cz_cuda *ctx) { ctx->scratch_asked = 0; }
 
 cz_status cz_cuda_scratch(cz_cuda *ctx, size_t bytes, void **out, cz_error *err)
 {
+    size_t got;
+    return cz_cuda_scratch_spare(ctx, bytes, 0, out, &got, err);
+}
+
+cz_status cz_cuda_scratch_spare(cz_cuda *ctx, size_t bytes, size_t spare, void **out, size_t *got, cz_error *err)
+{
     *out = NULL;
+    *got = 0;
     if (bytes == 0) bytes = 256;
     if (bytes > ctx->scratch_asked) ctx->scratch_asked = bytes;
+    if (spare && bytes + spare > ctx->scratch_bytes && (!ctx->spare_failed || bytes + spare < ctx->spare_failed)) {
+        /* the spare only where the device has room for it as it is (a
+         * block that did not fit is not tried again: each try frees the
+         * scratch, and cudaFree waits for the whole device) */
+        if (ctx->scratch) cudaFree(ctx->scratch);
+        ctx->scratch = NULL;
+        ctx->scratch_bytes = 0;
+        const size_t total = bytes + spare, round = (total + ((size_t)64 << 20) - 1) & ~(((size_t)64 << 20) - 1);
+        void *p = NULL;
+        cz_error aerr;
+        cz_error_clear(&aerr);
+        if (cz_resident_alloc(ctx->store, ctx->lane, &p, round, 0, &aerr) == CZ_OK) {
+            ctx->scratch = p;
+            ctx->scratch_bytes = round;
+        } else if (cz_error_clear(&aerr), cz_resident_alloc(ctx->store, ctx->lane, &p, total, 0, &aerr) == CZ_OK) {
+            ctx->scratch = p;
+            ctx->scratch_bytes = total;
+        } else {
+            ctx->spare_failed = total;
+        }
+    }
     if (bytes > ctx->scratch_bytes) {
         if (ctx->scratch) cudaFree(ctx->scratch);
         ctx->scratch = NULL;
@@ -249,6 +277,7 @@ cz_status cz_cuda_scratch(cz_cuda *ctx, size_t bytes, void **out, cz_error *err)
         ctx->scratch_bytes = want;
     }
     *out = ctx->scratch;
+    *got = ctx->scratch_bytes - bytes < spare ? ctx->scratch_bytes - bytes : spare;
     return CZ_OK;
 }
 

@@ -24,6 +24,7 @@ struct cz_cuda {
     void *scratch;
     size_t scratch_bytes;
     size_t scratch_asked; /* the largest request since cz_cuda_scratch_mark */
+    size_t spare_failed;  /* the smallest block with a spare that did not fit (0: none; cz_cuda_scratch_spare) */
     /* pinned host staging buffers (double-buffered streamed uploads) */
     void *pinned[2];
     size_t pinned_bytes;
@@ -70,6 +71,10 @@ cz_status cz_cuda_enter(cz_cuda *ctx, cz_error *err);
  * until the next call of this function on ctx; one user at a time, as the
  * context serves one call at a time). */
 cz_status cz_cuda_scratch(cz_cuda *ctx, size_t bytes, void **out, cz_error *err);
+/* The same, with up to `spare` bytes more after the `bytes` where the
+ * device has room for them without evicting anything (an optional region:
+ * *got is how many of them the block has, 0..spare). */
+cz_status cz_cuda_scratch_spare(cz_cuda *ctx, size_t bytes, size_t spare, void **out, size_t *got, cz_error *err);
 
 /* Pinned host staging buffers of at least `bytes` each (two of them). */
 cz_status cz_cuda_staging(cz_cuda *ctx, size_t bytes, void *out[2], cz_error *err);

@@ -47,7 +47,9 @@
  *  - scratch: one block from cz_cuda_scratch per call, sized up front for
  *    the worst (c, m) the chunk size allows (the fixed part: scalars, block
  *    counts, ones, streamed bases; the variable part: the largest layout over
- *    every window c the plan may choose, at the largest m choosing it).
+ *    every window c the plan may choose, at the largest m choosing it; a
+ *    split call's first chunk's entries after them where they fit without
+ *    evicting anything, CZ_CUDA_MSM_SORT_AHEAD).
  *
  * Knobs (cz_cuda_opts of cuda/cuda.h, read per call; not the environment:
  * bench_gpu_msm's --window, --run, --l1 and --trace set them): msm_window = c
@@ -724,15 +726,18 @@ static cz_status upload(cz_cuda *ctx, msm_state *st, void *dev, const void *host
 
 /* 1: in a call split into a short first chunk and the rest, the first
  * chunk's entry arrays, level partials and sort temporary live in a region
- * of their own (cl.first_base, reserved beside the variable part), so the
- * second chunk's compaction and sort run on ctx->aux as soon as its counts
- * are in, beside the first chunk's accumulation on ctx->compute (its
- * memory-bound sort beside the product-bound level 0 and the small launches
- * of the upper levels), instead of after it. Its ones wait for the first
- * chunk's results to be copied out (they share the output's ones slot).
- * 0: the sort after the previous chunk on ctx->compute. */
+ * of their own (cl.first_base, taken beside the variable part where the
+ * device has room for it without evicting anything: ~0.45 GB at BLS12-381
+ * G1 2^24), so the second chunk's compaction and sort run on ctx->aux as
+ * soon as its counts are in, beside the first chunk's accumulation on
+ * ctx->compute (its memory-bound sort beside the product-bound level 0 and
+ * the small launches of the upper levels), instead of after it. Its ones
+ * wait for the first chunk's results to be copied out (they share the
+ * output's ones slot). Measured on the H100 (bench/RESULTS.md, 2026-12-06):
+ * BLS12-381 G1 2^24 through the table 101.6 -> 100.9 ms, BN254 G1 49.5 ->
+ * 49.0. 0: the sort after the previous chunk on ctx->compute. */
 #ifndef CZ_CUDA_MSM_SORT_AHEAD
-#define CZ_CUDA_MSM_SORT_AHEAD 0
+#define CZ_CUDA_MSM_SORT_AHEAD 1
 #endif
 
 template <class T> struct call {
@@ -1202,7 +1207,9 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
         }
         var = (var + 255) & ~(size_t)255;
         void *mem; /* (the arena itself when it is large enough) */
-        if ((s = cz_cuda_scratch(ctx, fixed + var + extra, &mem, err)) != CZ_OK) return s;
+        size_t got; /* (the first chunk's region only where it fits without evicting) */
+        if ((s = cz_cuda_scratch_spare(ctx, fixed + var, extra, &mem, &got, err)) != CZ_OK) return s;
+        if (got < extra) extra = 0;
         cv.base = (char *)mem;
         cv.used = 0;
         carve_fixed<T>(cv, cl.fx, nc, cl.resident == NULL);

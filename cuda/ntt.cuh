@@ -466,11 +466,12 @@ CZ_HD unsigned pass_steps(unsigned t) { return (t + 1) / 2; }
  * after the level-b pair, so they are not live across it). Static sm_90
  * figures of the pass kernel at its 80-register cap (ptxas, 2026-12-06):
  * DIT's spills 156 / 168 bytes stored / loaded -> 76 / 80 for BLS12-381 r
- * (BN254: 148 / 164 -> 72 / 76), DIF's unchanged (64 / 64, BN254 56 -> 60);
- * the coset forward transform, DIT, is the slowest of the four (2^24: 4.99
- * against 4.64 ms forward, H100). Off until measured on a GPU. */
+ * (BN254: 148 / 164 -> 72 / 76), DIF's unchanged (64 / 64, BN254 56 -> 60).
+ * Measured on the H100 (bench/RESULTS.md, 2026-12-06), 2^24: the coset
+ * forward transform (DIT) 4.98 -> 4.80 ms, the H step 27.90 -> 27.31 ms
+ * (BN254 28.19 -> 27.28), the DIF ones unchanged. */
 #ifndef CZ_CUDA_NTT_LATE_TW
-#define CZ_CUDA_NTT_LATE_TW 0
+#define CZ_CUDA_NTT_LATE_TW 1
 #endif
 
 /*
