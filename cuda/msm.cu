@@ -516,7 +516,7 @@ template <class T> static void carve_fixed(carver &cv, fixed_part<T> &f, size_t 
 template <class T> struct var_part {
     uint32_t *keys, *vals, *keys_alt, *vals_alt;
     uint32_t *pkey[2];
-    xyzz<typename T::F> *pval[2], *buckets, *fresh, *seg[2], *runs, *out;
+    xyzz<typename T::F> *pval[2], *buckets, *fresh, *seg[2], *out;
     void *sort_tmp;
     size_t sort_bytes;
 };
@@ -543,8 +543,7 @@ template <class T> static void carve_var(carver &cv, var_part<T> &v, const plan 
     v.buckets = cv.template take<xyzz<F>>(W * p.nb);
     v.seg[0] = cv.template take<xyzz<F>>(W * p.nseg);
     v.seg[1] = cv.template take<xyzz<F>>(tree_tmp_cap(W, p.nseg));
-    v.runs = p.bitsum ? cv.template take<xyzz<F>>(W * p.nseg) : NULL;
-    v.out = cv.template take<xyzz<F>>(out_count(p));
+    v.out = cv.template take<xyzz<F>>(W + 1);
     v.fresh = p.first && p.last ? NULL : cv.template take<xyzz<F>>(W * p.nb);
     v.keys = ec.template take<uint32_t>(e);
     v.vals = ec.template take<uint32_t>(e);
@@ -994,7 +993,6 @@ template <class T> struct call {
         }
         b.buckets = v.buckets;
         b.fresh = v.fresh;
-        b.runs = v.runs;
         b.out = v.out;
         /* the ones on ctx->aux from the compaction on (ev_prep) and the
          * bases, beside the sort and the accumulation; joined before the
@@ -1009,9 +1007,7 @@ template <class T> struct call {
         CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_ones, ctx->aux));
         if ((s = acc_part<F>(ex, p, b)) != CZ_OK) return s;
         CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, st->ev_ones, 0));
-        if (out_count(p) * sizeof(xyzz<F>) > HOST_SLOT) /* (A <= MAX_WINDOWS; bitsum: A = 1, J < TAB_C_MAX) */
-            return cz_error_set(err, CZ_ERR_INTERNAL, "cz_cuda_msm: %zu results > the host slot", out_count(p));
-        CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(host_slot(par), v.out, out_count(p) * sizeof(xyzz<F>),
+        CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(host_slot(par), v.out, (size_t)(p.A + 1) * sizeof(xyzz<F>),
                                               cudaMemcpyDeviceToHost, ctx->compute));
         if ((s = ex.mark(PH_END)) != CZ_OK) return s;
         CZ_CUDA_TRY(ctx, err, cudaEventRecord(st->ev_done[par], ctx->compute));

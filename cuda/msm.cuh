@@ -33,12 +33,6 @@
  *     sum = sum_i B_{a+i} by running sums from the top and returns
  *     tot + a * sum (a = its first bucket, double-and-add); then the segment
  *     results of a window are summed by a tree of group sums (G per thread).
- *     A plan of one bucket set (plan.bitsum: a whole table's) leaves the
- *     offsets out instead: with a = s S, sum_s a sum_s = S sum_j 2^j U_j
- *     where U_j sums the `sum`s of the segments whose index s has bit j
- *     set (bitsum_fn: nseg / 2 values for each of the log2(nseg) bits, a
- *     quarter of the double-and-adds' work, in parallel), and the host
- *     finishes the few doublings (set_sum).
  *  5. the ones: their bases are summed by the same group-sum tree (on the
  *     GPU on a stream of their own, beside steps 2-4: ones_part, acc_part);
  *     the trees take 32 values per thread while a step fills the GPU, then
@@ -101,13 +95,6 @@ static const size_t TAB_MAX_ENTRIES = ((size_t)1 << 31) - 2; /* W m (shared plan
 static const int C_FORCE_MIN = 4;  /* CZ_MSM_WINDOW accepts [C_FORCE_MIN, C_MAX] */
 static const int MAX_WINDOWS = 64; /* (255 + 4) / 4 */
 static const int MAX_LEVELS = 40;
-
-/* 1: a plan of one bucket set adds its reduction segments' offsets by bit
- * sums (plan.bitsum, bitsum_fn) instead of a double-and-add per segment;
- * 0: the double-and-adds everywhere. */
-#ifndef CZ_MSM_BITSUM
-#define CZ_MSM_BITSUM 1
-#endif
 
 /* ---- scalars ---------------------------------------------------------------- */
 
@@ -440,15 +427,12 @@ template <class F> struct levelk_fn {
 
 /*
  * Segment s of window w (t = w nseg + s), buckets [a, a + S) with a = s S:
- * out[t] = sum_{i<S} (a + i + 1) B_{a+i} = tot + a * sum; with runs
- * (plan.bitsum) out[t] = tot and runs[t] = sum, the offsets a * sum coming
- * in through bitsum_fn and set_sum instead.
+ * out[t] = sum_{i<S} (a + i + 1) B_{a+i} = tot + a * sum.
  */
 template <class F> struct reduce_fn {
     const xyzz<F> *buckets; /* W x nb */
     size_t nb, S, nseg;
-    xyzz<F> *out;  /* W x nseg */
-    xyzz<F> *runs; /* W x nseg (plan.bitsum), or NULL */
+    xyzz<F> *out; /* W x nseg */
     CZ_HD void operator()(size_t t) const
     {
         const size_t w = t / nseg, s = t % nseg;
@@ -458,36 +442,7 @@ template <class F> struct reduce_fn {
             run = run.add(b[i]);
             tot = tot.add(run);
         }
-        if (runs) {
-            out[t] = tot;
-            runs[t] = run;
-        } else {
-            out[t] = tot.add(mul_small(run, (uint32_t)(s * S)));
-        }
-    }
-};
-
-/*
- * out[(a J + j) ng + g] = sum of runs[a nseg + s] over the segments s whose
- * bit j is set, the g-th BITSUM_GROUP of them (s = i with a 1 put in at
- * bit j, i in [g BITSUM_GROUP, (g + 1) BITSUM_GROUP) and < nseg / 2): every
- * thread adds the same count, whatever j.
- */
-static const size_t BITSUM_GROUP = 16;
-template <class F> struct bitsum_fn {
-    const xyzz<F> *runs; /* A x nseg */
-    size_t nseg, J, ng;
-    xyzz<F> *out; /* A J x ng */
-    CZ_HD void operator()(size_t t) const
-    {
-        const size_t g = t % ng, aj = t / ng, j = aj % J, a = aj / J;
-        const size_t half = nseg / 2, lo = g * BITSUM_GROUP, hi = lo + BITSUM_GROUP < half ? lo + BITSUM_GROUP : half;
-        const size_t low = ((size_t)1 << j) - 1;
-        const xyzz<F> *r = runs + a * nseg;
-        xyzz<F> acc = xyzz<F>::inf();
-        for (size_t i = lo; i < hi; i++)
-            acc = acc.add(r[((i & ~low) << 1) | (low + 1) | (i & low)]);
-        out[t] = acc;
+        out[t] = tot.add(mul_small(run, (uint32_t)(s * S)));
     }
 };
 
@@ -539,7 +494,7 @@ template <class F> struct ones_fn {
  * calls them: five kernels per group took 10 minutes to build, one takes
  * under one), and the host test runs the very same dispatch.
  */
-enum { OP_LEVEL0, OP_LEVELK, OP_REDUCE, OP_SUM, OP_ONES, OP_TABLE, OP_MERGE, OP_BITSUM };
+enum { OP_LEVEL0, OP_LEVELK, OP_REDUCE, OP_SUM, OP_ONES, OP_TABLE, OP_MERGE };
 
 template <class F> struct op {
     int kind;
@@ -551,7 +506,6 @@ template <class F> struct op {
         ones_fn<F> o;
         table_fn<F> tb;
         merge_fn<F> mg;
-        bitsum_fn<F> bs;
     };
     CZ_HD void operator()(size_t t) const
     {
@@ -562,7 +516,6 @@ template <class F> struct op {
         case OP_SUM: s(t); break;
         case OP_TABLE: tb(t); break;
         case OP_MERGE: mg(t); break;
-        case OP_BITSUM: bs(t); break;
         default: o(t); break;
         }
     }
@@ -615,13 +568,6 @@ template <class F> CZ_HD op<F> make_op(const merge_fn<F> &f)
     op<F> x;
     x.kind = OP_MERGE;
     x.mg = f;
-    return x;
-}
-template <class F> CZ_HD op<F> make_op(const bitsum_fn<F> &f)
-{
-    op<F> x;
-    x.kind = OP_BITSUM;
-    x.bs = f;
     return x;
 }
 
@@ -893,8 +839,6 @@ struct plan {
     bool first, last;    /* a call's first / last chunk (carried chunks; both for one chunk) */
     size_t cnt[MAX_LEVELS], T[MAX_LEVELS], L[MAX_LEVELS]; /* per set */
     size_t S, nseg;      /* reduction segments */
-    bool bitsum;         /* the segments' offsets by bit sums (one set, nseg > 1; CZ_MSM_BITSUM) */
-    int J;               /* then log2(nseg) */
     size_t G;            /* bases per thread in the ones' first sum */
 };
 
@@ -939,24 +883,8 @@ inline bool make_plan(plan *p, size_t m, size_t m1, int c, int bits, const knobs
     if (S > p->nb) S = p->nb;
     p->S = S;
     p->nseg = p->nb / S;
-    p->bitsum = CZ_MSM_BITSUM && p->A == 1 && p->nseg > 1;
-    p->J = 0;
-    while (((size_t)1 << p->J) < p->nseg) p->J++;
     p->G = SUM_GROUP;
     return true;
-}
-
-/* Set a's sum from the plan's results: out[a], plus with plan.bitsum its
- * segments' offsets S sum_j 2^j U[a][j] (J + log2 S doublings on the host,
- * whose one thread does them faster than one on the GPU). */
-template <class F> xyzz<F> set_sum(const plan &p, const xyzz<F> *out, int a)
-{
-    if (!p.bitsum) return out[a];
-    const xyzz<F> *u = out + p.A + 1 + (size_t)a * p.J;
-    xyzz<F> acc = xyzz<F>::inf();
-    for (int j = p.J - 1; j >= 0; j--) acc = acc.dbl().add(u[j]);
-    for (size_t s = p.S; s > 1; s >>= 1) acc = acc.dbl();
-    return acc.add(out[a]);
 }
 
 /* The chunk's sum from the plan's results out[0, A] (A set sums, then the
@@ -966,7 +894,7 @@ template <class F> xyzz<F> set_sum(const plan &p, const xyzz<F> *out, int a)
 template <class F> xyzz<F> plan_result(const plan &p, const xyzz<F> *out)
 {
     if (!p.last) return out[p.A];
-    return (p.A == 1 ? set_sum<F>(p, out, 0) : combine_windows<F>(out, p.A, p.c * p.Wt)).add(out[p.A]);
+    return (p.A == 1 ? out[0] : combine_windows<F>(out, p.A, p.c * p.Wt)).add(out[p.A]);
 }
 
 /* ---- the launches after the sort ------------------------------------------------- */
@@ -981,11 +909,8 @@ template <class F> xyzz<F> plan_result(const plan &p, const xyzz<F> *out)
  *   fresh           A * nb, for the chunks after a call's first (plan.first
  *                   false: their buckets, then added to `buckets`); else unused
  *   seg[0]          A * nseg; seg[1]: tree_tmp_cap(A, nseg)
- *   runs            A * nseg (plan.bitsum), else unused
  *   ones[0]         ceil(m1 / G); ones[1]: tree_tmp_cap(1, ceil(m1 / G))
- *   out             out_count(p) points: the set sums (without their
- *                   segments' offsets where plan.bitsum), the sum of the
- *                   ones, then (plan.bitsum) U[a][j] for j < J (set_sum)
+ *   out             A + 1 points: the set sums, then the sum of the ones
  * bases are the chunk's (the ones' indices), ebases what the entries' vals
  * index: the same, or a table of multiples (shared plans).
  */
@@ -997,15 +922,9 @@ template <class F> struct bufs {
     xyzz<F> *pval[2];
     xyzz<F> *buckets, *fresh;
     xyzz<F> *seg[2];
-    xyzz<F> *runs;
     xyzz<F> *ones[2];
     xyzz<F> *out;
 };
-
-/* points in bufs.out */
-inline size_t out_count(const plan &p) { return (size_t)p.A + 1 + (p.bitsum ? (size_t)p.A * p.J : 0); }
-/* groups of bitsum_fn per set and bit */
-inline size_t bitsum_groups(const plan &p) { return (p.nseg / 2 + BITSUM_GROUP - 1) / BITSUM_GROUP; }
 
 /* capacity (entries) the plan needs in pkey/pval[q] */
 inline size_t piece_cap(const plan &p, int q)
@@ -1104,17 +1023,10 @@ template <class F, class Exec> cz_status acc_part(Exec &ex, const plan &p, const
     if (!p.last) return CZ_OK; /* the buckets go on to the next chunk */
 
     /* reduction: segments, then the sum of each window's segments */
-    reduce_fn<F> r = {b.buckets, p.nb, p.S, p.nseg, b.seg[0], p.bitsum ? b.runs : NULL};
+    reduce_fn<F> r = {b.buckets, p.nb, p.S, p.nseg, b.seg[0]};
     st = ex.run(make_op(r), W * p.nseg);
     if (st != CZ_OK) return st;
-    st = sum_tree<F>(ex, b.seg[0], p.nseg, W, b.seg, b.out);
-    if (st != CZ_OK || !p.bitsum) return st;
-    /* the offsets: U[a][j] into out[W + 1 ..], through seg[0] (free again;
-     * J ng <= nseg, and the tree's second buffer fits: J <= 32) */
-    const size_t ng = bitsum_groups(p), J = (size_t)p.J;
-    bitsum_fn<F> bs = {b.runs, p.nseg, J, ng, b.seg[0]};
-    if ((st = ex.run(make_op(bs), W * J * ng)) != CZ_OK) return st;
-    return sum_tree<F>(ex, b.seg[0], ng, W * J, b.seg, b.out + W + 1);
+    return sum_tree<F>(ex, b.seg[0], p.nseg, W, b.seg, b.out);
 }
 
 /* Both parts on one executor (the host test; the GPU's order is the same
