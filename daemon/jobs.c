@@ -656,6 +656,8 @@ static void handle(cz_jobs *j, ev *v)
         if (dj->cancelled || j->closing) return; /* recorded by the cancel / left queued for the next start */
         if (r->status == CZ_ERR_CANCELLED) return;
         if (j->shared) {
+            CZ_LOG(&j->c.log, CZ_LOG_DEBUG, "jobs", "job %s partition %u attempt %u: %s in the engine, recording it",
+                   dj->id, dj->idx[v->part], dj->attempt[v->part], r->status == CZ_OK ? "proved" : "failed");
             record_shared(j, dj, v->part, r);
             return;
         }
