@@ -94,6 +94,28 @@ template <class F, bool DIT> __global__ void __launch_bounds__(256, CZ_NTT_PASS_
     nt::pass_store(a, sh, blk, threadIdx.x, blockDim.x);
 }
 
+/* The H step's fused pass (ntt.cuh CZ_CUDA_NTT_H_FUSE): ai's DIF steps, then
+ * ac's DIT steps (the same tile: only the twiddles differ) */
+template <class F>
+__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass_args<F> ai, nt::pass_args<F> ac)
+{
+    extern __shared__ uint4 k_pass_h_sh[];
+    uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_h_sh);
+    const uint64_t blk = blockIdx.x;
+    nt::pass_load(ai, sh, blk, threadIdx.x, blockDim.x);
+    __syncthreads();
+    const unsigned steps = nt::pass_steps(ai.t);
+    for (unsigned s = 0; s < steps; s++) {
+        nt::pass_step<F, false, CZ_NTT_PASS_ILP>(ai, sh, blk, s, threadIdx.x, blockDim.x);
+        __syncthreads();
+    }
+    for (unsigned s = 0; s < steps; s++) {
+        nt::pass_step<F, true, CZ_NTT_PASS_ILP>(ac, sh, blk, s, threadIdx.x, blockDim.x);
+        __syncthreads();
+    }
+    nt::pass_store(ac, sh, blk, threadIdx.x, blockDim.x);
+}
+
 template <class F> __global__ void k_bitrev(F *x, unsigned k, uint64_t n)
 {
     const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
@@ -181,6 +203,7 @@ template <class F> static cz_status pass_smem_setup(cz_cuda *ctx, size_t bytes, 
     if (bytes <= 48 * 1024) return CZ_OK;
     CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass_h<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     return CZ_OK;
 }
 
@@ -381,6 +404,15 @@ template <class F> struct gpu_exec {
 
     cz_status pass(F *x, const nt::tw_t<F> &tw, const nt::pass_t &p, bool dit)
     {
+        return launch_pass(x, tw, NULL, p, dit);
+    }
+    /* the H step's fused pass: DIF with tw, then DIT with *tw2 (ntt.cuh run_h_array) */
+    cz_status pass_h(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> &tw2, const nt::pass_t &p)
+    {
+        return launch_pass(x, tw, &tw2, p, false);
+    }
+    cz_status launch_pass(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> *tw2, const nt::pass_t &p, bool dit)
+    {
         nt::pass_args<F> a;
         a.x = x;
         a.tw = tw;
@@ -394,10 +426,15 @@ template <class F> struct gpu_exec {
                                 (unsigned long long)blocks, p.t + p.c);
         const size_t smem = (size_t)E * sizeof(F);
         const uint32_t thr = nt::pass_threads(E);
-        if (dit)
+        if (tw2) {
+            nt::pass_args<F> a2 = a;
+            a2.tw = *tw2;
+            k_pass_h<F><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, a2);
+        } else if (dit) {
             k_pass<F, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a);
-        else
+        } else {
             k_pass<F, false><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a);
+        }
         CZ_CUDA_TRY(ctx, err, cudaGetLastError());
         return CZ_OK;
     }

@@ -816,15 +816,35 @@ template <class F, class X> static inline cz_status run_op(X &ex, F *x, int op, 
     return ex.bitrev(x, tw.k);
 }
 
+/* 1: the H step's inverse transform ends and its coset transform starts in
+ * one pass (X::pass_h): the lowest pass's tile is loaded once, its DIF
+ * levels run with the inverse twiddles and then its DIT levels with the coset
+ * ones (both keep the tile's values in [0, 2p)), and stored once: one pass of
+ * the array's reads and writes fewer per array (six passes of 2^24: 1 GB).
+ * 0: two passes. */
+#ifndef CZ_CUDA_NTT_H_FUSE
+#define CZ_CUDA_NTT_H_FUSE 0
+#endif
+
 /* The H step's transforms of one array: values -> coefficients (bit-reversed,
  * scaled) -> natural values on the coset. tw_inv: make_tw(TAB_INV, scale 1),
- * tw_cos: make_tw(TAB_COSET_FWD, scale 0). */
+ * tw_cos: make_tw(TAB_COSET_FWD, scale 0). With passes and fuse
+ * (CZ_CUDA_NTT_H_FUSE), through X::pass_h(x, tw_inv, tw_cos, pass). */
 template <class F, class X>
-static inline cz_status run_h_array(X &ex, F *x, const tw_t<F> &tw_inv, const tw_t<F> &tw_cos, const plan_t *pl)
+static inline cz_status run_h_array(X &ex, F *x, const tw_t<F> &tw_inv, const tw_t<F> &tw_cos, const plan_t *pl,
+                                    bool fuse = CZ_CUDA_NTT_H_FUSE)
 {
     if (tw_inv.k == 0) return CZ_OK;
-    cz_status st = run_network(ex, x, tw_inv, false, pl);
-    if (st != CZ_OK) return st;
+    cz_status st = CZ_OK;
+    if (fuse && pl) {
+        for (unsigned i = pl->npass; i-- > 1 && st == CZ_OK;)
+            st = ex.pass(x, tw_inv, pl->p[i], false);
+        if (st == CZ_OK) st = ex.pass_h(x, tw_inv, tw_cos, pl->p[0]);
+        for (unsigned i = 1; i < pl->npass && st == CZ_OK; i++)
+            st = ex.pass(x, tw_cos, pl->p[i], true);
+        return st;
+    }
+    if ((st = run_network(ex, x, tw_inv, false, pl)) != CZ_OK) return st;
     return run_network(ex, x, tw_cos, true, pl);
 }
 

@@ -169,7 +169,26 @@ template <class F> struct host_exec {
                 nt::level_bf<F, false>(x, tw, b, q);
         return CZ_OK;
     }
-    cz_status pass(F *x, const nt::tw_t<F> &tw, const nt::pass_t &p, bool dit)
+    cz_status pass(F *x, const nt::tw_t<F> &tw, const nt::pass_t &p, bool dit) { return run_pass(x, tw, NULL, p, dit); }
+    /* the H step's fused pass (cuda/ntt.cu k_pass_h): DIF steps with tw, then DIT ones with tw2 */
+    cz_status pass_h(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> &tw2, const nt::pass_t &p)
+    {
+        return run_pass(x, tw, &tw2, p, false);
+    }
+    void steps(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, uint32_t thr, bool dit)
+    {
+        for (unsigned st = 0; st < nt::pass_steps(a.t); st++)
+            for (uint32_t t = thr; t-- > 0;) /* any order within a phase */
+                if (ilp == 2 && dit)
+                    nt::pass_step<F, true, 2>(a, sh, blk, st, t, thr);
+                else if (ilp == 2)
+                    nt::pass_step<F, false, 2>(a, sh, blk, st, t, thr);
+                else if (dit)
+                    nt::pass_step<F, true>(a, sh, blk, st, t, thr);
+                else
+                    nt::pass_step<F, false>(a, sh, blk, st, t, thr);
+    }
+    cz_status run_pass(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> *tw2, const nt::pass_t &p, bool dit)
     {
         launches++;
         nt::pass_args<F> a;
@@ -178,6 +197,8 @@ template <class F> struct host_exec {
         a.b0 = p.b0;
         a.t = p.t;
         a.c = p.c;
+        nt::pass_args<F> a2 = a;
+        if (tw2) a2.tw = *tw2;
         const uint32_t E = nt::pass_elems(a);
         uint32_t thr = nt::pass_threads(E);
         if (ilp == 2 && thr > 1) thr /= 2;
@@ -188,18 +209,10 @@ template <class F> struct host_exec {
                 sh[i] = 0xa5a5a5a5u ^ (uint32_t)i; /* stale shared memory */
             for (uint32_t t = 0; t < thr; t++)
                 nt::pass_load(a, sh.data(), blk, t, thr);
-            for (unsigned st = 0; st < nt::pass_steps(a.t); st++)
-                for (uint32_t t = thr; t-- > 0;) /* any order within a phase */
-                    if (ilp == 2 && dit)
-                        nt::pass_step<F, true, 2>(a, sh.data(), blk, st, t, thr);
-                    else if (ilp == 2)
-                        nt::pass_step<F, false, 2>(a, sh.data(), blk, st, t, thr);
-                    else if (dit)
-                        nt::pass_step<F, true>(a, sh.data(), blk, st, t, thr);
-                    else
-                        nt::pass_step<F, false>(a, sh.data(), blk, st, t, thr);
+            steps(a, sh.data(), blk, thr, tw2 ? false : dit);
+            if (tw2) steps(a2, sh.data(), blk, thr, true);
             for (uint32_t t = 0; t < thr; t++)
-                nt::pass_store(a, sh.data(), blk, t, thr);
+                nt::pass_store(a2, sh.data(), blk, t, thr);
         }
         return CZ_OK;
     }
@@ -461,19 +474,21 @@ template <class F> static void test_compute_h(void)
             tcs = nt::make_tw<F>(tab_c.data(), nt::TAB_COSET_FWD, k, 0, cc);
         }
         ti.k = tcs.k = k;
-        for (int v = -1; v < NPLANS; v++) {
-            std::vector<F> x[3] = {a, b, c};
-            host_exec<F> ex = {0, false, 1 + (v & 1)}; /* every other plan with two quadruples per thread */
-            nt::plan_t pl;
-            if (v >= 0) nt::make_plan(&pl, k, PLANS[v][0], PLANS[v][1]);
-            for (int i = 0; i < 3; i++)
-                CHECK(nt::run_h_array(ex, x[i].data(), ti, tcs, v >= 0 ? &pl : NULL) == CZ_OK);
-            for (size_t i = 0; i < n; i++)
-                nt::pointwise(x[0].data(), x[1].data(), x[2].data(), i);
-            CHECK_MSG(memcmp(x[0].data(), wa.data(), n * sizeof(F)) == 0, "%s H step 2^%u, %s", P::name(), k,
-                      v < 0 ? "simple" : "passes");
-            if (k > 0) CHECK(ex.launches == 3 * (v < 0 ? 2 * (long)k : 2 * (long)pl.npass));
-        }
+        for (int v = -1; v < NPLANS; v++)
+            for (int fuse = 0; fuse < 2; fuse++) { /* the fused pass (CZ_CUDA_NTT_H_FUSE) or two */
+                if (v < 0 && fuse) continue;
+                std::vector<F> x[3] = {a, b, c};
+                host_exec<F> ex = {0, false, 1 + (v & 1)}; /* every other plan with two quadruples per thread */
+                nt::plan_t pl;
+                if (v >= 0) nt::make_plan(&pl, k, PLANS[v][0], PLANS[v][1]);
+                for (int i = 0; i < 3; i++)
+                    CHECK(nt::run_h_array(ex, x[i].data(), ti, tcs, v >= 0 ? &pl : NULL, fuse != 0) == CZ_OK);
+                for (size_t i = 0; i < n; i++)
+                    nt::pointwise(x[0].data(), x[1].data(), x[2].data(), i);
+                CHECK_MSG(memcmp(x[0].data(), wa.data(), n * sizeof(F)) == 0, "%s H step 2^%u, %s", P::name(), k,
+                          v < 0 ? "simple" : fuse ? "passes, fused" : "passes");
+                if (k > 0) CHECK(ex.launches == 3 * (v < 0 ? 2 * (long)k : 2 * (long)pl.npass - fuse));
+            }
     }
     cz_backend_free(be);
 }
