@@ -820,10 +820,11 @@ template <class F, class X> static inline cz_status run_op(X &ex, F *x, int op, 
  * one pass (X::pass_h): the lowest pass's tile is loaded once, its DIF
  * levels run with the inverse twiddles and then its DIT levels with the coset
  * ones (both keep the tile's values in [0, 2p)), and stored once: one pass of
- * the array's reads and writes fewer per array (six passes of 2^24: 1 GB).
- * 0: two passes. */
+ * the array's reads and writes fewer per array (1 GB at 2^24). Measured on
+ * the H100 (bench/RESULTS.md, 2026-12-06): the H step 2^24 27.31 -> 27.02 ms
+ * (BLS12-381; BN254 27.28 -> 27.02), 2^22 6.73 -> 6.63. 0: two passes. */
 #ifndef CZ_CUDA_NTT_H_FUSE
-#define CZ_CUDA_NTT_H_FUSE 0
+#define CZ_CUDA_NTT_H_FUSE 1
 #endif
 
 /* The H step's transforms of one array: values -> coefficients (bit-reversed,
