@@ -17,6 +17,8 @@
  *    fallback), k_bitrev_tiles (the in-place bit reversal, only cz_cuda_ntt
  *    needs it: pairs of 16 x 16 tiles through shared memory, ntt.cuh; the
  *    simple path and sizes below 2^8 swap element by element, k_bitrev),
+ *    k_pass_h (the H step's lowest pass of the inverse transform and of the
+ *    coset one on one load of the tile, ntt.cuh CZ_CUDA_NTT_H_FUSE),
  *    k_pointwise (a = a b - c) and k_table (builds a twiddle table).
  *  - Tables: per (curve, log_n, kind) in device memory, cached in
  *    ctx->ntt_state (at most NTT_MAX_TABLES and an eighth of the VRAM beyond
