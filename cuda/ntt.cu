@@ -81,6 +81,16 @@ template <class F, bool DIT> __global__ void k_level(F *x, nt::tw_t<F> tw, unsig
 #ifndef CZ_NTT_PASS_ILP
 #define CZ_NTT_PASS_ILP 1
 #endif
+/* A tile's levels of a pass (steps: nt::pass_steps(a.t)), a radix-4 step between two barriers each */
+template <class F, bool DIT>
+__device__ __forceinline__ void tile_levels(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned steps)
+{
+    for (unsigned s = 0; s < steps; s++) {
+        nt::pass_step<F, DIT, CZ_NTT_PASS_ILP>(a, sh, blk, s, threadIdx.x, blockDim.x);
+        __syncthreads();
+    }
+}
+
 template <class F, bool DIT> __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass(nt::pass_args<F> a)
 {
     extern __shared__ uint4 k_pass_sh[];
@@ -88,16 +98,12 @@ template <class F, bool DIT> __global__ void __launch_bounds__(256, CZ_NTT_PASS_
     const uint64_t blk = blockIdx.x;
     nt::pass_load(a, sh, blk, threadIdx.x, blockDim.x);
     __syncthreads();
-    const unsigned steps = nt::pass_steps(a.t);
-    for (unsigned s = 0; s < steps; s++) {
-        nt::pass_step<F, DIT, CZ_NTT_PASS_ILP>(a, sh, blk, s, threadIdx.x, blockDim.x);
-        __syncthreads();
-    }
+    tile_levels<F, DIT>(a, sh, blk, nt::pass_steps(a.t));
     nt::pass_store(a, sh, blk, threadIdx.x, blockDim.x);
 }
 
-/* The H step's fused pass (ntt.cuh CZ_CUDA_NTT_H_FUSE): ai's DIF steps, then
- * ac's DIT steps (the same tile: only the twiddles differ) */
+/* The H step's fused pass (ntt.cuh CZ_CUDA_NTT_H_FUSE): ai's DIF levels, then
+ * ac's DIT levels (the same tile: only the twiddles differ) */
 template <class F>
 __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass_args<F> ai, nt::pass_args<F> ac)
 {
@@ -106,15 +112,9 @@ __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass
     const uint64_t blk = blockIdx.x;
     nt::pass_load(ai, sh, blk, threadIdx.x, blockDim.x);
     __syncthreads();
-    const unsigned steps = nt::pass_steps(ai.t);
-    for (unsigned s = 0; s < steps; s++) {
-        nt::pass_step<F, false, CZ_NTT_PASS_ILP>(ai, sh, blk, s, threadIdx.x, blockDim.x);
-        __syncthreads();
-    }
-    for (unsigned s = 0; s < steps; s++) {
-        nt::pass_step<F, true, CZ_NTT_PASS_ILP>(ac, sh, blk, s, threadIdx.x, blockDim.x);
-        __syncthreads();
-    }
+    const unsigned steps = nt::pass_steps(ai.t); /* (ac.t: the same) */
+    tile_levels<F, false>(ai, sh, blk, steps);
+    tile_levels<F, true>(ac, sh, blk, steps);
     nt::pass_store(ac, sh, blk, threadIdx.x, blockDim.x);
 }
 
