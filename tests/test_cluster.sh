@@ -13,9 +13,9 @@
 #   2. cut off: h2 reaches the database through a TCP relay; the relay is
 #      stopped (SIGSTOP) while h2 holds partitions, past h2's lease. h2 goes
 #      on proving what it holds; the others take it over; once they have and
-#      h2 has proved one of them (its write retried), the relay comes back
-#      and h2's late results are refused by the fence: its log says
-#      so, its metrics count them, the database's attempt rows of h2 are
+#      h2 has proved one of them (its result waiting for the store), the
+#      relay comes back and h2's late results are refused by the fence: its
+#      log says so, its metrics count them, the database's attempt rows of h2 are
 #      "expired" with fenced > 0 and the partition was done by a later
 #      attempt of another host.
 #   3. SIGSTOP: h3 is stopped while it holds partitions, past its lease, then
