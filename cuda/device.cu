@@ -227,6 +227,17 @@ cz_status cz_cuda_scratch(cz_cuda *ctx, size_t bytes, void **out, cz_error *err)
     return cz_cuda_scratch_spare(ctx, bytes, 0, out, &got, err);
 }
 
+/* the scratch given back (before a larger one is taken) */
+static void scratch_drop(cz_cuda *ctx)
+{
+    if (ctx->scratch) cudaFree(ctx->scratch);
+    ctx->scratch = NULL;
+    ctx->scratch_bytes = 0;
+}
+
+/* bytes rounded up to 64 MiB, so that slightly larger calls reuse the scratch */
+static size_t scratch_round(size_t bytes) { return (bytes + ((size_t)64 << 20) - 1) & ~(((size_t)64 << 20) - 1); }
+
 cz_status cz_cuda_scratch_spare(cz_cuda *ctx, size_t bytes, size_t spare, void **out, size_t *got, cz_error *err)
 {
     *out = NULL;
@@ -237,29 +248,22 @@ cz_status cz_cuda_scratch_spare(cz_cuda *ctx, size_t bytes, size_t spare, void *
         /* the spare only where the device has room for it as it is (a
          * block that did not fit is not tried again: each try frees the
          * scratch, and cudaFree waits for the whole device) */
-        if (ctx->scratch) cudaFree(ctx->scratch);
-        ctx->scratch = NULL;
-        ctx->scratch_bytes = 0;
-        const size_t total = bytes + spare, round = (total + ((size_t)64 << 20) - 1) & ~(((size_t)64 << 20) - 1);
-        void *p = NULL;
-        cz_error aerr;
-        cz_error_clear(&aerr);
-        if (cz_resident_alloc(ctx->store, ctx->lane, &p, round, 0, &aerr) == CZ_OK) {
-            ctx->scratch = p;
-            ctx->scratch_bytes = round;
-        } else if (cz_error_clear(&aerr), cz_resident_alloc(ctx->store, ctx->lane, &p, total, 0, &aerr) == CZ_OK) {
-            ctx->scratch = p;
-            ctx->scratch_bytes = total;
-        } else {
-            ctx->spare_failed = total;
+        scratch_drop(ctx);
+        const size_t total = bytes + spare, tries[2] = {scratch_round(total), total};
+        for (int i = 0; i < 2 && !ctx->scratch; i++) {
+            void *p = NULL;
+            cz_error aerr;
+            cz_error_clear(&aerr);
+            if (cz_resident_alloc(ctx->store, ctx->lane, &p, tries[i], 0, &aerr) == CZ_OK) {
+                ctx->scratch = p;
+                ctx->scratch_bytes = tries[i];
+            }
         }
+        if (!ctx->scratch) ctx->spare_failed = total;
     }
     if (bytes > ctx->scratch_bytes) {
-        if (ctx->scratch) cudaFree(ctx->scratch);
-        ctx->scratch = NULL;
-        ctx->scratch_bytes = 0;
-        /* round up to 64 MiB so that slightly larger calls reuse it */
-        size_t want = (bytes + ((size_t)64 << 20) - 1) & ~(((size_t)64 << 20) - 1);
+        scratch_drop(ctx);
+        size_t want = scratch_round(bytes);
         void *p = NULL;
         /* resident blocks and tables are evicted for what the call needs,
          * never for the rounding */

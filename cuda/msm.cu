@@ -816,12 +816,8 @@ template <class T> struct call {
             first_own = first_base && !p.last && entries_bytes<T>(p, sb) <= first_reserved;
             first_len = len;
         }
-        if (off == 0 && first_own) {
-            carver ev = {first_base, 0};
-            carve_var<T>(cv, v, p, sb, &ev);
-        } else {
-            carve_var<T>(cv, v, p, sb);
-        }
+        carver ev = {first_base, 0};
+        carve_var<T>(cv, v, p, sb, off == 0 && first_own ? &ev : NULL);
         /* the chunk after a first one with entries of its own: compacted and
          * sorted on ps beside the first chunk's accumulation */
         ahead = first_own && off > 0 && off == first_len && ps != ctx->compute;
