@@ -93,7 +93,8 @@ struct cz_jobs {
      * unknown), their witnesses moved into the spool; resolved on a tick once
      * the store answers and UNSURE_GRACE_S have passed: a job the store does
      * not know then was not committed and its directory goes (those beyond
-     * UNSURE_MAX, or of a host killed meanwhile, wait for the sweep's hour) */
+     * UNSURE_MAX wait for the sweep's hour). Also the directories this host
+     * made before it started that the store does not know (its first sweep) */
     struct {
         char id[CZ_STORE_ID_MAX];
         double at;
@@ -1134,6 +1135,19 @@ cz_status cz_jobs_hosts(cz_jobs *j, cz_store_host **out, size_t *n, cz_error *er
  * that ended are removed by the host that recorded the end; this sweep
  * (on a host's first tick, then every 10 min) takes those a host killed
  * between the two left behind. */
+/* Remembers a submit whose commit is unknown (for resolve_unsure; once). */
+static void unsure_add(cz_jobs *j, const char *id, double at)
+{
+    pthread_mutex_lock(&j->mu);
+    int have = 0;
+    for (size_t i = 0; i < j->n_unsure && !have; i++) have = !strcmp(j->unsure[i].id, id);
+    if (!have && j->n_unsure < UNSURE_MAX) {
+        snprintf(j->unsure[j->n_unsure].id, sizeof j->unsure[0].id, "%s", id);
+        j->unsure[j->n_unsure++].at = at;
+    }
+    pthread_mutex_unlock(&j->mu);
+}
+
 static int spool_keep_shared(void *ctx, const char *name)
 {
     cz_jobs *j = ctx;
@@ -1143,6 +1157,15 @@ static int spool_keep_shared(void *ctx, const char *name)
     int found = 0;
     if (j->c.store->ops->job_get(j->c.store, name, &sj, &found, NULL) != CZ_OK) return 1;
     if (found) return !cz_job_state_final(sj.state); /* (a job id is never used twice) */
+    /* Made by this host before it started (killed between the move and the store's commit):
+     * no commit of it is in progress any more, but one sent just before the kill may still
+     * land, so it is resolved like a submit the store went away during (UNSURE_GRACE_S from
+     * now). Another host's stays for an hour: its commit may be in progress. */
+    double made;
+    if (cz_spool_job_ours(j->c.spool, name, &made) && made < j->started_at) {
+        unsure_add(j, name, now_s());
+        return 1;
+    }
     struct stat sb;
     return stat(path, &sb) == 0 && (double)sb.st_mtime > now_s() - 3600;
 }
@@ -1498,12 +1521,7 @@ cz_status cz_jobs_submit(cz_jobs *j, const cz_jobs_submit_req *r, cz_store_job *
         if (unsure && nup) {
             for (size_t i = 0; i < r->n; i++)
                 if (r->parts[i].upload) r->parts[i].upload->tmp[0] = '\0'; /* moved (not the caller's to abort) */
-            pthread_mutex_lock(&j->mu);
-            if (j->n_unsure < UNSURE_MAX) {
-                snprintf(j->unsure[j->n_unsure].id, sizeof j->unsure[0].id, "%s", sj.id);
-                j->unsure[j->n_unsure++].at = now_s();
-            }
-            pthread_mutex_unlock(&j->mu);
+            unsure_add(j, sj.id, now_s());
         } else if (st != CZ_OK || *existing) {
             if (nup) { /* not ours after all: the uploads go back for the caller to abort */
                 for (size_t i = 0, q = 0; i < r->n; i++)

@@ -17,6 +17,7 @@
 struct cz_spool {
     char dir[4096];
     char tmpname[80]; /* "tmp", or "tmp-HOST" in a shared spool */
+    char mark[80];    /* "", or ".by-HOST" in a shared spool: the job directories this host made */
     pthread_mutex_t mu;
     uint64_t bytes;
 };
@@ -106,9 +107,10 @@ cz_status cz_spool_open_host(cz_spool **out, const char *dir, const char *host, 
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "spool %s: host name '%s' cannot name a directory", dir, host);
     cz_spool *s = calloc(1, sizeof *s);
     if (!s) return cz_error_set(err, CZ_ERR_NO_MEMORY, "spool: out of memory");
-    if (host)
+    if (host) {
         snprintf(s->tmpname, sizeof s->tmpname, "tmp-%s", host);
-    else
+        snprintf(s->mark, sizeof s->mark, ".by-%s", host);
+    } else
         snprintf(s->tmpname, sizeof s->tmpname, "tmp");
     if (snprintf(s->dir, sizeof s->dir, "%s", dir) >= (int)sizeof s->dir) {
         free(s);
@@ -237,6 +239,17 @@ cz_status cz_spool_commit(cz_spool *s, const char *job, cz_spool_file *files, si
     if (!join(dir, sizeof dir - 32, s->dir, job)) /* room for "/<n>.wtns" */
         return cz_error_set(err, CZ_ERR_IO, "spool: the job directory of %s under %s is too long a path", job, s->dir);
     if (mkdir(dir, 0700) != 0) return cz_error_set(err, CZ_ERR_IO, "spool: cannot create %s: %s", dir, strerror(errno));
+    char mark[4300] = "";
+    if (s->mark[0]) { /* empty: its name says whose (cz_spool_job_ours) */
+        int fd = -1;
+        if (join(mark, sizeof mark, dir, s->mark)) fd = open(mark, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0) {
+            int e = errno;
+            rmdir(dir);
+            return cz_error_set(err, CZ_ERR_IO, "spool: cannot create %s/%s: %s", dir, s->mark, strerror(e));
+        }
+        close(fd);
+    }
     size_t moved = 0;
     for (; moved < n; moved++) {
         char name[32];
@@ -250,6 +263,7 @@ cz_status cz_spool_commit(cz_spool *s, const char *job, cz_spool_file *files, si
     }
     int e = errno;
     for (size_t i = 0; i < moved; i++) rename(paths[i], files[i].tmp); /* back where they were */
+    if (mark[0]) unlink(mark);
     rmdir(dir);
     return cz_error_set(err, CZ_ERR_IO, "spool: cannot move the uploads to %s: %s", dir, strerror(e));
 }
@@ -261,6 +275,18 @@ void cz_spool_remove_job(cz_spool *s, const char *job)
     if (!join(dir, sizeof dir, s->dir, job)) return;
     uint64_t b = remove_dir(dir);
     add_bytes(s, -(int64_t)b);
+}
+
+int cz_spool_job_ours(cz_spool *s, const char *job, double *made)
+{
+    char dir[4200], mark[4300];
+    struct stat st;
+    if (!s->mark[0] || !job || !*job || strchr(job, '/') || is_tmp(job) || job[0] == '.' ||
+        !join(dir, sizeof dir, s->dir, job) || !join(mark, sizeof mark, dir, s->mark) || lstat(mark, &st) != 0 ||
+        !S_ISREG(st.st_mode))
+        return 0;
+    *made = (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec * 1e-9;
+    return 1;
 }
 
 void cz_spool_gc(cz_spool *s, int (*keep)(void *ctx, const char *job), void *ctx)

@@ -11,7 +11,9 @@
  * store) or is deleted. On start, cz_spool_open empties tmp/ (uploads of
  * requests that were never accepted) and cz_spool_gc removes job
  * directories the store does not know (a crash between the move and the
- * commit of the store).
+ * commit of the store). In a shared spool each job directory holds an empty
+ * ".by-HOST", so that a host started again can tell its own from the others'
+ * (whose commits may be in progress).
  *
  * The spool counts its bytes (committed plus uploads in progress) so the
  * daemon can refuse uploads past its limit. Thread-safe.
@@ -56,6 +58,11 @@ void cz_spool_abort(cz_spool_file *f);
  * is left and the uploads stay where they were (the caller aborts them). */
 cz_status cz_spool_commit(cz_spool *s, const char *job, cz_spool_file *files, size_t n, char (*paths)[4200],
                           cz_error *err);
+/* In a shared spool: 1 when the job's directory was made by this host
+ * (cz_spool_commit leaves an empty ".by-HOST" in it), with *made the time it
+ * did (seconds since the epoch); 0 for another host's, in a spool of one host,
+ * or when there is no such directory. */
+int cz_spool_job_ours(cz_spool *s, const char *job, double *made);
 /* Removes the directory of a job (no-op when there is none). */
 void cz_spool_remove_job(cz_spool *s, const char *job);
 /* Removes every job directory for which keep(ctx, name) is 0. */

@@ -9,7 +9,11 @@
 # which answers with the same job) while:
 #   1. kill -9: host h1 is killed while it holds running partitions (seen in
 #      the database); the others take them over when its leases run out
-#      (attempt + 1); h1 is started again and rejoins.
+#      (attempt + 1); h1 is started again and rejoins. Then h1 is killed
+#      between an upload's move into the shared spool and its commit (a
+#      trigger holds the INSERT): started again, h1 finds the directory its
+#      own, made before it started, and removes it once the store, 10 s on,
+#      does not know the job (another host's would stay for an hour).
 #   2. cut off: h2 reaches the database through a TCP relay; the relay is
 #      stopped (SIGSTOP) while h2 holds partitions, past h2's lease. h2 goes
 #      on proving what it holds; the others take it over; once they have and
@@ -246,6 +250,45 @@ else
   bad "h1 never held a running partition"
 fi
 
+# ---- 1b. kill -9 between an upload's move into the spool and its commit ----
+# A trigger holds the INSERT of chosen idempotency keys (the backend's
+# application_name then names the job) until the server stops or the test
+# ends the backend. h1, killed while it holds killed-1's, leaves a directory
+# the store never gets; started again, h1 finds it its own (an earlier run's)
+# on its first sweep and removes it 10 s later, the store not knowing the job
+# (checked with the spool below). Another host's such directory would stay
+# for an hour (its commit may be in progress).
+q "CREATE FUNCTION test_hold() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN
+     PERFORM set_config('application_name', NEW.id, false); PERFORM pg_sleep(30); RETURN NEW; END \$\$;
+   CREATE TRIGGER test_hold BEFORE INSERT ON jobs FOR EACH ROW WHEN (NEW.idem_key IN ('killed-1', 'outage-3'))
+     EXECUTE FUNCTION test_hold()" >/dev/null
+# held_job: the job whose INSERT the trigger holds now (up to 10 s)
+held_job() {
+  local h= i
+  for i in $(seq 200); do
+    h=$(q "SELECT application_name FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND application_name LIKE 'j_%'")
+    [ -n "$h" ] && break
+    sleep 0.05
+  done
+  echo "$h"
+}
+say "1b. kill -9 h1 between an upload's move into the spool and its commit"
+curl -s -o /dev/null -X POST "$(url h1)/v1/proofs" \
+  -F "job={\"key\": \"$allow/poseidon/circuit.zkey\", \"idempotency_key\": \"killed-1\"};type=application/json" \
+  -F "witness=@$allow/poseidon/witness.wtns" 2>/dev/null &
+killed_pid=$!
+killed=$(held_job)
+{ kill -9 "${DPID[h1]}"; wait "${DPID[h1]}"; } 2>/dev/null
+wait $killed_pid 2>/dev/null
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '$killed'" >/dev/null
+killed_dir=$tmp/spool/$killed
+if [ -n "$killed" ] && [ -f "$killed_dir/.by-h1" ] && [ -f "$killed_dir/0.wtns" ] &&
+  [ "$(q "SELECT count(*) FROM jobs WHERE id = '$killed' OR idem_key = 'killed-1'")" = 0 ]; then ok; else
+  bad "the upload h1 was killed committing ('$killed') left no directory of h1's unknown to the store"
+fi
+check start_host h1 "$STORE"
+say "   h1 killed with job $killed's witness in the spool, not in the store; h1 restarted"
+
 # ---- 2. h2 cut off from the database past its lease ----
 say "2. h2 cut off from the database (its relay stopped) past its lease"
 if freeze h2 'kill -STOP "$relay_pid"' 'kill -CONT "$relay_pid"; sleep 0.5'; then
@@ -308,23 +351,15 @@ say "4. the database stopped and started again during the stream"
 sleep 1
 exp_before=$(q "SELECT count(*) FROM attempts WHERE outcome = 'expired'")
 # a submit with an upload caught by the outage between moving its witness into
-# the spool and its commit: a trigger holds its INSERT (idempotency key
+# the spool and its commit: the trigger (1b) holds its INSERT (idempotency key
 # outage-3) until the server stops. Committed or not is unknown to h1 then;
 # the directory stays until h1, the store answering again, finds the job
 # unknown (checked with the spool below)
-q "CREATE FUNCTION test_hold() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN
-     PERFORM set_config('application_name', NEW.id, false); PERFORM pg_sleep(30); RETURN NEW; END \$\$;
-   CREATE TRIGGER test_hold BEFORE INSERT ON jobs FOR EACH ROW WHEN (NEW.idem_key = 'outage-3') EXECUTE FUNCTION test_hold()" >/dev/null
 curl -s -o "$tmp/sub3.json" -w '%{http_code}' -X POST "$(url h1)/v1/proofs" \
   -F "job={\"key\": \"$allow/poseidon/circuit.zkey\", \"idempotency_key\": \"outage-3\"};type=application/json" \
   -F "witness=@$allow/poseidon/witness.wtns" >"$tmp/sub3.code" &
 held_pid=$!
-held=
-for _ in $(seq 200); do
-  held=$(q "SELECT application_name FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND application_name LIKE 'j_%'")
-  [ -n "$held" ] && break
-  sleep 0.05
-done
+held=$(held_job)
 held_dir=$tmp/spool/$held
 pg_stop fast
 wait $held_pid
@@ -436,7 +471,8 @@ rm -rf "$tmp/spool/j_notyet"
 for _ in $(seq 300); do [ "$(spool_jobs | wc -l)" = 0 ] && break; sleep 0.1; done
 nc=$(cat "$tmp"/h?.log | grep -c 'not committed')
 say "   submits found not committed and their spooled witnesses removed: $nc"
-if [ -n "$held" ] && [ "$nc" -ge 1 ] && [ ! -d "$held_dir" ]; then ok; else bad "the interrupted upload's directory was not found not committed and removed ($nc; '$held')"; fi
+if [ -n "$held" ] && grep -q "job $held not committed" "$tmp/h1.log" && [ ! -d "$held_dir" ]; then ok; else bad "the interrupted upload's directory was not found not committed and removed ($nc; '$held')"; fi
+if [ -n "$killed" ] && grep -q "job $killed not committed" "$tmp/h1.log" && [ ! -d "$killed_dir" ]; then ok; else bad "the directory h1 left when killed committing ('$killed') was not found its own and removed after its restart"; fi
 left=$(spool_jobs | wc -l)
 if [ "$left" = 0 ]; then ok; else bad "$left job directories left in the shared spool after h3's sweep ($early when the clients ended): $(spool_jobs | head -3 | tr '\n' ' ')"; fi
 # a built-in circuit's job (circuit/native.h; its partitions spooled as circuit
