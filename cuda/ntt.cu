@@ -83,9 +83,10 @@ template <class F, bool DIT> __global__ void k_level(F *x, nt::tw_t<F> tw, unsig
 #endif
 /* A tile's levels of a pass (steps: nt::pass_steps(a.t)), a radix-4 step between two barriers each */
 template <class F, bool DIT>
-__device__ __forceinline__ void tile_levels(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned steps)
+__device__ __forceinline__ void tile_levels(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned from,
+                                            unsigned steps)
 {
-    for (unsigned s = 0; s < steps; s++) {
+    for (unsigned s = from; s < steps; s++) {
         nt::pass_step<F, DIT, CZ_NTT_PASS_ILP>(a, sh, blk, s, threadIdx.x, blockDim.x);
         __syncthreads();
     }
@@ -98,14 +99,16 @@ template <class F, bool DIT> __global__ void __launch_bounds__(256, CZ_NTT_PASS_
     const uint64_t blk = blockIdx.x;
     nt::pass_load(a, sh, blk, threadIdx.x, blockDim.x);
     __syncthreads();
-    tile_levels<F, DIT>(a, sh, blk, nt::pass_steps(a.t));
+    tile_levels<F, DIT>(a, sh, blk, 0, nt::pass_steps(a.t));
     nt::pass_store(a, sh, blk, threadIdx.x, blockDim.x);
 }
 
 /* The H step's fused pass (ntt.cuh CZ_CUDA_NTT_H_FUSE): ai's DIF levels, then
- * ac's DIT levels (the same tile: only the twiddles differ) */
-template <class F>
-__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass_args<F> ai, nt::pass_args<F> ac)
+ * ac's DIT levels (the same tile: only the twiddles differ); MID: the DIF's
+ * last step and the DIT's first in one (ntt.cuh CZ_CUDA_NTT_H_MID, m =
+ * h_mid_const) */
+template <class F, bool MID>
+__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass_args<F> ai, nt::pass_args<F> ac, F m)
 {
     extern __shared__ uint4 k_pass_h_sh[];
     uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_h_sh);
@@ -113,8 +116,15 @@ __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass
     nt::pass_load(ai, sh, blk, threadIdx.x, blockDim.x);
     __syncthreads();
     const unsigned steps = nt::pass_steps(ai.t); /* (ac.t: the same) */
-    tile_levels<F, false>(ai, sh, blk, steps);
-    tile_levels<F, true>(ac, sh, blk, steps);
+    if (MID) {
+        tile_levels<F, false>(ai, sh, blk, 0, steps - 1);
+        nt::pass_step_h_mid<F, CZ_CUDA_NTT_TRIVIAL_TW>(ai, ac, m, sh, threadIdx.x, blockDim.x);
+        __syncthreads();
+        tile_levels<F, true>(ac, sh, blk, 1, steps);
+    } else {
+        tile_levels<F, false>(ai, sh, blk, 0, steps);
+        tile_levels<F, true>(ac, sh, blk, 0, steps);
+    }
     nt::pass_store(ac, sh, blk, threadIdx.x, blockDim.x);
 }
 
@@ -205,7 +215,11 @@ template <class F> static cz_status pass_smem_setup(cz_cuda *ctx, size_t bytes, 
     if (bytes <= 48 * 1024) return CZ_OK;
     CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-    CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass_h<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    CZ_CUDA_TRY(ctx, err,
+                cudaFuncSetAttribute(k_pass_h<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    if constexpr (CZ_CUDA_NTT_H_MID)
+        CZ_CUDA_TRY(ctx, err,
+                    cudaFuncSetAttribute(k_pass_h<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     return CZ_OK;
 }
 
@@ -431,7 +445,15 @@ template <class F> struct gpu_exec {
         if (tw2) {
             nt::pass_args<F> a2 = a;
             a2.tw = *tw2;
-            k_pass_h<F><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, a2);
+            const F m = nt::h_mid_const(tw, *tw2);
+            if constexpr (CZ_CUDA_NTT_H_MID) {
+                if (nt::pass_h_mid_ok<F, CZ_CUDA_NTT_TRIVIAL_TW>(p.t, *tw2))
+                    k_pass_h<F, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, a2, m);
+                else
+                    k_pass_h<F, false><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, a2, m);
+            } else {
+                k_pass_h<F, false><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, a2, m);
+            }
         } else if (dit) {
             k_pass<F, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a);
         } else {
@@ -623,7 +645,8 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
             if (i == 2) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[1], ctx->h2d));
             CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, s->ev_up[i], 0));
         }
-        if (k > 0 && (st = nt::run_h_array(ex, x[i], tw_inv, tw_cos, cfg->simple ? NULL : &pl)) != CZ_OK) return st;
+        if (k > 0 && (st = nt::run_h_array(ex, x[i], nt::h_tw_inv(tw_inv, i), tw_cos, cfg->simple ? NULL : &pl)) != CZ_OK)
+            return st;
     }
     if ((st = pointwise_dev<F>(ctx, x[0], x[1], x[2], k, err)) != CZ_OK) return st;
     if (!host) return CZ_OK;
