@@ -19,7 +19,9 @@
  *    simple path and sizes below 2^8 swap element by element, k_bitrev),
  *    k_pass_h (the H step's lowest pass of the inverse transform and of the
  *    coset one on one load of the tile, ntt.cuh CZ_CUDA_NTT_H_FUSE),
- *    k_pointwise (a = a b - c) and k_table (builds a twiddle table).
+ *    k_pass_pw (c's last pass of the H step with the pointwise step in its
+ *    store, ntt.cuh CZ_CUDA_NTT_H_PW), k_pointwise (a = a b - c) and k_table
+ *    (builds a twiddle table).
  *  - Tables: per (curve, log_n, kind) in device memory, cached in
  *    ctx->ntt_state (at most NTT_MAX_TABLES and an eighth of the VRAM beyond
  *    the tables of the current call, least recently used evicted first; all
@@ -41,9 +43,10 @@
  *
  * TODO(H200 tuning): radix 8 (three levels per round trip) once the
  * registers allow it, tile 12 with 512 threads, multi-threaded host copies
- * for pageable memory, and fusing the pointwise step into the last DIT pass
- * of c. (The ALU, adds and conditional selects, was the busiest pipe before
- * the lazy butterflies: ncu, bench/RESULTS.md.)
+ * for pageable memory. Built, not measured yet (ntt.cuh, each off):
+ * CZ_CUDA_NTT_TRIVIAL_TW, CZ_CUDA_NTT_H_MID, CZ_CUDA_NTT_H_SCALE_B,
+ * CZ_CUDA_NTT_H_PW. (The ALU, adds and conditional selects, was the busiest
+ * pipe before the lazy butterflies: ncu, bench/RESULTS.md.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +129,20 @@ __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass
         tile_levels<F, true>(ac, sh, blk, 0, steps);
     }
     nt::pass_store(ac, sh, blk, threadIdx.x, blockDim.x);
+}
+
+/* The H step's last pass of c with the pointwise step in its store
+ * (ntt.cuh CZ_CUDA_NTT_H_PW): pa = pa pb - c */
+template <class F>
+__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_pw(nt::pass_args<F> a, F *pa, const F *pb)
+{
+    extern __shared__ uint4 k_pass_pw_sh[];
+    uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_pw_sh);
+    const uint64_t blk = blockIdx.x;
+    nt::pass_load(a, sh, blk, threadIdx.x, blockDim.x);
+    __syncthreads();
+    tile_levels<F, true>(a, sh, blk, 0, nt::pass_steps(a.t));
+    nt::pass_store_pw(a, sh, blk, threadIdx.x, blockDim.x, pa, pb);
 }
 
 template <class F> __global__ void k_bitrev(F *x, unsigned k, uint64_t n)
@@ -220,6 +237,8 @@ template <class F> static cz_status pass_smem_setup(cz_cuda *ctx, size_t bytes, 
     if constexpr (CZ_CUDA_NTT_H_MID)
         CZ_CUDA_TRY(ctx, err,
                     cudaFuncSetAttribute(k_pass_h<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    if constexpr (CZ_CUDA_NTT_H_PW)
+        CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass_pw<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     return CZ_OK;
 }
 
@@ -406,6 +425,8 @@ template <class F> struct gpu_exec {
     cz_cuda *ctx;
     cz_error *err;
     bool simple; /* CZ_GPU_NTT=simple: the per-level kernels and the element-wise bit reversal */
+    F *pw_a = NULL; /* pass_pw's, during its launch */
+    const F *pw_b = NULL;
 
     cz_status level(F *x, const nt::tw_t<F> &tw, unsigned b, bool dit)
     {
@@ -421,6 +442,16 @@ template <class F> struct gpu_exec {
     cz_status pass(F *x, const nt::tw_t<F> &tw, const nt::pass_t &p, bool dit)
     {
         return launch_pass(x, tw, NULL, p, dit);
+    }
+    /* the H step's last pass of c with the pointwise step (ntt.cuh run_h_array) */
+    cz_status pass_pw(F *x, const nt::tw_t<F> &tw, const nt::pass_t &p, F *pa, const F *pb)
+    {
+        pw_a = pa;
+        pw_b = pb;
+        cz_status st = launch_pass(x, tw, NULL, p, true);
+        pw_a = NULL;
+        pw_b = NULL;
+        return st;
     }
     /* the H step's fused pass: DIF with tw, then DIT with *tw2 (ntt.cuh run_h_array) */
     cz_status pass_h(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> &tw2, const nt::pass_t &p)
@@ -454,6 +485,11 @@ template <class F> struct gpu_exec {
             } else {
                 k_pass_h<F, false><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, a2, m);
             }
+        } else if (dit && pw_a) {
+            if constexpr (CZ_CUDA_NTT_H_PW)
+                k_pass_pw<F><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, pw_a, pw_b);
+            else
+                return cz_error_set(err, CZ_ERR_INTERNAL, "NTT: the pointwise pass is not built (CZ_CUDA_NTT_H_PW)");
         } else if (dit) {
             k_pass<F, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a);
         } else {
@@ -638,6 +674,7 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
     gpu_exec<F> ex = {ctx, err, cfg->simple != 0};
     s->last_up_s = 0;
     s->last_up_bytes = 0;
+    bool pw_done = false; /* the pointwise step in c's last pass */
     if (host) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[0], ctx->h2d));
     for (int i = 0; i < 3; i++) {
         if (host) {
@@ -645,10 +682,13 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
             if (i == 2) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[1], ctx->h2d));
             CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, s->ev_up[i], 0));
         }
-        if (k > 0 && (st = nt::run_h_array(ex, x[i], nt::h_tw_inv(tw_inv, i), tw_cos, cfg->simple ? NULL : &pl)) != CZ_OK)
-            return st;
+        const bool pw = i == 2 && CZ_CUDA_NTT_H_PW && nt::h_pw_ok(cfg->simple ? NULL : &pl, CZ_CUDA_NTT_H_FUSE);
+        if (k > 0 && (st = nt::run_h_array(ex, x[i], nt::h_tw_inv(tw_inv, i), tw_cos, cfg->simple ? NULL : &pl,
+                                           CZ_CUDA_NTT_H_FUSE, pw ? x[0] : NULL, pw ? x[1] : NULL)) != CZ_OK)
+            return st; /* (pw only where h_pw_ok: the executor set err) */
+        if (pw) pw_done = true;
     }
-    if ((st = pointwise_dev<F>(ctx, x[0], x[1], x[2], k, err)) != CZ_OK) return st;
+    if (!pw_done && (st = pointwise_dev<F>(ctx, x[0], x[1], x[2], k, err)) != CZ_OK) return st;
     if (!host) return CZ_OK;
     /* the kernels are queued: resident blocks still pending (the prover's
      * witness) are copied now, behind them (after the staging copies of

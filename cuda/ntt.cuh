@@ -696,6 +696,20 @@ CZ_HD void pass_step_h_mid(const pass_args<F> &ai, const pass_args<F> &ac, const
     }
 }
 
+/* The H step's last pass of c with the pointwise step in its store
+ * (CZ_CUDA_NTT_H_PW): pa[i] = pa[i] pb[i] - c_i for the tile's elements
+ * (pa, pb: a and b, transformed; the tile: c's coset values, not stored). */
+template <class F>
+CZ_HD void pass_store_pw(const pass_args<F> &a, const uint32_t *sh, uint64_t blk, uint32_t tid, uint32_t nthr, F *pa,
+                         const F *pb)
+{
+    const uint32_t E = pass_elems(a);
+    for (uint32_t e = tid; e < E; e += nthr) {
+        const uint64_t g = pass_gidx(a, blk, e);
+        store_el(pa + g, load_el(pa + g) * load_el(pb + g) - sh_get<F>(sh, E, pass_sw(e)).reduced());
+    }
+}
+
 /* Threads per block of a pass kernel. */
 static inline uint32_t pass_threads(uint32_t E) { return E / 2 < 256 ? (E / 2 ? E / 2 : 1) : 256; }
 
@@ -957,26 +971,43 @@ template <class F> static inline tw_t<F> h_tw_inv(const tw_t<F> &tw_inv, int i, 
     return w;
 }
 
+/* 1: the H step's pointwise step (h = a b - c into a) in the store of c's
+ * last pass (X::pass_pw, ntt.cu k_pass_pw) instead of a kernel of its own:
+ * c's coset values are never stored and read back, 1 GB of 4.8 fewer at
+ * 2^24 in the pointwise step and that pass. Where the plan has no plain
+ * last pass (one pass, fused) the pointwise kernel runs (h_pw_ok). Not
+ * measured yet: 0. */
+#ifndef CZ_CUDA_NTT_H_PW
+#define CZ_CUDA_NTT_H_PW 0
+#endif
+static inline bool h_pw_ok(const plan_t *pl, bool fuse) { return pl && pl->k > 0 && pl->npass >= (fuse ? 2u : 1u); }
+
 /* The H step's transforms of one array: values -> coefficients (bit-reversed,
  * scaled) -> natural values on the coset. tw_inv: make_tw(TAB_INV, scale 1),
  * tw_cos: make_tw(TAB_COSET_FWD, scale 0). With passes and fuse
- * (CZ_CUDA_NTT_H_FUSE), through X::pass_h(x, tw_inv, tw_cos, pass). */
+ * (CZ_CUDA_NTT_H_FUSE), through X::pass_h(x, tw_inv, tw_cos, pass). With pw_a
+ * (c's transforms; needs h_pw_ok(pl, fuse)): the last pass through
+ * X::pass_pw(x, tw_cos, pass, pw_a, pw_b), h = pw_a pw_b - c into pw_a. */
 template <class F, class X>
 static inline cz_status run_h_array(X &ex, F *x, const tw_t<F> &tw_inv, const tw_t<F> &tw_cos, const plan_t *pl,
-                                    bool fuse = CZ_CUDA_NTT_H_FUSE)
+                                    bool fuse = CZ_CUDA_NTT_H_FUSE, F *pw_a = NULL, const F *pw_b = NULL)
 {
     if (tw_inv.k == 0) return CZ_OK;
+    if (pw_a && !h_pw_ok(pl, fuse)) return CZ_ERR_INTERNAL;
     cz_status st = CZ_OK;
+    unsigned first = 0; /* the coset transform's first plain pass */
     if (fuse && pl) {
         for (unsigned i = pl->npass; i-- > 1 && st == CZ_OK;)
             st = ex.pass(x, tw_inv, pl->p[i], false);
         if (st == CZ_OK) st = ex.pass_h(x, tw_inv, tw_cos, pl->p[0]);
-        for (unsigned i = 1; i < pl->npass && st == CZ_OK; i++)
-            st = ex.pass(x, tw_cos, pl->p[i], true);
-        return st;
+        first = 1;
+    } else {
+        st = run_network(ex, x, tw_inv, false, pl);
+        if (!pl) return st == CZ_OK ? run_network(ex, x, tw_cos, true, pl) : st;
     }
-    if ((st = run_network(ex, x, tw_inv, false, pl)) != CZ_OK) return st;
-    return run_network(ex, x, tw_cos, true, pl);
+    for (unsigned i = first; i < pl->npass && st == CZ_OK; i++)
+        st = pw_a && i + 1 == pl->npass ? ex.pass_pw(x, tw_cos, pl->p[i], pw_a, pw_b) : ex.pass(x, tw_cos, pl->p[i], true);
+    return st;
 }
 
 } // namespace ntt

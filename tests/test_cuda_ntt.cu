@@ -178,6 +178,20 @@ template <class F> struct host_exec {
     {
         return run_pass(x, tw, &tw2, p, false);
     }
+    /* the H step's last pass of c with the pointwise step (k_pass_pw) */
+    F *pw_a = NULL;
+    const F *pw_b = NULL;
+    long pws = 0;
+    cz_status pass_pw(F *x, const nt::tw_t<F> &tw, const nt::pass_t &p, F *pa, const F *pb)
+    {
+        pw_a = pa;
+        pw_b = pb;
+        pws++;
+        cz_status st = run_pass(x, tw, NULL, p, true);
+        pw_a = NULL;
+        pw_b = NULL;
+        return st;
+    }
     template <bool TRIV> void step(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned st, uint32_t t,
                                    uint32_t thr, bool dit)
     {
@@ -238,7 +252,10 @@ template <class F> struct host_exec {
                 if (tw2) steps(a2, sh.data(), blk, thr, true, 0, S);
             }
             for (uint32_t t = 0; t < thr; t++)
-                nt::pass_store(a2, sh.data(), blk, t, thr);
+                if (pw_a)
+                    nt::pass_store_pw(a2, sh.data(), blk, t, thr, pw_a, pw_b);
+                else
+                    nt::pass_store(a2, sh.data(), blk, t, thr);
         }
         return CZ_OK;
     }
@@ -504,26 +521,35 @@ template <class F> static void test_compute_h(void)
         ti.k = tcs.k = k;
         /* the switches of the H step: fused pass (CZ_CUDA_NTT_H_FUSE), no
          * product for twiddle 1 (CZ_CUDA_NTT_TRIVIAL_TW), merged middle
-         * (CZ_CUDA_NTT_H_MID), a unscaled and b by 1/n^2 (CZ_CUDA_NTT_H_SCALE_B) */
-        static const int VARS[][4] = {{0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 1}, {1, 1, 0, 0},
-                                      {1, 1, 1, 1}, {1, 0, 1, 0}, {1, 1, 1, 0}};
+         * (CZ_CUDA_NTT_H_MID), a unscaled and b by 1/n^2 (CZ_CUDA_NTT_H_SCALE_B),
+         * the pointwise step in c's last pass (CZ_CUDA_NTT_H_PW) */
+        static const int VARS[][5] = {{0, 0, 0, 0, 0}, {1, 0, 0, 0, 0}, {0, 1, 0, 1, 1}, {1, 1, 0, 0, 0},
+                                      {1, 1, 1, 1, 1}, {1, 0, 1, 0, 1}, {1, 1, 1, 0, 0}, {0, 0, 0, 0, 1}};
         for (int v = -1; v < NPLANS; v++)
             for (const int *var : VARS) {
                 const int fuse = var[0];
-                if (v < 0 && (fuse || var[1] || var[2])) continue;
+                if (v < 0 && (fuse || var[1] || var[2] || var[4])) continue;
                 std::vector<F> x[3] = {a, b, c};
                 /* every other plan with two quadruples per thread */
                 host_exec<F> ex = {0, false, 1 + (v & 1), var[1] != 0, var[2] != 0};
                 nt::plan_t pl;
                 if (v >= 0) nt::make_plan(&pl, k, PLANS[v][0], PLANS[v][1]);
+                const bool pw = var[4] && nt::h_pw_ok(v >= 0 ? &pl : NULL, fuse != 0);
                 for (int i = 0; i < 3; i++)
                     CHECK(nt::run_h_array(ex, x[i].data(), nt::h_tw_inv(ti, i, var[3] != 0), tcs, v >= 0 ? &pl : NULL,
-                                          fuse != 0) == CZ_OK);
-                for (size_t i = 0; i < n; i++)
-                    nt::pointwise(x[0].data(), x[1].data(), x[2].data(), i);
-                CHECK_MSG(memcmp(x[0].data(), wa.data(), n * sizeof(F)) == 0, "%s H step 2^%u, %s%s%s%s", P::name(), k,
-                          v < 0 ? "simple" : fuse ? "passes, fused" : "passes", var[1] ? ", no product for twiddle 1" : "",
-                          var[2] ? ", merged middle" : "", var[3] ? ", a unscaled and b by 1/n^2" : "");
+                                          fuse != 0, pw && i == 2 ? x[0].data() : NULL,
+                                          pw && i == 2 ? x[1].data() : NULL) == CZ_OK);
+                if (pw) {
+                    CHECK(ex.pws == 1);
+                } else {
+                    CHECK(ex.pws == 0 && (!var[4] || k == 0 || pl.npass == 1)); /* (fused and one pass: the kernel) */
+                    for (size_t i = 0; i < n; i++)
+                        nt::pointwise(x[0].data(), x[1].data(), x[2].data(), i);
+                }
+                CHECK_MSG(memcmp(x[0].data(), wa.data(), n * sizeof(F)) == 0, "%s H step 2^%u, %s%s%s%s%s", P::name(),
+                          k, v < 0 ? "simple" : fuse ? "passes, fused" : "passes", var[1] ? ", no product for twiddle 1" : "",
+                          var[2] ? ", merged middle" : "", var[3] ? ", a unscaled and b by 1/n^2" : "",
+                          pw ? ", pointwise in c's last pass" : "");
                 if (k > 0) CHECK(ex.launches == 3 * (v < 0 ? 2 * (long)k : 2 * (long)pl.npass - fuse));
                 /* the merged middle ran wherever it applies: every block of pass 0 of t >= 2 levels
                  * (t even, or with TRIV) */
