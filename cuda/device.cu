@@ -244,12 +244,17 @@ cz_status cz_cuda_scratch_spare(cz_cuda *ctx, size_t bytes, size_t spare, void *
     *got = 0;
     if (bytes == 0) bytes = 256;
     if (bytes > ctx->scratch_asked) ctx->scratch_asked = bytes;
-    if (spare && bytes + spare > ctx->scratch_bytes && (!ctx->spare_failed || bytes + spare < ctx->spare_failed)) {
-        /* the spare only where the device has room for it as it is (a
-         * block that did not fit is not tried again: each try frees the
-         * scratch, and cudaFree waits for the whole device) */
+    const size_t total = bytes + spare;
+    size_t f = 0, t = 0;
+    if (spare && total > ctx->scratch_bytes && cudaMemGetInfo(&f, &t) == cudaSuccess && f + ctx->scratch_bytes >= total &&
+        (!ctx->spare_failed || total < ctx->spare_failed || f > ctx->spare_free)) {
+        /* the spare only where the device has room for it as it is: free
+         * memory enough with the scratch given back, and no eviction (a
+         * block that did not fit anyway is tried again only once more memory
+         * is free than then: each try frees the scratch, and cudaFree waits
+         * for the whole device) */
         scratch_drop(ctx);
-        const size_t total = bytes + spare, tries[2] = {scratch_round(total), total};
+        const size_t tries[2] = {scratch_round(total), total};
         for (int i = 0; i < 2 && !ctx->scratch; i++) {
             void *p = NULL;
             cz_error aerr;
@@ -259,7 +264,10 @@ cz_status cz_cuda_scratch_spare(cz_cuda *ctx, size_t bytes, size_t spare, void *
                 ctx->scratch_bytes = tries[i];
             }
         }
-        if (!ctx->scratch) ctx->spare_failed = total;
+        if (!ctx->scratch) {
+            ctx->spare_failed = total;
+            ctx->spare_free = f;
+        }
     }
     if (bytes > ctx->scratch_bytes) {
         scratch_drop(ctx);

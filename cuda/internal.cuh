@@ -25,6 +25,7 @@ struct cz_cuda {
     size_t scratch_bytes;
     size_t scratch_asked; /* the largest request since cz_cuda_scratch_mark */
     size_t spare_failed;  /* the smallest block with a spare that did not fit (0: none; cz_cuda_scratch_spare) */
+    size_t spare_free;    /* the device's free bytes then */
     /* pinned host staging buffers (double-buffered streamed uploads) */
     void *pinned[2];
     size_t pinned_bytes;

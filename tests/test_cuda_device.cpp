@@ -10,7 +10,8 @@
  * one copy; a flush copies the context's own pending blocks only; a fill
  * puts a device result into the block kept over its host array with no
  * upload; a context's scratch evicts the other's idle blocks but not one
- * its call has busy; a failed upload drops the block (the MSM would
+ * its call has busy, and its optional spare evicts nothing and is given
+ * once the device has room for it; a failed upload drops the block (the MSM would
  * stream); releases and closes free exactly what nobody else keeps, and
  * the fake device holds nothing at the end.
  */
@@ -30,6 +31,7 @@ static std::map<void *, size_t> shim_host;      /* cudaHostAlloc'd */
 static size_t shim_h2d_bytes, shim_h2d_calls, shim_d2d_bytes;
 static const void *shim_h2d_src; /* the source of the last host-to-device copy */
 static int shim_fail_h2d;                       /* 1: host-to-device copies fail */
+static size_t shim_frees;                       /* cudaFree calls of device memory */
 
 extern "C" {
 cudaError_t cudaGetDeviceCount(int *n)
@@ -66,6 +68,7 @@ cudaError_t cudaFree(void *p)
     auto it = shim_dev.find(p);
     if (it == shim_dev.end()) return cudaErrorInvalidValue;
     memset(p, 0xdd, it->second);
+    shim_frees++;
     shim_used -= it->second;
     shim_dev.erase(it);
     free(p);
@@ -288,6 +291,44 @@ int main(void)
         free(x);
     }
 
+    /* the scratch's spare (cz_cuda_scratch_spare, the MSM's second chunk
+     * sorted ahead): only where the device has room for it as it is, with no
+     * block evicted and, without that room, the scratch not given back for
+     * nothing; given once the room is there */
+    {
+        uint8_t *x = (uint8_t *)malloc(16 * MIB);
+        fill_pattern(x, 16 * MIB, 6);
+        cz_error_clear(&err);
+        CHECK(cz_cuda_bases_pin_later(c1, x, 16 * MIB, &err) == CZ_OK);
+        CHECK(cz_cuda_bases_lookup(c1, x, 16 * MIB, NULL, NULL) != NULL); /* uploaded */
+        cz_cuda_call_done(c1);                                            /* idle: evictable */
+        const size_t have = c2->scratch_bytes;
+        void *s0 = NULL, *s1 = NULL;
+        size_t got = 1;
+        CHECK(cz_cuda_scratch_spare(c2, have / 2, have / 2, &s0, &got, &err) == CZ_OK && got == have / 2 &&
+              s0 == c2->scratch && c2->scratch_bytes == have); /* within the scratch */
+        const size_t spare = shim_cap - used() + MIB;             /* more than is free beside the scratch */
+        const size_t frees = shim_frees;
+        got = 1;
+        CHECK(cz_cuda_scratch_spare(c2, have, spare, &s1, &got, &err) == CZ_OK && got == 0 && s1 == s0 &&
+              c2->scratch_bytes == have && shim_frees == frees); /* (the scratch not given back) */
+        const uint8_t *dx = (const uint8_t *)cz_cuda_bases_lookup(c1, x, 16 * MIB, NULL, NULL);
+        CHECK(dx && memcmp(dx, x, 16 * MIB) == 0); /* not evicted for it */
+        cz_cuda_call_done(c1);
+        got = 0;
+        CHECK(cz_cuda_scratch_spare(c2, have, spare, &s1, &got, &err) == CZ_OK && got == 0 && s1 == s0 &&
+              shim_frees == frees); /* again */
+        /* room now (with the 64 MiB rounding, and for what follows: the key again, 8 MiB) */
+        shim_cap += 2 * MIB + 64 * MIB + kb + 8 * MIB;
+        CHECK(cz_cuda_scratch_spare(c2, have, spare, &s1, &got, &err) == CZ_OK && got == spare && s1 == c2->scratch &&
+              c2->scratch_bytes >= have + spare);
+        dx = (const uint8_t *)cz_cuda_bases_lookup(c1, x, 16 * MIB, NULL, NULL);
+        CHECK(dx && memcmp(dx, x, 16 * MIB) == 0); /* still not evicted */
+        cz_cuda_call_done(c1);
+        cz_cuda_bases_release(c1, x);
+        free(x);
+    }
+
     /* a failed upload drops the block (the MSM then streams) */
     uint8_t *w2 = (uint8_t *)malloc(MIB);
     cz_error_clear(&err);
@@ -311,7 +352,8 @@ int main(void)
     CHECK(strstr(cz_error_msg(&err), "do not fit") != NULL);
 
     /* releases and closes: what nobody else keeps goes */
-    CHECK(cz_cuda_bases_pin_later(c1, key, kb, &err) == CZ_OK);
+    cz_error_clear(&err);
+    CHECK_MSG(cz_cuda_bases_pin_later(c1, key, kb, &err) == CZ_OK, "%s (used %zu of %zu)", cz_error_msg(&err), used(), shim_cap);
     CHECK(cz_cuda_bases_pin_later(c2, key, kb, &err) == CZ_OK);
     const size_t r0 = cz_cuda_bases_resident(c1);
     cz_cuda_bases_release(c1, key);
