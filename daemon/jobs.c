@@ -1128,13 +1128,6 @@ cz_status cz_jobs_hosts(cz_jobs *j, cz_store_host **out, size_t *n, cz_error *er
     return j->c.store->ops->hosts(j->c.store, out, n, err);
 }
 
-/* The shared spool's sweep: a directory is kept while the store knows its
- * job unfinished and while the store does not answer; one the store does
- * not know is kept for an hour after it was made (another host may be
- * between moving its uploads in and its commit). The directories of jobs
- * that ended are removed by the host that recorded the end; this sweep
- * (on a host's first tick, then every 10 min) takes those a host killed
- * between the two left behind. */
 /* Remembers a submit whose commit is unknown (for resolve_unsure; once). */
 static void unsure_add(cz_jobs *j, const char *id, double at)
 {
@@ -1148,6 +1141,14 @@ static void unsure_add(cz_jobs *j, const char *id, double at)
     pthread_mutex_unlock(&j->mu);
 }
 
+/* The shared spool's sweep: a directory is kept while the store knows its
+ * job unfinished and while the store does not answer; one the store does
+ * not know is kept for an hour after it was made (another host may be
+ * between moving its uploads in and its commit), unless this host made it
+ * before it started: then it is resolved like an interrupted submit. The
+ * directories of jobs that ended are removed by the host that recorded the
+ * end; this sweep (on a host's first tick, then every 10 min) takes those a
+ * host killed between the two left behind. */
 static int spool_keep_shared(void *ctx, const char *name)
 {
     cz_jobs *j = ctx;
