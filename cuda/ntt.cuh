@@ -482,7 +482,9 @@ CZ_HD unsigned pass_steps(unsigned t) { return (t + 1) / 2; }
  * product: n/4 of a transform's ~(k - 1) n/2 products fewer (2% at 2^24),
  * the forward and inverse transforms and the H step's inverse ones. The
  * order of the levels within the pass is unchanged; only the single level
- * moves from the last barrier phase to the first. Not measured yet: 0. */
+ * moves from the last barrier phase to the first. (The product is skipped
+ * in pass_step's timed loop, CZ_NTT_PASS_ILP 1 with CZ_CUDA_NTT_LATE_TW; the
+ * other forms keep the product by 1.) Not measured yet: 0. */
 #ifndef CZ_CUDA_NTT_TRIVIAL_TW
 #define CZ_CUDA_NTT_TRIVIAL_TW 0
 #endif
