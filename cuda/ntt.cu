@@ -19,9 +19,9 @@
  *    simple path and sizes below 2^8 swap element by element, k_bitrev),
  *    k_pass_h (the H step's lowest pass of the inverse transform and of the
  *    coset one on one load of the tile, ntt.cuh CZ_CUDA_NTT_H_FUSE),
- *    k_pass_pw (c's last pass of the H step with the pointwise step in its
- *    store, ntt.cuh CZ_CUDA_NTT_H_PW), k_pointwise (a = a b - c) and k_table
- *    (builds a twiddle table).
+ *    k_pass<F, true, true> (c's last pass of the H step with the pointwise
+ *    step in its store, ntt.cuh CZ_CUDA_NTT_H_PW), k_pointwise (a = a b - c)
+ *    and k_table (builds a twiddle table).
  *  - Tables: per (curve, log_n, kind) in device memory, cached in
  *    ctx->ntt_state (at most NTT_MAX_TABLES and an eighth of the VRAM beyond
  *    the tables of the current call, least recently used evicted first; all
@@ -95,7 +95,10 @@ __device__ __forceinline__ void tile_levels(const nt::pass_args<F> &a, uint32_t 
     }
 }
 
-template <class F, bool DIT> __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass(nt::pass_args<F> a)
+/* One pass; PW: the H step's last pass of c with the pointwise step in its
+ * store (ntt.cuh CZ_CUDA_NTT_H_PW): pa = pa pb - c (else pa, pb unused) */
+template <class F, bool DIT, bool PW = false>
+__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass(nt::pass_args<F> a, F *pa, const F *pb)
 {
     extern __shared__ uint4 k_pass_sh[];
     uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_sh);
@@ -103,7 +106,10 @@ template <class F, bool DIT> __global__ void __launch_bounds__(256, CZ_NTT_PASS_
     nt::pass_load(a, sh, blk, threadIdx.x, blockDim.x);
     __syncthreads();
     tile_levels<F, DIT>(a, sh, blk, 0, nt::pass_steps(a.t));
-    nt::pass_store(a, sh, blk, threadIdx.x, blockDim.x);
+    if (PW)
+        nt::pass_store_pw(a, sh, blk, threadIdx.x, blockDim.x, pa, pb);
+    else
+        nt::pass_store(a, sh, blk, threadIdx.x, blockDim.x);
 }
 
 /* The H step's fused pass (ntt.cuh CZ_CUDA_NTT_H_FUSE): ai's DIF levels, then
@@ -129,20 +135,6 @@ __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass
         tile_levels<F, true>(ac, sh, blk, 0, steps);
     }
     nt::pass_store(ac, sh, blk, threadIdx.x, blockDim.x);
-}
-
-/* The H step's last pass of c with the pointwise step in its store
- * (ntt.cuh CZ_CUDA_NTT_H_PW): pa = pa pb - c */
-template <class F>
-__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_pw(nt::pass_args<F> a, F *pa, const F *pb)
-{
-    extern __shared__ uint4 k_pass_pw_sh[];
-    uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_pw_sh);
-    const uint64_t blk = blockIdx.x;
-    nt::pass_load(a, sh, blk, threadIdx.x, blockDim.x);
-    __syncthreads();
-    tile_levels<F, true>(a, sh, blk, 0, nt::pass_steps(a.t));
-    nt::pass_store_pw(a, sh, blk, threadIdx.x, blockDim.x, pa, pb);
 }
 
 template <class F> __global__ void k_bitrev(F *x, unsigned k, uint64_t n)
@@ -238,7 +230,8 @@ template <class F> static cz_status pass_smem_setup(cz_cuda *ctx, size_t bytes, 
         CZ_CUDA_TRY(ctx, err,
                     cudaFuncSetAttribute(k_pass_h<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     if constexpr (CZ_CUDA_NTT_H_PW)
-        CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass_pw<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+        CZ_CUDA_TRY(ctx, err,
+                    cudaFuncSetAttribute(k_pass<F, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     return CZ_OK;
 }
 
@@ -487,13 +480,13 @@ template <class F> struct gpu_exec {
             }
         } else if (dit && pw_a) {
             if constexpr (CZ_CUDA_NTT_H_PW)
-                k_pass_pw<F><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, pw_a, pw_b);
+                k_pass<F, true, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, pw_a, pw_b);
             else
                 return cz_error_set(err, CZ_ERR_INTERNAL, "NTT: the pointwise pass is not built (CZ_CUDA_NTT_H_PW)");
         } else if (dit) {
-            k_pass<F, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a);
+            k_pass<F, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
         } else {
-            k_pass<F, false><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a);
+            k_pass<F, false><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
         }
         CZ_CUDA_TRY(ctx, err, cudaGetLastError());
         return CZ_OK;

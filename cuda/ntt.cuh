@@ -974,7 +974,7 @@ template <class F> static inline tw_t<F> h_tw_inv(const tw_t<F> &tw_inv, int i, 
 }
 
 /* 1: the H step's pointwise step (h = a b - c into a) in the store of c's
- * last pass (X::pass_pw, ntt.cu k_pass_pw) instead of a kernel of its own:
+ * last pass (X::pass_pw, ntt.cu k_pass<F, true, true>) instead of a kernel of its own:
  * c's coset values are never stored and read back: that pass and the
  * pointwise step move 2 GiB instead of 3 at 2^24. Where the plan has no plain
  * last pass (one pass, fused) the pointwise kernel runs (h_pw_ok). Not
