@@ -19,9 +19,12 @@
  *  - cz_cuda_ntt's four operations, emulated with the simple path and with
  *    the pass path under several plans (tiny tiles force many passes with
  *    column tiles at small sizes), byte-identical to ntt/ntt.h for random
- *    inputs, 2^0..2^12 (2^16 with the default plan);
+ *    inputs, 2^0..2^12 (2^16 with the default plan), with and without
+ *    CZ_CUDA_NTT_TRIVIAL_TW's step order and skipped product;
  *  - the H step (run_h_array x 3 + pointwise) byte-identical to the CPU
- *    backend's compute_h;
+ *    backend's compute_h, in two passes or fused, with the switches of
+ *    ntt.cuh (TRIVIAL_TW, H_MID, H_SCALE_B, H_PW) on and off, the merged
+ *    middle and the pointwise pass counted where they apply;
  *  - the host bit reversal against cz_ntt_bitrev_index, and the tiled one of
  *    the pass path (k_bitrev_tiles, blocks in a random order) against the
  *    element-wise one.
@@ -178,7 +181,7 @@ template <class F> struct host_exec {
     {
         return run_pass(x, tw, &tw2, p, false);
     }
-    /* the H step's last pass of c with the pointwise step (k_pass_pw) */
+    /* the H step's last pass of c with the pointwise step (k_pass<F, true, true>) */
     F *pw_a = NULL;
     const F *pw_b = NULL;
     long pws = 0;
