@@ -245,8 +245,9 @@ cz_status cz_cuda_scratch_spare(cz_cuda *ctx, size_t bytes, size_t spare, void *
     if (bytes == 0) bytes = 256;
     if (bytes > ctx->scratch_asked) ctx->scratch_asked = bytes;
     const size_t total = bytes + spare;
-    size_t f = 0, t = 0;
-    if (spare && total > ctx->scratch_bytes && cudaMemGetInfo(&f, &t) == cudaSuccess && f + ctx->scratch_bytes >= total &&
+    size_t f = 0;
+    if (spare && total > ctx->scratch_bytes &&
+        (f = store_free_bytes((void *)(intptr_t)ctx->device)) + ctx->scratch_bytes >= total &&
         (!ctx->spare_failed || total < ctx->spare_failed || f > ctx->spare_free)) {
         /* the spare only where the device has room for it as it is: free
          * memory enough with the scratch given back, and no eviction (a

@@ -95,6 +95,12 @@ static int is_tmp(const char *name)
     return !strncmp(name, "tmp", 3);
 }
 
+/* a job directory's name: one path component, not tmp* nor hidden */
+static int job_name_ok(const char *job)
+{
+    return job && *job && !strchr(job, '/') && !is_tmp(job) && job[0] != '.';
+}
+
 cz_status cz_spool_open(cz_spool **out, const char *dir, cz_error *err)
 {
     return cz_spool_open_host(out, dir, NULL, err);
@@ -270,7 +276,7 @@ cz_status cz_spool_commit(cz_spool *s, const char *job, cz_spool_file *files, si
 
 void cz_spool_remove_job(cz_spool *s, const char *job)
 {
-    if (!job || !*job || strchr(job, '/') || is_tmp(job) || job[0] == '.') return;
+    if (!job_name_ok(job)) return;
     char dir[4200];
     if (!join(dir, sizeof dir, s->dir, job)) return;
     uint64_t b = remove_dir(dir);
@@ -281,7 +287,7 @@ int cz_spool_job_ours(cz_spool *s, const char *job, double *made)
 {
     char dir[4200], mark[4300];
     struct stat st;
-    if (!s->mark[0] || !job || !*job || strchr(job, '/') || is_tmp(job) || job[0] == '.' ||
+    if (!s->mark[0] || !job_name_ok(job) ||
         !join(dir, sizeof dir, s->dir, job) || !join(mark, sizeof mark, dir, s->mark) || lstat(mark, &st) != 0 ||
         !S_ISREG(st.st_mode))
         return 0;
