@@ -953,9 +953,11 @@ template <class F, class X> static inline cz_status run_op(X &ex, F *x, int op, 
 /* 1: the H step's inverse transform of a without its scale 1/n (level 0
  * then needs no product: n per array with it, two per butterfly) and that of
  * b with 1/n^2, so that a b is the same (c keeps 1/n): n products of ~75 n
- * fewer (1.3%). Not measured yet: 0. */
+ * fewer (1.3%). Measured on the H100 (bench/RESULTS.md, 2026-12-06 14:30,
+ * two rounds of 7): the H step 2^24 27.05 -> 26.80 ms (BLS12-381; BN254
+ * 27.02 -> 26.81), the transforms unchanged. 0: every inverse scaled 1/n. */
 #ifndef CZ_CUDA_NTT_H_SCALE_B
-#define CZ_CUDA_NTT_H_SCALE_B 0
+#define CZ_CUDA_NTT_H_SCALE_B 1
 #endif
 /* The inverse transform's twiddles of array i (0 a, 1 b, 2 c) of the H step;
  * tw_inv: make_tw(TAB_INV, scale 1). */
@@ -977,10 +979,12 @@ template <class F> static inline tw_t<F> h_tw_inv(const tw_t<F> &tw_inv, int i, 
  * last pass (X::pass_pw, ntt.cu k_pass<F, true, true>) instead of a kernel of its own:
  * c's coset values are never stored and read back: that pass and the
  * pointwise step move 2 GiB instead of 3 at 2^24. Where the plan has no plain
- * last pass (one pass, fused) the pointwise kernel runs (h_pw_ok). Not
- * measured yet: 0. */
+ * last pass (one pass, fused) the pointwise kernel runs (h_pw_ok). Measured
+ * on the H100 (bench/RESULTS.md, 2026-12-06 14:30, two rounds of 7): the H
+ * step 2^24 27.05 -> 26.64 ms (BLS12-381; BN254 27.02 -> 26.63), the
+ * transforms unchanged. 0: the pointwise step in a kernel of its own. */
 #ifndef CZ_CUDA_NTT_H_PW
-#define CZ_CUDA_NTT_H_PW 0
+#define CZ_CUDA_NTT_H_PW 1
 #endif
 static inline bool h_pw_ok(const plan_t *pl, bool fuse) { return pl && pl->k > 0 && pl->npass >= (fuse ? 2u : 1u); }
 
