@@ -43,9 +43,11 @@
  *
  * TODO(H200 tuning): radix 8 (three levels per round trip) once the
  * registers allow it, tile 12 with 512 threads, multi-threaded host copies
- * for pageable memory. Built, not measured yet (ntt.cuh, each off):
- * CZ_CUDA_NTT_TRIVIAL_TW, CZ_CUDA_NTT_H_MID, CZ_CUDA_NTT_H_SCALE_B,
- * CZ_CUDA_NTT_H_PW. (The ALU, adds and conditional selects, was the busiest
+ * for pageable memory. Tried on the H100 and removed (bench/RESULTS.md,
+ * 2026-12-06 14:30; commit 5924c43): a DIF pass's lone level first so that
+ * level 1's twiddle 1 needs no product (n/4 products fewer: the forward
+ * transform 2^24 4.64 -> 4.77 ms), and with it the fused pass's two middle
+ * steps merged (the H step 27.05 -> 27.17 ms). (The ALU, adds and conditional selects, was the busiest
  * pipe before the lazy butterflies: ncu, bench/RESULTS.md.)
  */
 #include <stdio.h>
@@ -86,10 +88,9 @@ template <class F, bool DIT> __global__ void k_level(F *x, nt::tw_t<F> tw, unsig
 #endif
 /* A tile's levels of a pass (steps: nt::pass_steps(a.t)), a radix-4 step between two barriers each */
 template <class F, bool DIT>
-__device__ __forceinline__ void tile_levels(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned from,
-                                            unsigned steps)
+__device__ __forceinline__ void tile_levels(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned steps)
 {
-    for (unsigned s = from; s < steps; s++) {
+    for (unsigned s = 0; s < steps; s++) {
         nt::pass_step<F, DIT, CZ_NTT_PASS_ILP>(a, sh, blk, s, threadIdx.x, blockDim.x);
         __syncthreads();
     }
@@ -105,7 +106,7 @@ __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass(nt::pass_a
     const uint64_t blk = blockIdx.x;
     nt::pass_load(a, sh, blk, threadIdx.x, blockDim.x);
     __syncthreads();
-    tile_levels<F, DIT>(a, sh, blk, 0, nt::pass_steps(a.t));
+    tile_levels<F, DIT>(a, sh, blk, nt::pass_steps(a.t));
     if (PW)
         nt::pass_store_pw(a, sh, blk, threadIdx.x, blockDim.x, pa, pb);
     else
@@ -113,11 +114,9 @@ __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass(nt::pass_a
 }
 
 /* The H step's fused pass (ntt.cuh CZ_CUDA_NTT_H_FUSE): ai's DIF levels, then
- * ac's DIT levels (the same tile: only the twiddles differ); MID: the DIF's
- * last step and the DIT's first in one (ntt.cuh CZ_CUDA_NTT_H_MID, m =
- * h_mid_const) */
-template <class F, bool MID>
-__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass_args<F> ai, nt::pass_args<F> ac, F m)
+ * ac's DIT levels (the same tile: only the twiddles differ) */
+template <class F>
+__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass_args<F> ai, nt::pass_args<F> ac)
 {
     extern __shared__ uint4 k_pass_h_sh[];
     uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_h_sh);
@@ -125,15 +124,8 @@ __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass
     nt::pass_load(ai, sh, blk, threadIdx.x, blockDim.x);
     __syncthreads();
     const unsigned steps = nt::pass_steps(ai.t); /* (ac.t: the same) */
-    if (MID) {
-        tile_levels<F, false>(ai, sh, blk, 0, steps - 1);
-        nt::pass_step_h_mid<F, CZ_CUDA_NTT_TRIVIAL_TW>(ai, ac, m, sh, threadIdx.x, blockDim.x);
-        __syncthreads();
-        tile_levels<F, true>(ac, sh, blk, 1, steps);
-    } else {
-        tile_levels<F, false>(ai, sh, blk, 0, steps);
-        tile_levels<F, true>(ac, sh, blk, 0, steps);
-    }
+    tile_levels<F, false>(ai, sh, blk, steps);
+    tile_levels<F, true>(ac, sh, blk, steps);
     nt::pass_store(ac, sh, blk, threadIdx.x, blockDim.x);
 }
 
@@ -224,11 +216,7 @@ template <class F> static cz_status pass_smem_setup(cz_cuda *ctx, size_t bytes, 
     if (bytes <= 48 * 1024) return CZ_OK;
     CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-    CZ_CUDA_TRY(ctx, err,
-                cudaFuncSetAttribute(k_pass_h<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-    if constexpr (CZ_CUDA_NTT_H_MID)
-        CZ_CUDA_TRY(ctx, err,
-                    cudaFuncSetAttribute(k_pass_h<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass_h<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     if constexpr (CZ_CUDA_NTT_H_PW)
         CZ_CUDA_TRY(ctx, err,
                     cudaFuncSetAttribute(k_pass<F, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
@@ -469,15 +457,7 @@ template <class F> struct gpu_exec {
         if (tw2) {
             nt::pass_args<F> a2 = a;
             a2.tw = *tw2;
-            const F m = nt::h_mid_const(tw, *tw2);
-            if constexpr (CZ_CUDA_NTT_H_MID) {
-                if (nt::pass_h_mid_ok<F, CZ_CUDA_NTT_TRIVIAL_TW>(p.t, *tw2))
-                    k_pass_h<F, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, a2, m);
-                else
-                    k_pass_h<F, false><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, a2, m);
-            } else {
-                k_pass_h<F, false><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, a2, m);
-            }
+            k_pass_h<F><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, a2);
         } else if (dit && pw_a) {
             if constexpr (CZ_CUDA_NTT_H_PW)
                 k_pass<F, true, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, pw_a, pw_b);

@@ -474,40 +474,6 @@ CZ_HD unsigned pass_steps(unsigned t) { return (t + 1) / 2; }
 #define CZ_CUDA_NTT_LATE_TW 1
 #endif
 
-/* 1: a DIF pass of an odd number of levels runs its lone radix-2 level first
- * (its top one, pass_level) and then the radix-4 steps down to local levels
- * 1 and 0, so that the first pass of every DIF transform ends with the step
- * of global levels 1 and 0 (DIT starts with it anyway). There, with a plain
- * table (sigma^0 = 1), the level-1 butterfly of x0 and x2 (j = 0) needs no
- * product: n/4 of a transform's ~(k - 1) n/2 products fewer (2% at 2^24),
- * the forward and inverse transforms and the H step's inverse ones. The
- * order of the levels within the pass is unchanged; only the single level
- * moves from the last barrier phase to the first. (The product is skipped
- * in pass_step's timed loop, CZ_NTT_PASS_ILP 1 with CZ_CUDA_NTT_LATE_TW; the
- * other forms keep the product by 1.) Not measured yet: 0. */
-#ifndef CZ_CUDA_NTT_TRIVIAL_TW
-#define CZ_CUDA_NTT_TRIVIAL_TW 0
-#endif
-
-/* The level-(b + 1) butterfly of x0, x2 in a radix-4 step (j < 2^b; for
- * (x1, x3) j + 2^b): its twiddle loaded here, or none when it is 1 (one:
- * level 1 at j = 0 of a plain table, CZ_CUDA_NTT_TRIVIAL_TW). */
-template <class F, bool DIT>
-CZ_HD void bf_upper_lazy(F &u, F &v, const tw_t<F> &tw, unsigned b, uint64_t j, bool one)
-{
-    if (one) {
-        const F d = F::sub_lazy(u, v);
-        u = F::add_lazy(u, v);
-        v = d;
-        return;
-    }
-    const F w = twiddle(tw, b + 1, j);
-    if (DIT)
-        bf_dit_lazy(u, v, w);
-    else
-        bf_dif_lazy(u, v, w);
-}
-
 /*
  * Phase 2 + s (s < pass_steps(a.t)): levels 2s and 2s + 1 of the pass in one
  * round trip through shared memory (the last level alone, pass_level, when t
@@ -524,26 +490,16 @@ CZ_HD void bf_upper_lazy(F &u, F &v, const tw_t<F> &tw, unsigned b, uint64_t j, 
  * side by side (independent product chains between two barriers for the
  * scheduler to overlap); the same results.
  */
-template <class F, bool DIT, int ILP = 1, bool TRIV = CZ_CUDA_NTT_TRIVIAL_TW>
+template <class F, bool DIT, int ILP = 1>
 CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned s, uint32_t tid, uint32_t nthr)
 {
-    unsigned lo;
-    if (!DIT && TRIV && (a.t & 1)) { /* the lone level first (local level t - 1) */
-        if (s == 0) {
-            pass_level<F, DIT>(a, sh, blk, 0, tid, nthr);
-            return;
-        }
-        lo = a.t - 1 - 2 * s;
-    } else {
-        const unsigned lv = 2 * s;
-        if (lv + 1 >= a.t) {
-            pass_level<F, DIT>(a, sh, blk, lv, tid, nthr);
-            return;
-        }
-        lo = DIT ? lv : a.t - 2 - lv;
+    const unsigned lv = 2 * s;
+    if (lv + 1 >= a.t) {
+        pass_level<F, DIT>(a, sh, blk, lv, tid, nthr);
+        return;
     }
     const uint32_t E = pass_elems(a);
-    const unsigned b = a.b0 + lo;
+    const unsigned lo = DIT ? lv : a.t - 2 - lv, b = a.b0 + lo;
     const uint64_t lo_hi = blk & (((uint64_t)1 << (a.b0 - a.c)) - 1);
     const uint32_t h = 1u << (lo + a.c);
     if (ILP > 1 && (E / 4) % (ILP * nthr) == 0) {
@@ -592,17 +548,18 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
           x2 = sh_get<F>(sh, E, pass_sw(e0 + 2 * h)), x3 = sh_get<F>(sh, E, pass_sw(e0 + 3 * h));
         const uint64_t j = ((uint64_t)(rw & ((1u << lo) - 1)) << a.b0) | (lo_hi << a.c) | lc; /* < 2^b */
 #if CZ_CUDA_NTT_LATE_TW
-        /* each level-(b + 1) twiddle loaded just before its butterfly; with
-         * TRIV none for x0, x2 at level 1 of a plain table (the whole block
-         * takes the same branch) */
-        const bool one = TRIV && b == 0 && !a.tw.coset;
+        /* each level-(b + 1) twiddle loaded just before its butterfly */
         if (DIT) { /* level b, then b + 1 */
             bf_lower_pair_lazy<F, DIT>(x0, x1, x2, x3, a.tw, b, j);
-            bf_upper_lazy<F, DIT>(x0, x2, a.tw, b, j, one);
-            bf_upper_lazy<F, DIT>(x1, x3, a.tw, b, j | ((uint64_t)1 << b), false);
+            const F w0 = twiddle(a.tw, b + 1, j);
+            bf_dit_lazy(x0, x2, w0);
+            const F w1 = twiddle(a.tw, b + 1, j | ((uint64_t)1 << b));
+            bf_dit_lazy(x1, x3, w1);
         } else { /* level b + 1, then b */
-            bf_upper_lazy<F, DIT>(x0, x2, a.tw, b, j, one);
-            bf_upper_lazy<F, DIT>(x1, x3, a.tw, b, j | ((uint64_t)1 << b), false);
+            const F w0 = twiddle(a.tw, b + 1, j);
+            bf_dif_lazy(x0, x2, w0);
+            const F w1 = twiddle(a.tw, b + 1, j | ((uint64_t)1 << b));
+            bf_dif_lazy(x1, x3, w1);
             bf_lower_pair_lazy<F, DIT>(x0, x1, x2, x3, a.tw, b, j);
         }
 #else
@@ -630,72 +587,6 @@ template <class F> CZ_HD void pass_store(const pass_args<F> &a, const uint32_t *
     const uint32_t E = pass_elems(a);
     for (uint32_t e = tid; e < E; e += nthr)
         store_el(a.x + pass_gidx(a, blk, e), sh_get<F>(sh, E, pass_sw(e)).reduced());
-}
-
-/*
- * The H step's fused pass (CZ_CUDA_NTT_H_FUSE) with a merged middle
- * (CZ_CUDA_NTT_H_MID): the inverse transform's last radix-4 step (global
- * levels 1, 0: DIF) and the coset transform's first (levels 0, 1: DIT) take
- * the same quadruples, so one step does both in registers: one round trip
- * through shared memory and one barrier fewer, and the two level-0
- * butterflies of a pair in one, (u, v) -> (A + D, A - D) with A = (u + v) s
- * (the inverse's scale, if any) and D = (u - v) m, m = the product of the
- * two level-0 twiddles (h_mid_const): two products per pair where the two
- * butterflies take three (scaled inverse), n/2 per array. It needs the DIF
- * to end with that step (an even t, or CZ_CUDA_NTT_TRIVIAL_TW) and a coset
- * transform without a scale (pass_h_mid_ok). Not measured yet: 0.
- */
-#ifndef CZ_CUDA_NTT_H_MID
-#define CZ_CUDA_NTT_H_MID 0
-#endif
-template <class F> CZ_HD F h_mid_const(const tw_t<F> &ti, const tw_t<F> &tc)
-{
-    const F one = F::one();
-    return (ti.lvl0 ? ti.tw0 : one) * (tc.lvl0 ? tc.tw0 : one);
-}
-/* whether a fused pass of t levels can merge its middle (see above) */
-template <class F, bool TRIV> CZ_HD bool pass_h_mid_ok(unsigned t, const tw_t<F> &tc)
-{
-    return t >= 2 && ((t & 1) == 0 || TRIV) && tc.lvl0 != 2; /* (and b0 = c = 0: run_h_array's pass 0) */
-}
-/* The merged step, in the first pass (b0 = 0, c = 0: the quadruple of
- * thread q at rows 4q .. 4q + 3, j = 0 at level 0, 0 and 1 at level 1). */
-template <class F, bool TRIV>
-CZ_HD void pass_step_h_mid(const pass_args<F> &ai, const pass_args<F> &ac, const F &m, uint32_t *sh, uint32_t tid,
-                           uint32_t nthr)
-{
-    const uint32_t E = pass_elems(ai);
-    const bool one = TRIV && !ai.tw.coset;
-    for (uint32_t q = tid; q < E / 4; q += nthr) {
-        const uint32_t e0 = 4 * q;
-        F x0 = sh_get<F>(sh, E, pass_sw(e0)), x1 = sh_get<F>(sh, E, pass_sw(e0 + 1)),
-          x2 = sh_get<F>(sh, E, pass_sw(e0 + 2)), x3 = sh_get<F>(sh, E, pass_sw(e0 + 3));
-        /* the inverse's level 1 */
-        bf_upper_lazy<F, false>(x0, x2, ai.tw, 0, 0, one);
-        bf_upper_lazy<F, false>(x1, x3, ai.tw, 0, 1, false);
-        /* both levels 0 */
-        F d = F::sub_lazy(x0, x1), s0 = F::add_lazy(x0, x1);
-        F e = F::sub_lazy(x2, x3), s2 = F::add_lazy(x2, x3);
-        if (ai.tw.lvl0 == 2) {
-            s0 = F::mul_lazy(s0, ai.tw.s);
-            s2 = F::mul_lazy(s2, ai.tw.s);
-        }
-        if (ai.tw.lvl0 != 0 || ac.tw.lvl0 != 0) {
-            d = F::mul_lazy(d, m);
-            e = F::mul_lazy(e, m);
-        }
-        x0 = F::add_lazy(s0, d);
-        x1 = F::sub_lazy(s0, d);
-        x2 = F::add_lazy(s2, e);
-        x3 = F::sub_lazy(s2, e);
-        /* the coset transform's level 1 */
-        bf_upper_lazy<F, true>(x0, x2, ac.tw, 0, 0, false);
-        bf_upper_lazy<F, true>(x1, x3, ac.tw, 0, 1, false);
-        sh_put(sh, E, pass_sw(e0), x0);
-        sh_put(sh, E, pass_sw(e0 + 1), x1);
-        sh_put(sh, E, pass_sw(e0 + 2), x2);
-        sh_put(sh, E, pass_sw(e0 + 3), x3);
-    }
 }
 
 /* The H step's last pass of c with the pointwise step in its store

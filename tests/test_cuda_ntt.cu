@@ -19,12 +19,12 @@
  *  - cz_cuda_ntt's four operations, emulated with the simple path and with
  *    the pass path under several plans (tiny tiles force many passes with
  *    column tiles at small sizes), byte-identical to ntt/ntt.h for random
- *    inputs, 2^0..2^12 (2^16 with the default plan), with and without
- *    CZ_CUDA_NTT_TRIVIAL_TW's step order and skipped product;
+ *    inputs, 2^0..2^12 (2^16 with the default plan), one and two
+ *    quadruples per thread;
  *  - the H step (run_h_array x 3 + pointwise) byte-identical to the CPU
  *    backend's compute_h, in two passes or fused, with the switches of
- *    ntt.cuh (TRIVIAL_TW, H_MID, H_SCALE_B, H_PW) on and off, the merged
- *    middle and the pointwise pass counted where they apply;
+ *    ntt.cuh (H_SCALE_B, H_PW) on and off, the pointwise pass counted where
+ *    it applies;
  *  - the host bit reversal against cz_ntt_bitrev_index, and the tiled one of
  *    the pass path (k_bitrev_tiles, blocks in a random order) against the
  *    element-wise one.
@@ -161,9 +161,6 @@ template <class F> struct host_exec {
     bool simple; /* as cuda/ntt.cu's gpu_exec: the element-wise bit reversal on the simple path */
     int ilp;     /* 2: pass_step's two quadruples per thread (CZ_NTT_PASS_ILP), with half the
                   * kernel's threads so that every tile size takes that path */
-    bool triv;   /* pass_step's TRIV (CZ_CUDA_NTT_TRIVIAL_TW) */
-    bool mid;    /* the fused pass's merged middle where it applies (CZ_CUDA_NTT_H_MID) */
-    long mids;   /* fused-pass blocks that merged their middle */
     cz_status level(F *x, const nt::tw_t<F> &tw, unsigned b, bool dit)
     {
         launches++;
@@ -195,27 +192,18 @@ template <class F> struct host_exec {
         pw_b = NULL;
         return st;
     }
-    template <bool TRIV> void step(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned st, uint32_t t,
-                                   uint32_t thr, bool dit)
+    void steps(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, uint32_t thr, bool dit)
     {
-        if (ilp == 2 && dit)
-            nt::pass_step<F, true, 2, TRIV>(a, sh, blk, st, t, thr);
-        else if (ilp == 2)
-            nt::pass_step<F, false, 2, TRIV>(a, sh, blk, st, t, thr);
-        else if (dit)
-            nt::pass_step<F, true, 1, TRIV>(a, sh, blk, st, t, thr);
-        else
-            nt::pass_step<F, false, 1, TRIV>(a, sh, blk, st, t, thr);
-    }
-    /* barrier phases [from, to) of a pass's levels */
-    void steps(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, uint32_t thr, bool dit, unsigned from, unsigned to)
-    {
-        for (unsigned st = from; st < to; st++)
+        for (unsigned st = 0; st < nt::pass_steps(a.t); st++)
             for (uint32_t t = thr; t-- > 0;) /* any order within a phase */
-                if (triv)
-                    step<true>(a, sh, blk, st, t, thr, dit);
+                if (ilp == 2 && dit)
+                    nt::pass_step<F, true, 2>(a, sh, blk, st, t, thr);
+                else if (ilp == 2)
+                    nt::pass_step<F, false, 2>(a, sh, blk, st, t, thr);
+                else if (dit)
+                    nt::pass_step<F, true>(a, sh, blk, st, t, thr);
                 else
-                    step<false>(a, sh, blk, st, t, thr, dit);
+                    nt::pass_step<F, false>(a, sh, blk, st, t, thr);
     }
     cz_status run_pass(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> *tw2, const nt::pass_t &p, bool dit)
     {
@@ -238,22 +226,8 @@ template <class F> struct host_exec {
                 sh[i] = 0xa5a5a5a5u ^ (uint32_t)i; /* stale shared memory */
             for (uint32_t t = 0; t < thr; t++)
                 nt::pass_load(a, sh.data(), blk, t, thr);
-            const unsigned S = nt::pass_steps(a.t);
-            const bool m = tw2 && mid && (triv ? nt::pass_h_mid_ok<F, true>(a.t, a2.tw) : nt::pass_h_mid_ok<F, false>(a.t, a2.tw));
-            if (m) { /* k_pass_h<F, true> */
-                mids++;
-                const F mc = nt::h_mid_const(a.tw, a2.tw);
-                steps(a, sh.data(), blk, thr, false, 0, S - 1);
-                for (uint32_t t = thr; t-- > 0;)
-                    if (triv)
-                        nt::pass_step_h_mid<F, true>(a, a2, mc, sh.data(), t, thr);
-                    else
-                        nt::pass_step_h_mid<F, false>(a, a2, mc, sh.data(), t, thr);
-                steps(a2, sh.data(), blk, thr, true, 1, S);
-            } else {
-                steps(a, sh.data(), blk, thr, tw2 ? false : dit, 0, S);
-                if (tw2) steps(a2, sh.data(), blk, thr, true, 0, S);
-            }
+            steps(a, sh.data(), blk, thr, tw2 ? false : dit);
+            if (tw2) steps(a2, sh.data(), blk, thr, true);
             for (uint32_t t = 0; t < thr; t++)
                 if (pw_a)
                     nt::pass_store_pw(a2, sh.data(), blk, t, thr, pw_a, pw_b);
@@ -478,17 +452,15 @@ template <class F> static void test_ops(void)
              * default one above 2^kmax) */
             for (int v = -1; v < NPLANS; v++) {
                 if (k > kmax && v != 0) continue;
-                for (int var = 0; var < (v >= 0 ? 4 : 1); var++) { /* ILP 1, 2; TRIV off, on */
-                    const int il = 1 + (var & 1);
-                    host_exec<F> ex = {0, v < 0, il, var >= 2};
+                for (int il = 1; il <= (v >= 0 ? 2 : 1); il++) {
+                    host_exec<F> ex = {0, v < 0, il};
                     nt::plan_t pl;
                     if (v >= 0) nt::make_plan(&pl, k, PLANS[v][0], PLANS[v][1]);
                     std::vector<F> got = in;
                     cz_status st = nt::run_op(ex, got.data(), op, tw, v >= 0 ? &pl : NULL);
                     CHECK(st == CZ_OK);
-                    CHECK_MSG(memcmp(got.data(), want.data(), n * sizeof(F)) == 0, "%s %s 2^%u, %s%s%s", P::name(),
-                              OP_NAME[op], k, v < 0 ? "simple" : "passes", il == 2 ? " (two quadruples per thread)" : "",
-                              ex.triv ? " (no product for twiddle 1)" : "");
+                    CHECK_MSG(memcmp(got.data(), want.data(), n * sizeof(F)) == 0, "%s %s 2^%u, %s%s", P::name(),
+                              OP_NAME[op], k, v < 0 ? "simple" : "passes", il == 2 ? " (two quadruples per thread)" : "");
                     if (v < 0 && k > 0) CHECK(ex.launches == (long)k + 1);
                     if (v >= 0 && k > 0) CHECK(ex.launches == (long)pl.npass + 1);
                 }
@@ -522,45 +494,36 @@ template <class F> static void test_compute_h(void)
             tcs = nt::make_tw<F>(tab_c.data(), nt::TAB_COSET_FWD, k, 0, cc);
         }
         ti.k = tcs.k = k;
-        /* the switches of the H step: fused pass (CZ_CUDA_NTT_H_FUSE), no
-         * product for twiddle 1 (CZ_CUDA_NTT_TRIVIAL_TW), merged middle
-         * (CZ_CUDA_NTT_H_MID), a unscaled and b by 1/n^2 (CZ_CUDA_NTT_H_SCALE_B),
-         * the pointwise step in c's last pass (CZ_CUDA_NTT_H_PW) */
-        static const int VARS[][5] = {{0, 0, 0, 0, 0}, {1, 0, 0, 0, 0}, {0, 1, 0, 1, 1}, {1, 1, 0, 0, 0},
-                                      {1, 1, 1, 1, 1}, {1, 0, 1, 0, 1}, {1, 1, 1, 0, 0}, {0, 0, 0, 0, 1}};
+        /* the switches of the H step, each combination: fused pass
+         * (CZ_CUDA_NTT_H_FUSE), a unscaled and b by 1/n^2
+         * (CZ_CUDA_NTT_H_SCALE_B), the pointwise step in c's last pass
+         * (CZ_CUDA_NTT_H_PW) */
         for (int v = -1; v < NPLANS; v++)
-            for (const int *var : VARS) {
+            for (int bits = 0; bits < 8; bits++) {
+                const int var[3] = {bits & 1, (bits >> 1) & 1, (bits >> 2) & 1};
                 const int fuse = var[0];
-                if (v < 0 && (fuse || var[1] || var[2] || var[4])) continue;
+                if (v < 0 && (fuse || var[2])) continue;
                 std::vector<F> x[3] = {a, b, c};
                 /* every other plan with two quadruples per thread */
-                host_exec<F> ex = {0, false, 1 + (v & 1), var[1] != 0, var[2] != 0};
+                host_exec<F> ex = {0, false, 1 + (v & 1)};
                 nt::plan_t pl;
                 if (v >= 0) nt::make_plan(&pl, k, PLANS[v][0], PLANS[v][1]);
-                const bool pw = var[4] && nt::h_pw_ok(v >= 0 ? &pl : NULL, fuse != 0);
+                const bool pw = var[2] && nt::h_pw_ok(v >= 0 ? &pl : NULL, fuse != 0);
                 for (int i = 0; i < 3; i++)
-                    CHECK(nt::run_h_array(ex, x[i].data(), nt::h_tw_inv(ti, i, var[3] != 0), tcs, v >= 0 ? &pl : NULL,
+                    CHECK(nt::run_h_array(ex, x[i].data(), nt::h_tw_inv(ti, i, var[1] != 0), tcs, v >= 0 ? &pl : NULL,
                                           fuse != 0, pw && i == 2 ? x[0].data() : NULL,
                                           pw && i == 2 ? x[1].data() : NULL) == CZ_OK);
                 if (pw) {
                     CHECK(ex.pws == 1);
                 } else {
-                    CHECK(ex.pws == 0 && (!var[4] || k == 0 || pl.npass == 1)); /* (fused and one pass: the kernel) */
+                    CHECK(ex.pws == 0 && (!var[2] || k == 0 || pl.npass == 1)); /* (fused and one pass: the kernel) */
                     for (size_t i = 0; i < n; i++)
                         nt::pointwise(x[0].data(), x[1].data(), x[2].data(), i);
                 }
-                CHECK_MSG(memcmp(x[0].data(), wa.data(), n * sizeof(F)) == 0, "%s H step 2^%u, %s%s%s%s%s", P::name(),
-                          k, v < 0 ? "simple" : fuse ? "passes, fused" : "passes", var[1] ? ", no product for twiddle 1" : "",
-                          var[2] ? ", merged middle" : "", var[3] ? ", a unscaled and b by 1/n^2" : "",
+                CHECK_MSG(memcmp(x[0].data(), wa.data(), n * sizeof(F)) == 0, "%s H step 2^%u, %s%s%s", P::name(), k,
+                          v < 0 ? "simple" : fuse ? "passes, fused" : "passes", var[1] ? ", a unscaled and b by 1/n^2" : "",
                           pw ? ", pointwise in c's last pass" : "");
                 if (k > 0) CHECK(ex.launches == 3 * (v < 0 ? 2 * (long)k : 2 * (long)pl.npass - fuse));
-                /* the merged middle ran wherever it applies: every block of pass 0 of t >= 2 levels
-                 * (t even, or with TRIV) */
-                if (v >= 0 && k > 0 && var[2]) {
-                    const unsigned t = pl.p[0].t;
-                    const bool ok = t >= 2 && (t % 2 == 0 || var[1]);
-                    CHECK(ex.mids == (ok ? 3 * (long)(((uint64_t)1 << k) >> (t + pl.p[0].c)) : 0));
-                }
             }
     }
     cz_backend_free(be);
