@@ -45,10 +45,11 @@
  * registers allow it, tile 12 with 512 threads, multi-threaded host copies
  * for pageable memory. Tried on the H100 and removed (bench/RESULTS.md,
  * 2026-12-06 14:30; commit 5924c43): a DIF pass's lone level first so that
- * level 1's twiddle 1 needs no product (n/4 products fewer: the forward
+ * level 1's twiddle 1 needs no product (n/4 products fewer, yet the forward
  * transform 2^24 4.64 -> 4.77 ms), and with it the fused pass's two middle
- * steps merged (the H step 27.05 -> 27.17 ms). (The ALU, adds and conditional selects, was the busiest
- * pipe before the lazy butterflies: ncu, bench/RESULTS.md.)
+ * steps merged (the H step 27.05 -> 27.17 ms). (The ALU, adds and
+ * conditional selects, was the busiest pipe before the lazy butterflies:
+ * ncu, bench/RESULTS.md.)
  */
 #include <stdio.h>
 #include <stdlib.h>
