@@ -11,9 +11,9 @@
  * puts a device result into the block kept over its host array with no
  * upload; a context's scratch evicts the other's idle blocks but not one
  * its call has busy, and its optional spare evicts nothing and is given
- * once the device has room for it; a failed upload drops the block (the MSM would
- * stream); releases and closes free exactly what nobody else keeps, and
- * the fake device holds nothing at the end.
+ * once the device has room for it; a failed upload drops the block (the
+ * MSM would stream); releases and closes free exactly what nobody else
+ * keeps, and the fake device holds nothing at the end.
  */
 #include <cuda_runtime.h>
 
@@ -332,7 +332,8 @@ int main(void)
     /* a failed upload drops the block (the MSM then streams) */
     uint8_t *w2 = (uint8_t *)malloc(MIB);
     cz_error_clear(&err);
-    CHECK_MSG(cz_cuda_bases_pin_later(c2, w2, MIB, &err) == CZ_OK, "%s (used %zu of %zu)", cz_error_msg(&err), used(), shim_cap);
+    CHECK_MSG(cz_cuda_bases_pin_later(c2, w2, MIB, &err) == CZ_OK, "%s (used %zu of %zu)", cz_error_msg(&err), used(),
+              shim_cap);
     const size_t n2 = cz_cuda_bases_resident(c2);
     shim_fail_h2d = 1;
     CHECK(cz_cuda_bases_lookup(c2, w2, MIB, NULL, NULL) == NULL);
@@ -353,7 +354,8 @@ int main(void)
 
     /* releases and closes: what nobody else keeps goes */
     cz_error_clear(&err);
-    CHECK_MSG(cz_cuda_bases_pin_later(c1, key, kb, &err) == CZ_OK, "%s (used %zu of %zu)", cz_error_msg(&err), used(), shim_cap);
+    CHECK_MSG(cz_cuda_bases_pin_later(c1, key, kb, &err) == CZ_OK, "%s (used %zu of %zu)", cz_error_msg(&err), used(),
+              shim_cap);
     CHECK(cz_cuda_bases_pin_later(c2, key, kb, &err) == CZ_OK);
     const size_t r0 = cz_cuda_bases_resident(c1);
     cz_cuda_bases_release(c1, key);
