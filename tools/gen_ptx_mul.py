@@ -89,8 +89,13 @@ def mont_forms(name, p, n64, terms=1):
     the one by additions under CZ_CUDA_PTX_P1 (the default since it ran
     on the H100, 2026-12-05), the one with -1/p from constant memory otherwise."""
     if p & 0xffffffff != 1:
-        return mont(name, p, n64, terms)
-    return "#if CZ_CUDA_PTX_P1\n%s#else\n%s#endif\n" % (mont(name, p, n64, terms), mont(name, p, n64, terms, unit=False))
+        plain, kara = mont(name, p, n64, terms), montk(name, p, n64, terms)
+    else:
+        plain = "#if CZ_CUDA_PTX_P1\n%s#else\n%s#endif\n" % (mont(name, p, n64, terms),
+                                                             mont(name, p, n64, terms, unit=False))
+        kara = "#if CZ_CUDA_PTX_P1\n%s#else\n%s#endif\n" % (montk(name, p, n64, terms),
+                                                            montk(name, p, n64, terms, unit=False))
+    return "#if CZ_CUDA_PTX_KARA%s_MIN_N <= %d\n%s#else\n%s#endif\n" % ("" if terms == 1 else "2", 2 * n64, kara, plain)
 
 
 def mont(name, p, n64, terms=1, unit=True):
@@ -191,6 +196,255 @@ def mont(name, p, n64, terms=1, unit=True):
             const = "static __constant__ uint32_t cz_ptx_pinv_%s = 0x%08x; /* -1/p mod 2^32 */\n" % (name, pinv)
     what = ("r = a b / 2^(32N) mod p, below 2p (one operand below p, the other below 2p)" if terms == 1 else
             "r = (a b + c d) / 2^(32N) mod p, below 2p (all four below p), one reduction")
+    params = ", ".join("const uint32_t (&%s)[%d]" % (x, n) for x in ops)
+    return (
+        "%s/* %s: %s */\n"
+        "__device__ __forceinline__ void cz_ptx_mont%s_%s(uint32_t (&r)[%d], %s)\n"
+        "{\n"
+        "    asm(\n%s\n        : %s\n        : %s);\n"
+        "}\n" % (const, name, what, "" if terms == 1 else "2", name, n, params, body,
+                 ", ".join('"=r"(r[%d])' % j for j in range(n)), ", ".join(inputs)))
+
+
+class Kara:
+    """The Karatsuba form of the mont blocks (cz_ptx_mont_NAME and
+    cz_ptx_mont2_NAME under CZ_CUDA_PTX_KARA_MIN_N <= N): the whole 2N-word
+    product first, one level of Karatsuba over halves of h = N / 2 limbs
+    (three h x h products: 3 N^2 / 4 word products instead of N^2), then N
+    reduction rows on its low half and the high half added (SOS):
+
+      T = a b = P0 + M 2^(32h) + P2 2^(64h), P0 = a_l b_l, P2 = a_h b_h,
+      M = P0 + P2 + s |a_l - a_h| |b_h - b_l| (s the product of the signs)
+      r = (T mod R + q p) / R + T / R, q = -T / p mod R (the rows)
+
+    Why: the wide multiply-adds are the FMA pipe's (IMAD.WIDE: two IMAD
+    issues each); the additions and selects Karatsuba adds are the integer
+    pipe's, which the product leaves mostly idle. Every h x h product and
+    every row keeps the mont block's rule (each lo/hi pair on an aligned
+    word pair of one accumulator, no register moves): a product's words
+    i + j even go to one accumulator, odd ones to another a word down; the
+    rows' accumulators E (even limbs of p) and O (odd limbs, a word up) are
+    renamed, not moved, when the value shifts a word down (E' = O with E_1
+    added at word 0, O' = E >> 64; the carry of that addition goes into the
+    next row's O chain, which runs first). Registers are virtual and each
+    written once per role, so ptxas allocates the pairs."""
+
+    def __init__(self):
+        self.ins = []
+        self.regs = []
+        self.k = 0
+
+    def new(self, tag):
+        self.k += 1
+        r = "%s%d" % (tag, self.k)
+        self.regs.append(r)
+        return r
+
+    def school(self, x, y):
+        """x y, both h words: 2h words (exact). Products x_j y_i with i + j
+        even go to one accumulator (word w at w), odd ones to another (word w
+        at w - 1), so every lo/hi pair lands on an aligned pair of one
+        accumulator; row i is one chain per accumulator, its carry into the
+        word above; then T = even + 2^32 odd."""
+        h = len(x)
+        acc = [{}, {}]  # parity 0: word w at w; parity 1: word w at w - 1
+        for i in range(h):
+            for par in (0, 1):
+                js = [j for j in range(h) if (i + j) % 2 == par]
+                if not js:
+                    continue
+                a = acc[par]
+                words = [w for j in js for w in (i + j - par, i + j - par + 1)]
+                fresh = all(w not in a for w in words)
+                top = words[-1] + 1
+                last = top - 1 + par >= 2 * h - 1  # the chain reaches the product's top word: no carry out
+                for idx, j in enumerate(js):
+                    for half, w in (("lo", i + j - par), ("hi", i + j - par + 1)):
+                        if fresh:
+                            a[w] = self.new("k")
+                            self.ins.append("mul.%s.u32 %s, %s, %s;" % (half, a[w], x[j], y[i]))
+                            continue
+                        old = a.get(w)
+                        if old is None:
+                            a[w] = self.new("k")
+                        first = idx == 0 and half == "lo"
+                        final = last and idx == len(js) - 1 and half == "hi"
+                        self.ins.append("%s.%s%s.u32 %s, %s, %s, %s;" % (
+                            "mad" if first else "madc", half, "" if final else ".cc", a[w], x[j], y[i],
+                            old if old is not None else "0"))
+                if not fresh and not last:
+                    if top in a:
+                        self.ins.append("addc.u32 %s, %s, 0;" % (a[top], a[top]))
+                    else:
+                        a[top] = self.new("k")
+                        self.ins.append("addc.u32 %s, 0, 0;" % a[top])
+        # T = acc0 + 2^32 acc1
+        e, o = acc
+        t = [e[0]]
+        for w in range(1, 2 * h):
+            r = self.new("k")
+            ev, ov = e.get(w), o.get(w - 1)
+            if ev is None or ov is None:
+                raise ValueError("school: word %d missing" % w)
+            self.ins.append("%s%s.u32 %s, %s, %s;" % ("add" if w == 1 else "addc", "" if w == 2 * h - 1 else ".cc", r, ev, ov))
+            t.append(r)
+        return t
+
+    def absdiff(self, x, y):
+        """(|x - y|, mask): mask = -1 where x < y, else 0"""
+        h = len(x)
+        d = [self.new("k") for _ in range(h)]
+        for j in range(h):
+            self.ins.append("%s.cc.u32 %s, %s, %s;" % ("sub" if j == 0 else "subc", d[j], x[j], y[j]))
+        m = self.new("k")
+        self.ins.append("subc.u32 %s, 0, 0;" % m)
+        for j in range(h):
+            self.ins.append("xor.b32 %s, %s, %s;" % (d[j], d[j], m))
+        for j in range(h):  # (d ^ m) - m: + 1 where m = -1
+            self.ins.append("%s.cc.u32 %s, %s, %s;" % ("sub" if j == 0 else "subc", d[j], d[j], m))
+        return d, m
+
+    def product(self, x, y):
+        """x y, N words each: 2N words"""
+        n = len(x)
+        h = n // 2
+        xl, xh, yl, yh = x[:h], x[h:], y[:h], y[h:]
+        p0 = self.school(xl, yl)
+        p2 = self.school(xh, yh)
+        da, sa = self.absdiff(xl, xh)  # after P0 and P2: fewer values live at once
+        db, sb = self.absdiff(yh, yl)
+        p1 = self.school(da, db)
+        s = self.new("k")
+        self.ins.append("xor.b32 %s, %s, %s;" % (s, sa, sb))
+        # M = P0 + P2, 2h + 1 words
+        mm = [self.new("k") for _ in range(2 * h + 1)]
+        for w in range(2 * h):
+            self.ins.append("%s.cc.u32 %s, %s, %s;" % ("add" if w == 0 else "addc", mm[w], p0[w], p2[w]))
+        self.ins.append("addc.u32 %s, 0, 0;" % mm[2 * h])
+        # M += s P1 = (P1 ^ s) + (s & 1), s sign-extended (the carry out of the top word is the wrap)
+        c = self.new("k")
+        self.ins.append("add.cc.u32 %s, %s, %s;" % (c, s, s))  # CF = (s != 0)
+        for w in range(2 * h):
+            self.ins.append("xor.b32 %s, %s, %s;" % (p1[w], p1[w], s))
+        for w in range(2 * h):
+            self.ins.append("addc.cc.u32 %s, %s, %s;" % (mm[w], mm[w], p1[w]))
+        self.ins.append("addc.cc.u32 %s, %s, %s;" % (mm[2 * h], mm[2 * h], s))
+        # T = P0 + 2^(64h) P2, then T[h..] += M
+        t = list(p0) + list(p2)
+        for w in range(h, 2 * n):
+            k = w - h
+            src = mm[k] if k <= 2 * h else "0"
+            final = w == 2 * n - 1
+            self.ins.append("%s%s.u32 %s, %s, %s;" % ("add" if w == h else "addc", "" if final else ".cc", t[w], t[w], src))
+        return t
+
+    def redc(self, tl, pl, pinv, unit):
+        """(T_low + q p) / R, N rows; returns (E, O): the value is E / 2^32 + O"""
+        n = len(tl)
+        E = list(tl)
+        O = None
+        m = "m"
+        carry = False  # a carry waits at O's word 0 (from E_1 + O_0)
+        for i in range(n):
+            if unit:
+                self.ins.append("sub.u32 m, 0, %s;" % E[0])
+            else:
+                self.ins.append("mul.lo.u32 m, %s, %s;" % (E[0], pinv))
+            # O += m p_odd (O word k = value word k + 1); first, absorbing the waiting carry
+            if O is None:
+                O = []
+                for k in range(0, n, 2):
+                    for half in ("lo", "hi"):
+                        r = self.new("k")
+                        O.append(r)
+                        self.ins.append("mul.%s.u32 %s, m, 0x%08x;" % (half, r, pl[k + 1]))
+            else:
+                while len(O) < n:
+                    O.append(None)
+                for k in range(0, n, 2):
+                    for half, w in (("lo", k), ("hi", k + 1)):
+                        old = O[w]
+                        if old is None:
+                            O[w] = self.new("k")
+                        first = k == 0 and half == "lo" and not carry
+                        self.ins.append("%s.%s.cc.u32 %s, m, 0x%08x, %s;" % (
+                            "mad" if first else "madc", half, O[w], pl[k + 1], old if old is not None else "0"))
+                r = self.new("k")
+                self.ins.append("addc.u32 %s, 0, 0;" % r)
+                O.append(r)
+            # E += m p_even: word 0 becomes 0 (its carry goes on)
+            while len(E) < n:
+                E.append(None)
+            for k in range(0, n, 2):
+                for half, w in (("lo", k), ("hi", k + 1)):
+                    if unit and k == 0:
+                        if half == "lo":
+                            self.ins.append("add.cc.u32 %s, %s, m;" % (E[0], E[0]))
+                        else:
+                            self.ins.append("addc.cc.u32 %s, %s, 0;" % (E[1], E[1]))
+                        continue
+                    old = E[w]
+                    if old is None:
+                        E[w] = self.new("k")
+                    self.ins.append("%s.%s.cc.u32 %s, m, 0x%08x, %s;" % (
+                        "mad" if (k == 0 and half == "lo") else "madc", half, E[w], pl[k], old if old is not None else "0"))
+            if len(E) > n and E[n] is not None:
+                self.ins.append("addc.u32 %s, %s, 0;" % (E[n], E[n]))
+            else:
+                r = self.new("k")
+                self.ins.append("addc.u32 %s, 0, 0;" % r)
+                E = E[:n] + [r]
+            if i == n - 1:
+                return E, O
+            # shift a word down: E' = O + E_1 at word 0 (its carry waits), O' = E >> 64
+            self.ins.append("add.cc.u32 %s, %s, %s;" % (O[0], O[0], E[1]))
+            E, O = O, E[2:]
+            carry = True
+
+    def finish(self, E, O, th, R):
+        """r = E / 2^32 + O + T_high; the top word into m (must be 0)"""
+        n = len(th)
+        u = [self.new("k") for _ in range(n)]
+        for j in range(n):
+            self.ins.append("%s.cc.u32 %s, %s, %s;" % ("add" if j == 0 else "addc", u[j], O[j], E[j + 1]))
+        top = self.new("k")
+        self.ins.append("addc.u32 %s, %s, %s;" % (top, O[n] if len(O) > n else "0", E[n + 1] if len(E) > n + 1 else "0"))
+        for j in range(n):
+            self.ins.append("%s.cc.u32 %s, %s, %s;" % ("add" if j == 0 else "addc", R(j), u[j], th[j]))
+        self.ins.append("addc.u32 m, %s, 0;" % top)
+
+
+def montk(name, p, n64, terms=1, unit=True):
+    """The Karatsuba form of cz_ptx_mont (terms 1) and cz_ptx_mont2 (2), class
+    Kara above; unit: p = 1 mod 2^32 with each row's m = -E_0 (CZ_CUDA_PTX_P1)."""
+    n = 2 * n64
+    pl = [(p >> (32 * i)) & 0xffffffff for i in range(n)]
+    pinv = (-pow(p, -1, 2**32)) % 2**32
+    unit = unit and pl[0] == 1
+    opaque = not unit and pinv == 0xffffffff
+    PINV = "%%%d" % ((2 * terms + 1) * n) if opaque else "0x%08x" % pinv
+    op = lambda k: (lambda j: "%%%d" % (k * n + j))
+    R = op(0)
+    K = Kara()
+    t = K.product([op(1)(j) for j in range(n)], [op(2)(j) for j in range(n)])
+    if terms == 2:
+        t2 = K.product([op(3)(j) for j in range(n)], [op(4)(j) for j in range(n)])
+        for w in range(2 * n):
+            final = w == 2 * n - 1
+            K.ins.append("%s%s.u32 %s, %s, %s;" % ("add" if w == 0 else "addc", "" if final else ".cc", t[w], t[w], t2[w]))
+    E, O = K.redc(t[:n], pl, PINV, unit)
+    K.finish(E, O, t[n:], R)
+    ins = ["{", ".reg .u32 m, %s;" % ", ".join(K.regs)] + K.ins + ["}"]
+    body = "\n".join('        "%s\\n\\t"' % x for x in ins)
+    ops = "abcd"[:2 * terms]
+    inputs = ['"r"(%s[%d])' % (x, j) for x in ops for j in range(n)]
+    const = ""
+    if opaque:
+        inputs.append('"r"(cz_ptx_pinv_%s)' % name)
+        if terms == 1:  # (one definition per field, before its first block)
+            const = "static __constant__ uint32_t cz_ptx_pinv_%s = 0x%08x; /* -1/p mod 2^32 */\n" % (name, pinv)
+    what = ("r = a b / 2^(32N) mod p, below 2p (one operand below p, the other below 2p; Karatsuba)" if terms == 1 else
+            "r = (a b + c d) / 2^(32N) mod p, below 2p (all four below p), one reduction; Karatsuba")
     params = ", ".join("const uint32_t (&%s)[%d]" % (x, n) for x in ops)
     return (
         "%s/* %s: %s */\n"
