@@ -86,18 +86,6 @@
 #ifndef CZ_CUDA_PTX_P1
 #define CZ_CUDA_PTX_P1 1
 #endif
-/* With CZ_CUDA_PTX_KARA_MIN_N <= N, the mont block (the product) of fields of
- * N 32-bit limbs is the Karatsuba form (tools/gen_ptx_mul.py class Kara): the
- * whole product from three half-size products (3 N^2 / 4 wide multiply-adds
- * instead of N^2, plus integer-pipe additions), then the N reduction rows;
- * CZ_CUDA_PTX_KARA2_MIN_N the same for the mont2 block (a b + c d). 99 by
- * default: none. */
-#ifndef CZ_CUDA_PTX_KARA_MIN_N
-#define CZ_CUDA_PTX_KARA_MIN_N 99
-#endif
-#ifndef CZ_CUDA_PTX_KARA2_MIN_N
-#define CZ_CUDA_PTX_KARA2_MIN_N 99
-#endif
 /* the products as PTX blocks, one per field and form (tools/gen_ptx_mul.py) */
 #include "cuda/ff_ptx.inc"
 /* r = OP(a, b) for the N-limb blocks mont, add, add2, sub, sub2 of field NAME */

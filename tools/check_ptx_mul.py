@@ -65,19 +65,8 @@ def parse(name, kind, nth=0):
 
 def forms(name, kind):
     """(label, instructions) of each definition of cz_ptx_KIND_NAME"""
-    labels, stack = [], []
-    for line in inc.split("\n"):
-        if line.startswith("#if "):
-            stack.append(line[4:])
-        elif line.startswith("#elif "):
-            stack[-1] = line[6:]
-        elif line.startswith("#else"):
-            stack[-1] = "!(%s)" % stack[-1]
-        elif line.startswith("#endif"):
-            stack.pop()
-        elif "void cz_ptx_%s_%s(" % (kind, name) in line:
-            labels.append("%s[%s]" % (kind, ", ".join(stack)) if stack else kind)
-    return [(label, parse(name, kind, i)) for i, label in enumerate(labels)]
+    k = inc.count("void cz_ptx_%s_%s(" % (kind, name))
+    return [("%s[P1=%d]" % (kind, 1 - i) if k > 1 else kind, parse(name, kind, i)) for i in range(k)]
 
 
 def execute(lines, get, put, regs):
@@ -100,9 +89,6 @@ def execute(lines, get, put, regs):
             if setcc:
                 cc = 1 if v < 0 else 0
             put(args[0], v & M32)  # without .cc it wraps: subc m, c, 0 makes the mask 0 or -1
-            continue
-        elif base == "xor":
-            put(args[0], get(args[1]) ^ get(args[2]))
             continue
         elif base == "and":
             put(args[0], get(args[1]) & get(args[2]))
