@@ -9,7 +9,11 @@
  * Products, x in [0, 2p), w below p, result below 2p, both in fp's form:
  *  - imad: fp::mul_lazy of cuda/ff.cuh (PTX carry chains in this build),
  *  - fp64: fp52::mul_r of cuda/ff52.cuh (52-bit limbs on the FP64 pipe),
- *  - mixed: half the chains with each, to see the two pipes add up.
+ *  - mixed: half the chains with each, to see the two pipes add up;
+ * and squarings, x = x^2 (x below p): fp::sqr() (with CZ_CUDA_PTX_SQR the
+ * dedicated squaring block) beside x * x (the product it otherwise is; for
+ * the 381-bit field both called, not inlined). The two squaring kinds must
+ * give the same values.
  * The peak beside them: SMs x 64 IMAD/clk x the SM clock, over the 4 N^2
  * IMADs of a CIOS product (N^2 32 x 32 products and N^2 for the reduction,
  * each a low and a high half). Every chain's end is written
@@ -30,7 +34,8 @@ using namespace cz_dev;
 
 enum { CHAINS = 4, THREADS = 256 };
 
-/* kind 0: imad, 1: fp64, 2: mixed (chains 0, 1 imad; 2, 3 fp64) */
+/* kind 0: imad, 1: fp64, 2: mixed (chains 0, 1 imad; 2, 3 fp64), 3: x^2 by
+ * sqr(), 4: x^2 by x * x */
 template <class F, int KIND> __global__ void __launch_bounds__(THREADS) k_chain(F *out, const F *x0, const F *w, int iters)
 {
     typedef fp52<typename F::P_> W;
@@ -42,7 +47,11 @@ template <class F, int KIND> __global__ void __launch_bounds__(THREADS) k_chain(
     for (int it = 0; it < iters; it++) {
 #pragma unroll
         for (int c = 0; c < CHAINS; c++) {
-            if (KIND == 0 || (KIND == 2 && c < CHAINS / 2))
+            if (KIND == 3)
+                x[c] = x[c].sqr();
+            else if (KIND == 4)
+                x[c] = x[c] * x[c];
+            else if (KIND == 0 || (KIND == 2 && c < CHAINS / 2))
                 x[c] = F::mul_lazy(x[c], wi);
             else
                 x[c] = W::mul_r(wi, x[c]);
@@ -55,8 +64,8 @@ template <class F, int KIND> __global__ void __launch_bounds__(THREADS) k_chain(
 typedef struct {
     const char *name;
     int n32;       /* 32-bit limbs */
-    double ms[3];  /* median kernel time per kind */
-    int ok;        /* the kinds agree */
+    double ms[5];  /* median kernel time per kind */
+    int ok;        /* the product kinds agree, and the squaring kinds */
 } row;
 
 template <class F> static int run_field(cz_bench *b, row *r, int sms, int blocks, int iters)
@@ -84,8 +93,8 @@ template <class F> static int run_field(cz_bench *b, row *r, int sms, int blocks
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
-    F first[3][CHAINS];
-    for (int kind = 0; kind < 3; kind++) {
+    F first[5][CHAINS];
+    for (int kind = 0; kind < 5; kind++) {
         double t[64];
         const int reps = b->repeats < 64 ? b->repeats : 64;
         for (int rep = -1; rep < reps; rep++) {
@@ -93,6 +102,8 @@ template <class F> static int run_field(cz_bench *b, row *r, int sms, int blocks
             if (kind == 0) k_chain<F, 0><<<sms * blocks, THREADS>>>(dout, dx, dw, iters);
             if (kind == 1) k_chain<F, 1><<<sms * blocks, THREADS>>>(dout, dx, dw, iters);
             if (kind == 2) k_chain<F, 2><<<sms * blocks, THREADS>>>(dout, dx, dw, iters);
+            if (kind == 3) k_chain<F, 3><<<sms * blocks, THREADS>>>(dout, dx, dw, iters);
+            if (kind == 4) k_chain<F, 4><<<sms * blocks, THREADS>>>(dout, dx, dw, iters);
             cudaEventRecord(e1);
             cudaEventSynchronize(e1);
             float ms = 0;
@@ -111,8 +122,10 @@ template <class F> static int run_field(cz_bench *b, row *r, int sms, int blocks
     }
     cudaError_t err = cudaGetLastError();
     r->ok = err == cudaSuccess;
-    for (int c = 0; c < CHAINS; c++)
+    for (int c = 0; c < CHAINS; c++) {
         for (int kind = 1; kind < 3; kind++) r->ok &= first[kind][c].reduced() == first[0][c].reduced();
+        r->ok &= first[3][c] == first[4][c];
+    }
     if (err != cudaSuccess) fprintf(stderr, "bench_gpu_ff: %s\n", cudaGetErrorString(err));
     cudaFree(dx);
     cudaFree(dw);
@@ -153,7 +166,7 @@ int main(int argc, char **argv)
                    {"bls12_381_fq", 12, {0}, 0}};
     cz_bench_table t;
     cz_bench_table_init(&t, "Field products (G/s; IMAD peak = 64 IMAD/clk/SM over the 4 N^2 IMADs of a CIOS product)",
-                        "field|imad G/s|fp64 G/s|mixed G/s|fp64 / imad|IMAD peak G/s|agree");
+                        "field|imad G/s|fp64 G/s|mixed G/s|fp64 / imad|IMAD peak G/s|x^2 G/s|x x G/s|x^2 / x x|agree");
     for (int f = 0; f < 4; f++) {
         row *r = &rows[f];
         if (field && strcmp(field, r->name) != 0) continue;
@@ -164,8 +177,9 @@ int main(int argc, char **argv)
         if (e != 0) return 1;
         const double n = (double)sms * blocks * THREADS * CHAINS * iters;
         const double peak = sms * 64.0 * clock_khz * 1e3 / (4.0 * r->n32 * r->n32) * 1e-9;
-        cz_bench_table_addf(&t, "%s|%.2f|%.2f|%.2f|%.3f|%.1f|%s", r->name, n / r->ms[0] * 1e-6, n / r->ms[1] * 1e-6,
-                            n / r->ms[2] * 1e-6, r->ms[0] / r->ms[1], peak, r->ok ? "yes" : "NO");
+        cz_bench_table_addf(&t, "%s|%.2f|%.2f|%.2f|%.3f|%.1f|%.2f|%.2f|%.3f|%s", r->name, n / r->ms[0] * 1e-6,
+                            n / r->ms[1] * 1e-6, n / r->ms[2] * 1e-6, r->ms[0] / r->ms[1], peak, n / r->ms[3] * 1e-6,
+                            n / r->ms[4] * 1e-6, r->ms[4] / r->ms[3], r->ok ? "yes" : "NO");
     }
     cz_bench_table_print(&b, &t);
     return cz_bench_finish(&b);

@@ -115,7 +115,8 @@
         cz_ptx_mulrow_##NAME(w, a, b);                                                                                 \
     }                                                                                                                  \
     __device__ __forceinline__ static void ptx_redrow(uint32_t *w, uint32_t &c) { cz_ptx_redrow_##NAME(w, c); }   \
-    __device__ __forceinline__ static void ptx_sqrwide(uint32_t *t, const uint32_t(&a)[N]) { cz_ptx_sqrwide_##NAME(t, a); }
+    __device__ __forceinline__ static void ptx_sqrwide(uint32_t *t, const uint32_t(&a)[N]) { cz_ptx_sqrwide_##NAME(t, a); } \
+    __device__ __forceinline__ static void ptx_sqrm(uint32_t(&r)[N], const uint32_t(&a)[N]) { cz_ptx_sqrm_##NAME(r, a); }
 #else
 #define CZ_DEV_PTX_ROW_(NAME)
 #endif
@@ -617,6 +618,12 @@ template <class P> struct fp {
      * a^2 < p^2 < p R as redc_ptx needs. */
     __device__ __forceinline__ static fp sqr_ptx(const fp &a)
     {
+        if constexpr (CZ_CUDA_PTX_MONT) {
+            fp r;
+            P::ptx_sqrm(r.l, a.l);
+            reduce_once(r.l);
+            return r;
+        }
         uint32_t t[2 * N];
 #pragma unroll
         for (int i = 0; i < 2 * N; i++) t[i] = 0;

@@ -25,7 +25,9 @@ The split blocks (mulrow, redrow) are run the same way: N mulrow rows must
 give the exact 2N-word product of operands below 2p, N redrow rows must
 reduce any T < p 2^(32N) to T / 2^(32N) mod p below 2p with no carry left.
 The sqrwide block must give the exact 2N-word square of any a below
-2^(32N - 1), and with the redrow rows the Montgomery square of a < p.
+2^(32N - 1), and with the redrow rows the Montgomery square of a < p. The
+sqrm block (the square and its reduction in one block, the mont block's
+style) must give the Montgomery square of a < p below 2p, its top word 0.
 
 Run: python3 tools/check_ptx_mul.py [cuda/ff_ptx.inc] [cases]  (exit 1 on a failure)
 """
@@ -101,6 +103,9 @@ def execute(lines, get, put, regs):
         elif base == "mul":
             prod = get(args[1]) * get(args[2])
             put(args[0], prod >> 32 if parts[1] == "hi" else prod)
+            continue
+        elif base == "shl":
+            put(args[0], (get(args[1]) << int(args[2], 0)) & M32)
             continue
         elif base == "mov":
             put(args[0], get(args[1]))
@@ -378,6 +383,28 @@ for name, (p, n64) in FIELDS.items():
             sbad += 1
     print("%s: %d squares, %d wrong" % (name, len(scases), sbad))
     fails += sbad
+
+    # the mont-style squaring (cuda/ff.cuh sqr_ptx with CZ_CUDA_PTX_SQR and
+    # CZ_CUDA_PTX_MONT): a below p, the result below 2p, the top word 0
+    qcases = edge + [rng.randrange(p) for _ in range(ncases)]
+    for form, qlines in forms(name, "sqrm"):
+        qbad = 0
+        for x in qcases:
+            try:
+                r, regs = run_out(qlines, n, limbs(x) + [pinv])
+                if regs.get("m") != 0:
+                    raise ValueError("the top word is %s, not 0" % regs.get("m"))
+                got = sum(v << (32 * j) for j, v in enumerate(r))
+                if got >= 2 * p:
+                    raise ValueError("the result is %#x >= 2p" % got)
+            except ValueError as e:
+                print("%s %s: %s (a = %#x)" % (name, form, e, x))
+                qbad += 1
+                continue
+            if got % p != x * x * ri % p:
+                qbad = miss(qbad, "%s %s: wrong square of a = %#x" % (name, form, x))
+        print("%s: %d %s squares, %d wrong" % (name, len(qcases), form, qbad))
+        fails += qbad
 
 def run_mod(lines, n, a, b):
     """Runs an add/sub/red block: a = %n.., b = %2n.. (none for red)."""

@@ -201,6 +201,117 @@ def mont(name, p, n64, terms=1, unit=True):
                  ", ".join('"=r"(r[%d])' % j for j in range(n)), ", ".join(inputs)))
 
 
+def sqrc(name, p, n64, unit=True):
+    """cz_ptx_sqrm_NAME(r, a) in the mont block's own form (CIOS, the same
+    two accumulators and in-place shifts, so no register moves): row i adds
+    a_i c_i with c_i = (a_i at limb i, 2 a_j at limbs j > i), zero below
+    limb i; the rows sum to a^2 with N(N + 1)/2 word products instead of
+    N^2. The doubled limbs are d = 2a (one addition chain; 2a < 2^(32N),
+    every field's top limb is below 2^31), except limb i + 1 of row i,
+    which is a_(i+1) << 1 (the bit a_i would carry into it is a_i's own
+    term). A zero multiplicand limb costs nothing in the chain of the even
+    limbs (it starts later) and, in the chain of the odd limbs, the two
+    additions that still shift the words down (new O = E >> 64 + ...). The
+    running value stays below 2a + p (a row adds below 2^32 2a), the
+    result below 2p for a < p."""
+    n = 2 * n64
+    pl = [(p >> (32 * i)) & 0xffffffff for i in range(n)]
+    pinv = (-pow(p, -1, 2**32)) % 2**32
+    R = lambda j: "%%%d" % j
+    A = lambda j: "%%%d" % (n + j)
+    P = lambda j: "0x%08x" % pl[j]
+    X = ["x%d" % j for j in range(n + 2)]
+    Y = ["y%d" % j for j in range(n + 2)]
+    D = ["d%d" % j for j in range(n)]
+    ins = ["{", ".reg .u32 m, s, %s;" % ", ".join(X + Y + D)]
+    unit = unit and pl[0] == 1
+    opaque = not unit and pinv == 0xffffffff
+    PINV = "%%%d" % (2 * n) if opaque else "0x%08x" % pinv
+    for j in range(n):  # d = 2a (a < 2^(32N - 1))
+        ins.append("%s%s.u32 %s, %s, %s;" % ("add" if j == 0 else "addc", "" if j == n - 1 else ".cc", D[j], A(j), A(j)))
+
+    def c(i, j):
+        """limb j of row i's multiplicand, None for 0"""
+        if j < i:
+            return None
+        if j == i:
+            return A(i)
+        if j == i + 1:
+            ins.append("shl.b32 s, %s, 1;" % A(i + 1))
+            return "s"
+        return D[j]
+
+    E, O = X, Y
+    # row 0: E = c_even a_0, O = c_odd a_0 (no sums: the pairs do not overlap)
+    for k in range(0, n, 2):
+        for arr, j in ((E, k), (O, k + 1)):
+            cj = c(0, j)
+            ins.append("mul.lo.u32 %s, %s, %s;" % (arr[k], cj, A(0)))
+            ins.append("mul.hi.u32 %s, %s, %s;" % (arr[k + 1], cj, A(0)))
+    for r in (E[n], E[n + 1], O[n], O[n + 1]):
+        ins.append("mov.u32 %s, 0;" % r)
+
+    def reduce(E, O):
+        if unit:
+            ins.append("sub.u32 m, 0, %s;" % E[0])
+        else:
+            ins.append("mul.lo.u32 m, %s, %s;" % (E[0], PINV))
+        for arr, off in ((E, 0), (O, 1)):
+            for k in range(0, n, 2):
+                if k + off == 0 and unit:
+                    ins.append("add.cc.u32 %s, %s, m;" % (arr[0], arr[0]))
+                    ins.append("addc.cc.u32 %s, %s, 0;" % (arr[1], arr[1]))
+                    continue
+                ins.append("%s.lo.cc.u32 %s, m, %s, %s;" % ("mad" if k == 0 else "madc", arr[k], P(k + off), arr[k]))
+                ins.append("madc.hi.cc.u32 %s, m, %s, %s;" % (arr[k + 1], P(k + off), arr[k + 1]))
+            ins.append("addc.u32 %s, %s, 0;" % (arr[n], arr[n]))
+
+    reduce(E, O)
+    for i in range(1, n):
+        ins.append("add.cc.u32 %s, %s, %s;" % (O[0], O[0], E[1]))
+        for k in range(0, n, 2):  # new O = (E >> 64) + c_odd a_i, in place
+            cj = c(i, k + 1)
+            if cj is None:
+                ins.append("addc.cc.u32 %s, %s, 0;" % (E[k], E[k + 2]))
+                ins.append("addc.cc.u32 %s, %s, 0;" % (E[k + 1], E[k + 3]))
+                continue
+            ins.append("madc.lo.cc.u32 %s, %s, %s, %s;" % (E[k], cj, A(i), E[k + 2]))
+            ins.append("madc.hi.cc.u32 %s, %s, %s, %s;" % (E[k + 1], cj, A(i), E[k + 3]))
+        ins.append("addc.u32 %s, %s, 0;" % (E[n], E[n + 1]))
+        first = True
+        for k in range(0, n, 2):  # new E = O + c_even a_i, in place
+            cj = c(i, k)
+            if cj is None:
+                continue
+            ins.append("%s.lo.cc.u32 %s, %s, %s, %s;" % ("mad" if first else "madc", O[k], cj, A(i), O[k]))
+            ins.append("madc.hi.cc.u32 %s, %s, %s, %s;" % (O[k + 1], cj, A(i), O[k + 1]))
+            first = False
+        ins.append("addc.u32 %s, %s, 0;" % (O[n], O[n]))
+        E, O = O, E
+        reduce(E, O)
+    for j in range(n):
+        ins.append("%s.cc.u32 %s, %s, %s;" % ("add" if j == 0 else "addc", R(j), O[j], E[j + 1]))
+    ins.append("addc.u32 m, %s, %s;" % (O[n], E[n + 1]))
+    ins.append("}")
+    body = "\n".join('        "%s\\n\\t"' % x for x in ins)
+    inputs = ['"r"(a[%d])' % j for j in range(n)]
+    if opaque:
+        inputs.append('"r"(cz_ptx_pinv_%s)' % name)
+    return (
+        "/* %s: r = a^2 / 2^(32N) mod p, below 2p (a below p): CIOS rows over the square's triangle */\n"
+        "__device__ __forceinline__ void cz_ptx_sqrm_%s(uint32_t (&r)[%d], const uint32_t (&a)[%d])\n"
+        "{\n"
+        "    asm(\n%s\n        : %s\n        : %s);\n"
+        "}\n" % (name, name, n, n, body, ", ".join('"=r"(r[%d])' % j for j in range(n)), ", ".join(inputs)))
+
+
+def sqrm_forms(name, p, n64):
+    """sqrm of a field; for p = 1 mod 2^32 both forms, as mont_forms"""
+    if p & 0xffffffff != 1:
+        return sqrc(name, p, n64)
+    return "#if CZ_CUDA_PTX_P1\n%s#else\n%s#endif\n" % (sqrc(name, p, n64), sqrc(name, p, n64, unit=False))
+
+
 def row(name, p, n64):
     n = 2 * n64
     pl = [(p >> (32 * i)) & 0xffffffff for i in range(n)]
@@ -403,3 +514,4 @@ for name, (p, n64) in FIELDS.items():
     print(mulrow(name, p, n64))
     print(redrow(name, p, n64))
     print(sqrwide(name, p, n64))
+    print(sqrm_forms(name, p, n64))
