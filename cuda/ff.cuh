@@ -139,7 +139,12 @@ namespace cz_dev {
  * built from row blocks on sliding windows (mulrow, redrow, sqrwide), with
  * the moves that ptx_mont does not have: a a through ptx_mont is 288
  * instructions against sqr_ptx's 336 (BN254 Fq), a b - c d as two products
- * 568 against 647. So with ptx_mont both are off (0, 0), else on (1, 8). */
+ * 568 against 647. So with ptx_mont both are off (0, 0), else on (1, 8).
+ * With ptx_mont, CZ_CUDA_PTX_SQR=1 gives sqr_ptx the mont block's own rows
+ * over the square's triangle instead (P::ptx_sqrm, no moves; BLS12-381 Fq
+ * 210 wide multiply-adds against the product's 276, sm_90): built and
+ * emulated, off until timed on a GPU (bench/RESULTS.md, "A squaring in the
+ * product's own form"). */
 #ifndef CZ_CUDA_PTX_MONT
 #define CZ_CUDA_PTX_MONT 1
 #endif
@@ -612,10 +617,12 @@ template <class P> struct fp {
         return r;
     }
 
-    /* a^2 / R mod p: the 2N-word square (P::ptx_sqrwide: the products a_i
-     * a_j, i < j, once, doubled, plus the squares a_i^2; N(N + 1)/2 word
-     * products instead of N^2), then the N reduction rows. a < p, so
-     * a^2 < p^2 < p R as redc_ptx needs. */
+    /* a^2 / R mod p, a < p: with CZ_CUDA_PTX_MONT one P::ptx_sqrm block
+     * (the mont rows over the square's triangle, result below 2p), then the
+     * final subtraction; else the 2N-word square (P::ptx_sqrwide: the
+     * products a_i a_j, i < j, once, doubled, plus the squares a_i^2;
+     * N(N + 1)/2 word products instead of N^2), then the N reduction rows
+     * (a^2 < p^2 < p R as redc_ptx needs). */
     __device__ __forceinline__ static fp sqr_ptx(const fp &a)
     {
         if constexpr (CZ_CUDA_PTX_MONT) {

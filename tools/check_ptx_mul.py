@@ -198,6 +198,18 @@ def run_mont(lines, n, a, b, pinv):
     return r
 
 
+def run_below_2p(lines, n, ins, p):
+    """Runs a mont2 or sqrm block (run_out) and returns its result, which
+    must be below 2p with the top word (left in m) 0."""
+    r, regs = run_out(lines, n, ins)
+    if regs.get("m") != 0:
+        raise ValueError("the top word is %s, not 0" % regs.get("m"))
+    got = sum(v << (32 * j) for j, v in enumerate(r))
+    if got >= 2 * p:
+        raise ValueError("the result is %#x >= 2p" % got)
+    return got
+
+
 def run_sqr(lines, n, t, a):
     """Runs a sqrwide block: t = %0..%(2n-1) (written), a = %2n..%(3n-1)."""
     regs = {}
@@ -293,12 +305,7 @@ for name, (p, n64) in FIELDS.items():
         bad = 0
         for ops in mcases:
             try:
-                r, regs = run_out(mlines, n, sum((limbs(v) for v in ops), []) + [pinv])
-                if regs.get("m") != 0:
-                    raise ValueError("the top word is %s, not 0" % regs.get("m"))
-                got = sum(v << (32 * j) for j, v in enumerate(r))
-                if got >= 2 * p:
-                    raise ValueError("the result is %#x >= 2p" % got)
+                got = run_below_2p(mlines, n, sum((limbs(v) for v in ops), []) + [pinv], p)
             except ValueError as e:
                 print("%s %s: %s (operands %s)" % (name, form, e, ", ".join("%#x" % v for v in ops)))
                 bad += 1
@@ -391,12 +398,7 @@ for name, (p, n64) in FIELDS.items():
         qbad = 0
         for x in qcases:
             try:
-                r, regs = run_out(qlines, n, limbs(x) + [pinv])
-                if regs.get("m") != 0:
-                    raise ValueError("the top word is %s, not 0" % regs.get("m"))
-                got = sum(v << (32 * j) for j, v in enumerate(r))
-                if got >= 2 * p:
-                    raise ValueError("the result is %#x >= 2p" % got)
+                got = run_below_2p(qlines, n, limbs(x) + [pinv], p)
             except ValueError as e:
                 print("%s %s: %s (a = %#x)" % (name, form, e, x))
                 qbad += 1

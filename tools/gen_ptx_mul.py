@@ -19,6 +19,12 @@ The primes come from tools/gen_field_consts.py (the same numbers as ff/).
                                fp2 with CZ_CUDA_PTX_FQ2: an Fq2 product is two
                                of these, no Karatsuba sums; with
                                CZ_CUDA_PTX_MSUB, a b - c d as a b + c (p - d))
+  cz_ptx_sqrm_NAME(r, a)       r = a^2 / 2^(32N) mod p, below 2p, for a below p:
+                               the mont block's rows over the square's
+                               triangle, N(N + 1)/2 word products for the
+                               square instead of N^2 (cuda/ff.cuh sqr_ptx
+                               with CZ_CUDA_PTX_SQR and CZ_CUDA_PTX_MONT;
+                               mont() below, square=True)
   cz_ptx_add_NAME(r, a, b)     r = a + b mod p (a + b < 2p); add2: mod 2p
                                (a + b < 4p, the NTT's lazy sum)
   cz_ptx_sub_NAME(r, a, b)     r = a - b mod p (a, b < p); sub2: mod 2p
@@ -93,13 +99,24 @@ def mont_forms(name, p, n64, terms=1):
     return "#if CZ_CUDA_PTX_P1\n%s#else\n%s#endif\n" % (mont(name, p, n64, terms), mont(name, p, n64, terms, unit=False))
 
 
-def mont(name, p, n64, terms=1, unit=True):
+def mont(name, p, n64, terms=1, unit=True, square=False):
     """terms 1: cz_ptx_mont (a b); 2: cz_ptx_mont2 (a b + c d, one reduction:
     each row adds c_even d_i and c_odd d_i into the same accumulators after
     a's, then reduces once). (A sum of four, for the Fq2 a b - c d, was
     built: its 8 operands spilled in the G2 kernels, STL 170 -> 462.)
     unit=False: for p = 1 mod 2^32, the form with -1/p from constant memory
-    (below)."""
+    (below).
+
+    square=True: cz_ptx_sqrm (a^2, a below p, result below 2p) in the same
+    rows: row i adds a_i c_i with c_i = (a_i at limb i, 2 a_j at limbs j > i,
+    0 below), which sum to a^2 with N(N + 1)/2 word products instead of
+    N^2. The doubled limbs are d = 2a (one addition chain; 2a < 2^(32N),
+    every field's top limb is below 2^31), but limb i + 1 of row i is
+    a_(i+1) << 1 (the bit a_i would carry into it belongs to a_i's own
+    term). A zero limb costs nothing in the chain of the even limbs (it
+    starts later) and two additions in the chain of the odd limbs, which
+    also shifts the words down. The running value stays below 2a + p (a row
+    adds below 2^32 2a)."""
     n = 2 * n64
     pl = [(p >> (32 * i)) & 0xffffffff for i in range(n)]
     pinv = (-pow(p, -1, 2**32)) % 2**32
@@ -114,6 +131,24 @@ def mont(name, p, n64, terms=1, unit=True):
     X = ["x%d" % j for j in range(n + 2)]
     Y = ["y%d" % j for j in range(n + 2)]
     ins = ["{", ".reg .u32 m, %s;" % ", ".join(X + Y)]
+    if square:  # d = 2a; s: limb i + 1 of row i
+        Dd = ["d%d" % j for j in range(n)]
+        ins[1] = ".reg .u32 m, s, %s;" % ", ".join(X + Y + Dd)
+        for j in range(n):
+            ins.append("%s%s.u32 %s, %s, %s;" % ("add" if j == 0 else "addc", "" if j == n - 1 else ".cc", Dd[j], A(j), A(j)))
+
+    def limb(i, j):
+        """the operands of the word product of row i, limb j: (x, y), or None for 0"""
+        if not square:
+            return A(j), B(i)
+        if j < i:
+            return None
+        if j == i:
+            return A(i), A(i)
+        if j == i + 1:
+            ins.append("shl.b32 s, %s, 1;" % A(i + 1))
+            return "s", A(i)
+        return Dd[j], A(i)
     # p = 1 mod 2^32 (BLS12-381's r; then -1/p = -1 mod 2^32): m = -E_0, one
     # integer subtraction, and E_0 + m p_0 = E_0 + m = 0 with a carry out
     # unless E_0 = 0, two additions on the integer pipe in place of the
@@ -124,13 +159,14 @@ def mont(name, p, n64, terms=1, unit=True):
     # product), so -1/p is read from constant memory, opaque to it.
     unit = unit and pl[0] == 1
     opaque = not unit and pinv == 0xffffffff
-    PINV = "%%%d" % ((2 * terms + 1) * n) if opaque else "0x%08x" % pinv
+    PINV = "%%%d" % ((2 if square else 2 * terms + 1) * n) if opaque else "0x%08x" % pinv
     E, O = X, Y
     # row 0: E = a_even b_0, O = a_odd b_0 (no sums: the pairs do not overlap)
     for k in range(0, n, 2):
         for arr, j in ((E, k), (O, k + 1)):
-            ins.append("mul.lo.u32 %s, %s, %s;" % (arr[k], A(j), B(0)))
-            ins.append("mul.hi.u32 %s, %s, %s;" % (arr[k + 1], A(j), B(0)))
+            x, y = limb(0, j)
+            ins.append("mul.lo.u32 %s, %s, %s;" % (arr[k], x, y))
+            ins.append("mul.hi.u32 %s, %s, %s;" % (arr[k + 1], x, y))
     for r in (E[n], E[n + 1], O[n], O[n + 1]):  # words n + 1 stay 0 (the shifts read them)
         ins.append("mov.u32 %s, 0;" % r)
 
@@ -166,12 +202,22 @@ def mont(name, p, n64, terms=1, unit=True):
         # E_1 into O's word 0; its carry goes to word 1 = the new O's word 0
         ins.append("add.cc.u32 %s, %s, %s;" % (O[0], O[0], E[1]))
         for k in range(0, n, 2):  # new O = (E >> 64) + a_odd b_i, in place
-            ins.append("madc.lo.cc.u32 %s, %s, %s, %s;" % (E[k], A(k + 1), B(i), E[k + 2]))
-            ins.append("madc.hi.cc.u32 %s, %s, %s, %s;" % (E[k + 1], A(k + 1), B(i), E[k + 3]))
+            xy = limb(i, k + 1)
+            if xy is None:  # only the shift
+                ins.append("addc.cc.u32 %s, %s, 0;" % (E[k], E[k + 2]))
+                ins.append("addc.cc.u32 %s, %s, 0;" % (E[k + 1], E[k + 3]))
+                continue
+            ins.append("madc.lo.cc.u32 %s, %s, %s, %s;" % (E[k], xy[0], xy[1], E[k + 2]))
+            ins.append("madc.hi.cc.u32 %s, %s, %s, %s;" % (E[k + 1], xy[0], xy[1], E[k + 3]))
         ins.append("addc.u32 %s, %s, 0;" % (E[n], E[n + 1]))
+        first = True
         for k in range(0, n, 2):  # new E = O + a_even b_i, in place
-            ins.append("%s.lo.cc.u32 %s, %s, %s, %s;" % ("mad" if k == 0 else "madc", O[k], A(k), B(i), O[k]))
-            ins.append("madc.hi.cc.u32 %s, %s, %s, %s;" % (O[k + 1], A(k), B(i), O[k + 1]))
+            xy = limb(i, k)
+            if xy is None:
+                continue
+            ins.append("%s.lo.cc.u32 %s, %s, %s, %s;" % ("mad" if first else "madc", O[k], xy[0], xy[1], O[k]))
+            ins.append("madc.hi.cc.u32 %s, %s, %s, %s;" % (O[k + 1], xy[0], xy[1], O[k + 1]))
+            first = False
         ins.append("addc.u32 %s, %s, 0;" % (O[n], O[n]))
         E, O = O, E
         more(E, O, i)
@@ -182,6 +228,14 @@ def mont(name, p, n64, terms=1, unit=True):
     ins.append("addc.u32 m, %s, %s;" % (O[n], E[n + 1]))
     ins.append("}")
     body = "\n".join('        "%s\\n\\t"' % s for s in ins)
+    if square:
+        inputs = ['"r"(a[%d])' % j for j in range(n)] + (['"r"(cz_ptx_pinv_%s)' % name] if opaque else [])
+        return (
+            "/* %s: r = a^2 / 2^(32N) mod p, below 2p (a below p): the product's rows over the square's triangle */\n"
+            "__device__ __forceinline__ void cz_ptx_sqrm_%s(uint32_t (&r)[%d], const uint32_t (&a)[%d])\n"
+            "{\n"
+            "    asm(\n%s\n        : %s\n        : %s);\n"
+            "}\n" % (name, name, n, n, body, ", ".join('"=r"(r[%d])' % j for j in range(n)), ", ".join(inputs)))
     ops = "abcd"[:2 * terms]
     inputs = ['"r"(%s[%d])' % (x, j) for x in ops for j in range(n)]
     const = ""
@@ -201,115 +255,12 @@ def mont(name, p, n64, terms=1, unit=True):
                  ", ".join('"=r"(r[%d])' % j for j in range(n)), ", ".join(inputs)))
 
 
-def sqrc(name, p, n64, unit=True):
-    """cz_ptx_sqrm_NAME(r, a) in the mont block's own form (CIOS, the same
-    two accumulators and in-place shifts, so no register moves): row i adds
-    a_i c_i with c_i = (a_i at limb i, 2 a_j at limbs j > i), zero below
-    limb i; the rows sum to a^2 with N(N + 1)/2 word products instead of
-    N^2. The doubled limbs are d = 2a (one addition chain; 2a < 2^(32N),
-    every field's top limb is below 2^31), except limb i + 1 of row i,
-    which is a_(i+1) << 1 (the bit a_i would carry into it is a_i's own
-    term). A zero multiplicand limb costs nothing in the chain of the even
-    limbs (it starts later) and, in the chain of the odd limbs, the two
-    additions that still shift the words down (new O = E >> 64 + ...). The
-    running value stays below 2a + p (a row adds below 2^32 2a), the
-    result below 2p for a < p."""
-    n = 2 * n64
-    pl = [(p >> (32 * i)) & 0xffffffff for i in range(n)]
-    pinv = (-pow(p, -1, 2**32)) % 2**32
-    R = lambda j: "%%%d" % j
-    A = lambda j: "%%%d" % (n + j)
-    P = lambda j: "0x%08x" % pl[j]
-    X = ["x%d" % j for j in range(n + 2)]
-    Y = ["y%d" % j for j in range(n + 2)]
-    D = ["d%d" % j for j in range(n)]
-    ins = ["{", ".reg .u32 m, s, %s;" % ", ".join(X + Y + D)]
-    unit = unit and pl[0] == 1
-    opaque = not unit and pinv == 0xffffffff
-    PINV = "%%%d" % (2 * n) if opaque else "0x%08x" % pinv
-    for j in range(n):  # d = 2a (a < 2^(32N - 1))
-        ins.append("%s%s.u32 %s, %s, %s;" % ("add" if j == 0 else "addc", "" if j == n - 1 else ".cc", D[j], A(j), A(j)))
-
-    def c(i, j):
-        """limb j of row i's multiplicand, None for 0"""
-        if j < i:
-            return None
-        if j == i:
-            return A(i)
-        if j == i + 1:
-            ins.append("shl.b32 s, %s, 1;" % A(i + 1))
-            return "s"
-        return D[j]
-
-    E, O = X, Y
-    # row 0: E = c_even a_0, O = c_odd a_0 (no sums: the pairs do not overlap)
-    for k in range(0, n, 2):
-        for arr, j in ((E, k), (O, k + 1)):
-            cj = c(0, j)
-            ins.append("mul.lo.u32 %s, %s, %s;" % (arr[k], cj, A(0)))
-            ins.append("mul.hi.u32 %s, %s, %s;" % (arr[k + 1], cj, A(0)))
-    for r in (E[n], E[n + 1], O[n], O[n + 1]):
-        ins.append("mov.u32 %s, 0;" % r)
-
-    def reduce(E, O):
-        if unit:
-            ins.append("sub.u32 m, 0, %s;" % E[0])
-        else:
-            ins.append("mul.lo.u32 m, %s, %s;" % (E[0], PINV))
-        for arr, off in ((E, 0), (O, 1)):
-            for k in range(0, n, 2):
-                if k + off == 0 and unit:
-                    ins.append("add.cc.u32 %s, %s, m;" % (arr[0], arr[0]))
-                    ins.append("addc.cc.u32 %s, %s, 0;" % (arr[1], arr[1]))
-                    continue
-                ins.append("%s.lo.cc.u32 %s, m, %s, %s;" % ("mad" if k == 0 else "madc", arr[k], P(k + off), arr[k]))
-                ins.append("madc.hi.cc.u32 %s, m, %s, %s;" % (arr[k + 1], P(k + off), arr[k + 1]))
-            ins.append("addc.u32 %s, %s, 0;" % (arr[n], arr[n]))
-
-    reduce(E, O)
-    for i in range(1, n):
-        ins.append("add.cc.u32 %s, %s, %s;" % (O[0], O[0], E[1]))
-        for k in range(0, n, 2):  # new O = (E >> 64) + c_odd a_i, in place
-            cj = c(i, k + 1)
-            if cj is None:
-                ins.append("addc.cc.u32 %s, %s, 0;" % (E[k], E[k + 2]))
-                ins.append("addc.cc.u32 %s, %s, 0;" % (E[k + 1], E[k + 3]))
-                continue
-            ins.append("madc.lo.cc.u32 %s, %s, %s, %s;" % (E[k], cj, A(i), E[k + 2]))
-            ins.append("madc.hi.cc.u32 %s, %s, %s, %s;" % (E[k + 1], cj, A(i), E[k + 3]))
-        ins.append("addc.u32 %s, %s, 0;" % (E[n], E[n + 1]))
-        first = True
-        for k in range(0, n, 2):  # new E = O + c_even a_i, in place
-            cj = c(i, k)
-            if cj is None:
-                continue
-            ins.append("%s.lo.cc.u32 %s, %s, %s, %s;" % ("mad" if first else "madc", O[k], cj, A(i), O[k]))
-            ins.append("madc.hi.cc.u32 %s, %s, %s, %s;" % (O[k + 1], cj, A(i), O[k + 1]))
-            first = False
-        ins.append("addc.u32 %s, %s, 0;" % (O[n], O[n]))
-        E, O = O, E
-        reduce(E, O)
-    for j in range(n):
-        ins.append("%s.cc.u32 %s, %s, %s;" % ("add" if j == 0 else "addc", R(j), O[j], E[j + 1]))
-    ins.append("addc.u32 m, %s, %s;" % (O[n], E[n + 1]))
-    ins.append("}")
-    body = "\n".join('        "%s\\n\\t"' % x for x in ins)
-    inputs = ['"r"(a[%d])' % j for j in range(n)]
-    if opaque:
-        inputs.append('"r"(cz_ptx_pinv_%s)' % name)
-    return (
-        "/* %s: r = a^2 / 2^(32N) mod p, below 2p (a below p): CIOS rows over the square's triangle */\n"
-        "__device__ __forceinline__ void cz_ptx_sqrm_%s(uint32_t (&r)[%d], const uint32_t (&a)[%d])\n"
-        "{\n"
-        "    asm(\n%s\n        : %s\n        : %s);\n"
-        "}\n" % (name, name, n, n, body, ", ".join('"=r"(r[%d])' % j for j in range(n)), ", ".join(inputs)))
-
-
 def sqrm_forms(name, p, n64):
     """sqrm of a field; for p = 1 mod 2^32 both forms, as mont_forms"""
     if p & 0xffffffff != 1:
-        return sqrc(name, p, n64)
-    return "#if CZ_CUDA_PTX_P1\n%s#else\n%s#endif\n" % (sqrc(name, p, n64), sqrc(name, p, n64, unit=False))
+        return mont(name, p, n64, square=True)
+    return "#if CZ_CUDA_PTX_P1\n%s#else\n%s#endif\n" % (mont(name, p, n64, square=True),
+                                                         mont(name, p, n64, unit=False, square=True))
 
 
 def row(name, p, n64):
