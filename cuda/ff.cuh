@@ -630,12 +630,13 @@ template <class P> struct fp {
             P::ptx_sqrm(r.l, a.l);
             reduce_once(r.l);
             return r;
-        }
-        uint32_t t[2 * N];
+        } else {
+            uint32_t t[2 * N];
 #pragma unroll
-        for (int i = 0; i < 2 * N; i++) t[i] = 0;
-        P::ptx_sqrwide(t, a.l);
-        return redc_ptx(t);
+            for (int i = 0; i < 2 * N; i++) t[i] = 0;
+            P::ptx_sqrwide(t, a.l);
+            return redc_ptx(t);
+        }
     }
 
     /* (a b - c d) / R mod p with one reduction: a b and c d in full (2N

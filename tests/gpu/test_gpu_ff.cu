@@ -33,11 +33,13 @@ using namespace cz_dev;
         }                                                                                          \
     } while (0)
 
-/* out[10i..10i+9] = a+b, a-b, a*b, a^2, a*b - b^2 (one reduction in a build
+/* out[11i..11i+10] = a+b, a-b, a*b, a^2, a*b - b^2 (one reduction in a build
  * with CZ_CUDA_PTX: fp::mul_sub, negative before the reduction about half
  * the time), canonical(a), the lazy forms on a + p, b + p (below 2p):
- * mul_lazy(a + p, b), add_lazy(a + p, b + p), sub_lazy(a, b + p), and 1/a */
-enum { FIELD_OUTS = 10 };
+ * mul_lazy(a + p, b), add_lazy(a + p, b + p), sub_lazy(a, b + p), 1/a, and
+ * a^2 by fp::sqr_ptx in a CZ_CUDA_PTX build (the squaring block that
+ * CZ_CUDA_PTX_SQR gives sqr(): tested whether or not sqr() uses it) */
+enum { FIELD_OUTS = 11 };
 template <class F> __global__ void k_field(F *out, const F *a, const F *b, size_t n)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -55,6 +57,11 @@ template <class F> __global__ void k_field(F *out, const F *a, const F *b, size_
     o[7] = F::add_lazy(xp, yp);
     o[8] = F::sub_lazy(x, yp);
     o[9] = x.inv(); /* 4-bit windows (0 for 0) */
+#if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX)
+    o[10] = F::sqr_ptx(x);
+#else
+    o[10] = x.sqr();
+#endif
 }
 
 /* out[2i] = fp52::mul_r(a, b), out[2i + 1] = fp52::mul_r(b, a), the second
@@ -203,6 +210,7 @@ template <class F, class C> static void field_test(const char *name, cz_rng *rng
         C xi;
         if (ops.inv(&xi, x) != CZ_OK) memset(&xi, 0, sizeof xi);
         bad += memcmp(&o[9], &xi, sizeof(C)) != 0;
+        bad += memcmp(&o[10], &w[3], sizeof(C)) != 0;
     }
     CHECK_MSG(bad == 0, "%s: %ld of %zu device results differ from the CPU field", name, bad, FIELD_OUTS * n);
     k_field52<F><<<(unsigned)((n + 255) / 256), 256>>>(dout, da, db, n);
