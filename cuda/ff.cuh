@@ -139,7 +139,9 @@ namespace cz_dev {
  * built from row blocks on sliding windows (mulrow, redrow, sqrwide), with
  * the moves that ptx_mont does not have: a a through ptx_mont is 288
  * instructions against sqr_ptx's 336 (BN254 Fq), a b - c d as two products
- * 568 against 647. So with ptx_mont both are off (0, 0), else on (1, 8).
+ * 568 against 647. So with ptx_mont neither row-based form is used (the
+ * merged a b - c d off, CZ_CUDA_MUL_SUB_MAX_N 0; the squaring below), else
+ * both are on (CZ_CUDA_PTX_SQR 1, CZ_CUDA_MUL_SUB_MAX_N 8).
  * With ptx_mont, CZ_CUDA_PTX_SQR=1 gives sqr_ptx the mont block's own rows
  * over the square's triangle instead (P::ptx_sqrm, no moves; BLS12-381 Fq
  * 210 wide multiply-adds against the product's 276, sm_90). 1 by default
