@@ -90,13 +90,15 @@ exec(src.split("\ndef ")[0], ns)
 FIELDS = ns["FIELDS"]
 
 
-def mont_forms(name, p, n64, terms=1):
-    """The mont block of a field; for p = 1 mod 2^32 both forms (below),
-    the one by additions under CZ_CUDA_PTX_P1 (the default since it ran
-    on the H100, 2026-12-05), the one with -1/p from constant memory otherwise."""
+def mont_forms(name, p, n64, terms=1, square=False):
+    """The mont block of a field (square=True: its sqrm block); for p = 1
+    mod 2^32 both forms (below), the one by additions under CZ_CUDA_PTX_P1
+    (the default since it ran on the H100, 2026-12-05), the one with -1/p
+    from constant memory otherwise."""
     if p & 0xffffffff != 1:
-        return mont(name, p, n64, terms)
-    return "#if CZ_CUDA_PTX_P1\n%s#else\n%s#endif\n" % (mont(name, p, n64, terms), mont(name, p, n64, terms, unit=False))
+        return mont(name, p, n64, terms, square=square)
+    return "#if CZ_CUDA_PTX_P1\n%s#else\n%s#endif\n" % (mont(name, p, n64, terms, square=square),
+                                                         mont(name, p, n64, terms, unit=False, square=square))
 
 
 def mont(name, p, n64, terms=1, unit=True, square=False):
@@ -253,14 +255,6 @@ def mont(name, p, n64, terms=1, unit=True, square=False):
         "    asm(\n%s\n        : %s\n        : %s);\n"
         "}\n" % (const, name, what, "" if terms == 1 else "2", name, n, params, body,
                  ", ".join('"=r"(r[%d])' % j for j in range(n)), ", ".join(inputs)))
-
-
-def sqrm_forms(name, p, n64):
-    """sqrm of a field; for p = 1 mod 2^32 both forms, as mont_forms"""
-    if p & 0xffffffff != 1:
-        return mont(name, p, n64, square=True)
-    return "#if CZ_CUDA_PTX_P1\n%s#else\n%s#endif\n" % (mont(name, p, n64, square=True),
-                                                         mont(name, p, n64, unit=False, square=True))
 
 
 def row(name, p, n64):
@@ -465,4 +459,4 @@ for name, (p, n64) in FIELDS.items():
     print(mulrow(name, p, n64))
     print(redrow(name, p, n64))
     print(sqrwide(name, p, n64))
-    print(sqrm_forms(name, p, n64))
+    print(mont_forms(name, p, n64, square=True))
