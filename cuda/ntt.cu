@@ -83,7 +83,9 @@ template <class F, bool DIT> __global__ void k_level(F *x, nt::tw_t<F> tw, unsig
 #endif
 /* Quadruples per thread side by side in a radix-4 step (ntt.cuh pass_step):
  * 1, or 2 for twice the independent work between barriers at more registers
- * (with CZ_NTT_PASS_MIN_BLOCKS 2 to keep it from spilling). Not measured yet. */
+ * (with CZ_NTT_PASS_MIN_BLOCKS 2 to keep it from spilling). Measured on the
+ * H100 (bench/RESULTS.md, 2026-12-06): 2 at 2 blocks per SM made the forward
+ * transform 2^24 13% slower and the H step 15%; 1 stays. */
 #ifndef CZ_NTT_PASS_ILP
 #define CZ_NTT_PASS_ILP 1
 #endif
