@@ -81,21 +81,6 @@ template <class F> struct xyzz {
     {
         if (q.is_inf()) return p;
         if (p.is_inf()) return from_affine(q);
-#if CZ_CUDA_PAIR
-        if constexpr (F::DEGREE == 1) {
-            /* the independent products two to a call (fp::mul_pair) */
-            F U2, S2, PP, RR, PPP, Q, ZZ3, ZZZ3;
-            F::mul_pair(q.x, p.ZZ, q.y, p.ZZZ, U2, S2);
-            F P = U2 - p.X, R = S2 - p.Y;
-            if (P.is_zero()) return R.is_zero() ? dbl_affine(q) : inf();
-            F::sqr_pair(P, R, PP, RR);
-            F::mul_pair(P, PP, p.X, PP, PPP, Q);
-            F X3 = RR - PPP - Q.dbl();
-            F::mul_pair(p.ZZ, PP, p.ZZZ, PPP, ZZ3, ZZZ3);
-            F Y3 = F::mul_sub(R, Q - X3, p.Y, PPP);
-            return xyzz{X3, Y3, ZZ3, ZZZ3};
-        }
-#endif
         F U2 = q.x * p.ZZ, S2 = q.y * p.ZZZ;
         F P = U2 - p.X, R = S2 - p.Y;
         if (P.is_zero()) return R.is_zero() ? dbl_affine(q) : inf();

@@ -186,11 +186,6 @@ namespace cz_dev {
 #ifndef CZ_CUDA_PTX_SQR
 #define CZ_CUDA_PTX_SQR 1
 #endif
-/* Independent 381-bit products two to a call (fp::mul_pair, fp::sqr_pair) in
- * the G1 mixed addition. 0 by default (not measured yet). */
-#ifndef CZ_CUDA_PAIR
-#define CZ_CUDA_PAIR 0
-#endif
 #ifndef CZ_CUDA_MUL_SUB_MAX_N
 #define CZ_CUDA_MUL_SUB_MAX_N (CZ_CUDA_PTX_MONT ? 0 : 8)
 #endif
@@ -602,49 +597,6 @@ template <class P> struct fp {
             return mul2_ptx(a, b, c, d);
     }
     __device__ __noinline__ static fp mul2_call(fp a, fp b, fp c, fp d) { return mul2_ptx(a, b, c, d); }
-
-    /* Two independent products (or squarings) in one called body, for the
-     * 381-bit field with CZ_CUDA_PAIR: one call instead of two (the
-     * arguments' register moves once), and the scheduler may interleave the
-     * two carry chains (a single product is one dependent chain). */
-    struct pair {
-        fp x, y;
-    };
-    __device__ __noinline__ static pair mul_pair_call(fp a, fp b, fp c, fp d)
-    {
-        return pair{mul_inline(a, b), mul_inline(c, d)};
-    }
-    __device__ __noinline__ static pair sqr_pair_call(fp a, fp b) { return pair{sqr_ptx(a), sqr_ptx(b)}; }
-#endif
-#if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX) && CZ_CUDA_PAIR
-    /* x = a b, y = c d */
-    CZ_HD static void mul_pair(const fp &a, const fp &b, const fp &c, const fp &d, fp &x, fp &y)
-    {
-        if constexpr (N > 8 && !CZ_FP52_ON(N)) {
-            const pair r = mul_pair_call(a, b, c, d);
-            x = r.x, y = r.y;
-        } else {
-            x = a * b, y = c * d;
-        }
-    }
-    /* x = a^2, y = b^2 */
-    CZ_HD static void sqr_pair(const fp &a, const fp &b, fp &x, fp &y)
-    {
-        if constexpr (N > 8 && !CZ_FP52_ON(N) && CZ_CUDA_PTX_SQR) {
-            const pair r = sqr_pair_call(a, b);
-            x = r.x, y = r.y;
-        } else {
-            x = a.sqr(), y = b.sqr();
-        }
-    }
-#else
-    CZ_HD static void mul_pair(const fp &a, const fp &b, const fp &c, const fp &d, fp &x, fp &y)
-    {
-        x = a * b, y = c * d;
-    }
-    CZ_HD static void sqr_pair(const fp &a, const fp &b, fp &x, fp &y) { x = a.sqr(), y = b.sqr(); }
-#endif
-#if defined(__CUDA_ARCH__) && defined(CZ_CUDA_PTX)
 
     /* The same work split in two, for products whose reductions are merged
      * (fp2's): t = a b, 2N words, exact for any a, b < 2^(32N); and
