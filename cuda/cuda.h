@@ -60,6 +60,9 @@ typedef struct cz_cuda_opts {
     int ntt_simple;   /* 1: the per-level NTT kernels (for comparisons) */
     int ntt_tile;     /* tile log of the NTT pass kernel (clamped to what fits) */
     int ntt_cols;     /* column log of the upper passes (0: automatic, < tile) */
+    int ntt_rev_kernel; /* 1: cz_cuda_ntt's bit reversal in a kernel of its own, in place, even where
+                         * a pass could do it out of place (cuda/ntt.cuh CZ_CUDA_NTT_FUSED_REV;
+                         * for comparisons) */
 } cz_cuda_opts;
 /* msm_table: AUTO builds a resident block's table on the second MSM call
  * that would use one (a key kept for many proofs; not for a one-off), when

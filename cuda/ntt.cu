@@ -39,7 +39,9 @@
  *    failed H step on the CPU from the untouched arrays).
  *  - Knobs (environment, read per call): CZ_GPU_NTT=simple|fast,
  *    CZ_GPU_NTT_TILE=T (tile log, default 11 or what shared memory allows),
- *    CZ_GPU_NTT_COLS=C (column log of the upper passes, default 2).
+ *    CZ_GPU_NTT_COLS=C (column log of the upper passes, default 2); and
+ *    cz_cuda_opts ntt_rev_kernel (the bit reversal's own kernel even where a
+ *    pass could carry it: ntt.cuh CZ_CUDA_NTT_FUSED_REV).
  *
  * TODO(H200 tuning): radix 8 (three levels per round trip) once the
  * registers allow it, tile 12 with 512 threads, multi-threaded host copies
@@ -106,7 +108,7 @@ __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass(nt::pass_a
 {
     extern __shared__ uint4 k_pass_sh[];
     uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_sh);
-    const uint64_t blk = blockIdx.x;
+    const uint64_t blk = nt::pass_block(a, blockIdx.x);
     nt::pass_load(a, sh, blk, threadIdx.x, blockDim.x);
     __syncthreads();
     tile_levels<F, DIT>(a, sh, blk, nt::pass_steps(a.t));
@@ -274,6 +276,7 @@ static cz_status get_state(cz_cuda *ctx, ntt_state **out, cz_error *err)
 
 typedef struct {
     int simple;
+    int rev_kernel; /* the bit reversal's own kernel, never in a pass */
     unsigned tile, cols;
 } ntt_cfg;
 
@@ -281,6 +284,7 @@ static void read_cfg(const cz_cuda *ctx, const ntt_state *s, ntt_cfg *c)
 {
     const cz_cuda_opts &o = ctx->opts;
     c->simple = o.ntt_simple != 0;
+    c->rev_kernel = o.ntt_rev_kernel != 0;
     long tl = o.ntt_tile ? (long)o.ntt_tile : (long)NTT_DEFAULT_TILE;
     long cl = o.ntt_cols ? (long)o.ntt_cols : (long)NTT_DEFAULT_COLS;
     if (tl < 1) tl = 1;
@@ -427,6 +431,11 @@ template <class F> struct gpu_exec {
     {
         return launch_pass(x, tw, NULL, p, dit);
     }
+    /* out of place, with the bit reversal where rev says (ntt.cuh run_op) */
+    cz_status pass_io(F *src, F *dst, const nt::tw_t<F> &tw, const nt::pass_t &p, bool dit, unsigned rev)
+    {
+        return launch_pass(src, tw, NULL, p, dit, dst, rev);
+    }
     /* the H step's last pass of c with the pointwise step (ntt.cuh run_h_array) */
     cz_status pass_pw(F *x, const nt::tw_t<F> &tw, const nt::pass_t &p, F *pa, const F *pb)
     {
@@ -442,7 +451,8 @@ template <class F> struct gpu_exec {
     {
         return launch_pass(x, tw, &tw2, p, false);
     }
-    cz_status launch_pass(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> *tw2, const nt::pass_t &p, bool dit)
+    cz_status launch_pass(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> *tw2, const nt::pass_t &p, bool dit,
+                          F *y = NULL, unsigned rev = nt::REV_NONE)
     {
         nt::pass_args<F> a;
         a.x = x;
@@ -450,6 +460,8 @@ template <class F> struct gpu_exec {
         a.b0 = p.b0;
         a.t = p.t;
         a.c = p.c;
+        a.y = y;
+        a.rev = rev;
         const uint32_t E = nt::pass_elems(a);
         const uint64_t blocks = ((uint64_t)1 << tw.k) / E;
         if (blocks > 0x7fffffffu)
@@ -596,9 +608,20 @@ static cz_status begin(cz_cuda *ctx, ntt_state **s, ntt_cfg *cfg, cz_error *err)
     return CZ_OK;
 }
 
+/* Whether a transform of 2^k under cfg would carry its bit reversal in a
+ * pass given an n-element scratch (ntt.cuh CZ_CUDA_NTT_FUSED_REV, run_op). */
+static bool rev_scratch_pays(const ntt_cfg *cfg, unsigned k)
+{
+    if (!CZ_CUDA_NTT_FUSED_REV || cfg->simple || cfg->rev_kernel || k == 0) return false;
+    nt::plan_t pl;
+    nt::make_plan(&pl, k, cfg->tile, cfg->cols);
+    return nt::rev_fusable(&pl);
+}
+
+/* y: NULL, or an n-element scratch for the bit reversal in a pass */
 template <class F>
 static cz_status ntt_dev_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_curve curve, unsigned k, F *x, int op,
-                           cz_error *err)
+                           F *y, cz_error *err)
 {
     if (k == 0) return CZ_OK;
     const F *tab;
@@ -609,7 +632,7 @@ static cz_status ntt_dev_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_cu
     nt::plan_t pl;
     nt::make_plan(&pl, k, cfg->tile, cfg->cols);
     gpu_exec<F> ex = {ctx, err, cfg->simple != 0};
-    return nt::run_op(ex, x, op, tw, cfg->simple ? NULL : &pl);
+    return nt::run_op(ex, x, op, tw, cfg->simple ? NULL : &pl, y);
 }
 
 template <class F>
@@ -693,9 +716,9 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
 
 template <class F>
 static cz_status ntt_any(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_curve curve, unsigned k, void *x, int op,
-                         cz_error *err)
+                         void *y, cz_error *err)
 {
-    return ntt_dev_t<F>(ctx, s, cfg, curve, k, (F *)x, op, err);
+    return ntt_dev_t<F>(ctx, s, cfg, curve, k, (F *)x, op, (F *)y, err);
 }
 
 template <class F>
@@ -721,7 +744,7 @@ static cz_status prepare_any(cz_cuda *ctx, ntt_state *s, cz_curve curve, unsigne
 
 struct ntt_curve {
     cz_status (*ntt)(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_curve curve, unsigned k, void *x, int op,
-                     cz_error *err);
+                     void *y, cz_error *err);
     cz_status (*compute_h)(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_curve curve, unsigned k,
                            void *const d[3], void *const host[3], cz_error *err);
     cz_status (*prepare)(cz_cuda *ctx, ntt_state *s, cz_curve curve, unsigned k, int h, int tab, cz_error *err);
@@ -752,14 +775,18 @@ extern "C" cz_status cz_cuda_ntt(cz_cuda *ctx, cz_curve curve, unsigned log_n, v
     if ((st = begin(ctx, &s, &cfg, err)) != CZ_OK) return st;
     const size_t bytes = ((size_t)1 << log_n) * 32;
     void *d;
-    if ((st = cz_cuda_scratch(ctx, bytes, &d, err)) != CZ_OK) return st;
+    size_t got = 0;
+    /* the array, and where the device has room a second one for the bit reversal in a pass */
+    const size_t spare = rev_scratch_pays(&cfg, log_n) ? bytes : 0;
+    if ((st = cz_cuda_scratch_spare(ctx, bytes, spare, &d, &got, err)) != CZ_OK) return st;
+    void *y = spare && got >= spare ? (char *)d + bytes : NULL;
     st = upload(ctx, s, d, data, bytes, s->ev_up[0], err);
     if (st == CZ_OK) {
         cudaError_t e = cudaStreamWaitEvent(ctx->compute, s->ev_up[0], 0);
         if (e != cudaSuccess) st = cz_cuda_fail(ctx, e, err, "cudaStreamWaitEvent");
     }
     const int op = nt::op_of(inverse, coset);
-    if (st == CZ_OK) st = curve_ops(curve)->ntt(ctx, s, &cfg, curve, log_n, d, op, err);
+    if (st == CZ_OK) st = curve_ops(curve)->ntt(ctx, s, &cfg, curve, log_n, d, op, y, err);
     if (st == CZ_OK) st = download(ctx, s, data, d, bytes, err);
     return drain_on_error(ctx, st);
 }
@@ -807,7 +834,20 @@ cz_status cz_cuda_ntt_dev(cz_cuda *ctx, cz_curve curve, unsigned log_n, void *d_
     ntt_cfg cfg;
     if ((st = begin(ctx, &s, &cfg, err)) != CZ_OK) return st;
     const int op = nt::op_of(inverse, coset);
-    return curve_ops(curve)->ntt(ctx, s, &cfg, curve, log_n, d_data, op, err);
+    /* an n-element scratch for the bit reversal in a pass, where the device
+     * has room for it; never where d_data lies in the scratch arena (the
+     * caller's own block of it: it may not be moved) */
+    void *y = NULL;
+    const size_t bytes = ((size_t)1 << log_n) * 32;
+    const char *sa = (const char *)ctx->scratch, *dd = (const char *)d_data;
+    if (rev_scratch_pays(&cfg, log_n) && !(sa && dd < sa + ctx->scratch_bytes && dd + bytes > sa)) {
+        void *p = NULL;
+        size_t got = 0;
+        const size_t lead = 256; /* (the arena's required part: nothing) */
+        if ((st = cz_cuda_scratch_spare(ctx, lead, bytes, &p, &got, err)) != CZ_OK) return st;
+        if (got >= bytes) y = (char *)p + lead;
+    }
+    return curve_ops(curve)->ntt(ctx, s, &cfg, curve, log_n, d_data, op, y, err);
 }
 
 cz_status cz_cuda_compute_h_dev(cz_cuda *ctx, cz_curve curve, unsigned log_n, void *d_a, void *d_b, void *d_c,

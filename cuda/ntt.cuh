@@ -325,10 +325,30 @@ template <class F, bool DIT> CZ_HD void level_bf(F *x, const tw_t<F> &tw, unsign
 
 /* ---- the pass kernel: 2^t x 2^c tiles in shared memory --------------------- */
 
+/* i's k low bits reversed */
+CZ_HD uint64_t bitrev(uint64_t i, unsigned k)
+{
+    if (k == 0) return 0;
+#ifdef __CUDA_ARCH__
+    return __brevll((unsigned long long)i) >> (64 - k);
+#else
+    uint64_t r = 0;
+    for (unsigned b = 0; b < k; b++)
+        r |= ((i >> b) & 1) << (k - 1 - b);
+    return r;
+#endif
+}
+
+/* A pass's bit reversal (CZ_CUDA_NTT_FUSED_REV): none, in its store (the
+ * last pass of a DIF network) or in its load (the first pass of a DIT one). */
+enum { REV_NONE = 0, REV_STORE = 1, REV_LOAD = 2 };
+
 template <class F> struct pass_args {
-    F *x;
+    F *x; /* loaded from */
     tw_t<F> tw;
     unsigned b0, t, c;
+    F *y = nullptr;          /* stored to (nullptr: x, in place) */
+    unsigned rev = REV_NONE; /* REV_STORE / REV_LOAD: only in a pass of bits [0, t), c = 0 */
 };
 
 /* elements per tile */
@@ -342,6 +362,20 @@ template <class F> CZ_HD uint64_t pass_gidx(const pass_args<F> &a, uint64_t blk,
     const uint64_t lo_hi = blk & (((uint64_t)1 << lohb) - 1), hi = blk >> lohb;
     const uint64_t r = e >> a.c, lc = e & ((1u << a.c) - 1);
     return (hi << (a.b0 + a.t)) | (r << a.b0) | (lo_hi << a.c) | lc;
+}
+
+/*
+ * The block of launch index i (the kernel's blockIdx.x). Without a bit
+ * reversal, i itself. With one (a pass of bits [0, t): block blk holds
+ * elements blk 2^t + e, whose bit-reversed places are rev_t(e) 2^(k-t) +
+ * rev_(k-t)(blk)), blk = rev_(k-t)(i): the blocks that run at the same time
+ * (neighbouring i) then store (REV_STORE) or load (REV_LOAD) neighbouring
+ * elements, so the 32-byte elements of one L2 line come from blocks that are
+ * resident together rather than 2^(k-t-2) launches apart.
+ */
+template <class F> CZ_HD uint64_t pass_block(const pass_args<F> &a, uint64_t i)
+{
+    return a.rev == REV_NONE ? i : bitrev(i, a.tw.k - a.t);
 }
 
 template <class F> CZ_HD F sh_get(const uint32_t *sh, uint32_t E, uint32_t e)
@@ -383,12 +417,16 @@ CZ_HD uint32_t pass_swizzle(uint32_t e)
 }
 CZ_HD uint32_t pass_sw(uint32_t e) { return CZ_CUDA_NTT_SWIZZLE ? pass_swizzle(e) : e; }
 
-/* Phase 1 (thread tid of nthr): global -> shared. */
+/* Phase 1 (thread tid of nthr): global -> shared (REV_LOAD: from the
+ * bit-reversed places). */
 template <class F> CZ_HD void pass_load(const pass_args<F> &a, uint32_t *sh, uint64_t blk, uint32_t tid, uint32_t nthr)
 {
     const uint32_t E = pass_elems(a);
-    for (uint32_t e = tid; e < E; e += nthr)
-        sh_put(sh, E, pass_sw(e), load_el(a.x + pass_gidx(a, blk, e)));
+    for (uint32_t e = tid; e < E; e += nthr) {
+        uint64_t g = pass_gidx(a, blk, e);
+        if (a.rev == REV_LOAD) g = bitrev(g, a.tw.k);
+        sh_put(sh, E, pass_sw(e), load_el(a.x + g));
+    }
 }
 
 /* The two tile elements of butterfly q (< E/2) at local level bb. */
@@ -581,12 +619,17 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
     }
 }
 
-/* Last phase: shared -> global, each element reduced from [0, 2p) to [0, p). */
+/* Last phase: shared -> global (a.y, else a.x; REV_STORE: to the
+ * bit-reversed places), each element reduced from [0, 2p) to [0, p). */
 template <class F> CZ_HD void pass_store(const pass_args<F> &a, const uint32_t *sh, uint64_t blk, uint32_t tid, uint32_t nthr)
 {
     const uint32_t E = pass_elems(a);
-    for (uint32_t e = tid; e < E; e += nthr)
-        store_el(a.x + pass_gidx(a, blk, e), sh_get<F>(sh, E, pass_sw(e)).reduced());
+    F *y = a.y ? a.y : a.x;
+    for (uint32_t e = tid; e < E; e += nthr) {
+        uint64_t g = pass_gidx(a, blk, e);
+        if (a.rev == REV_STORE) g = bitrev(g, a.tw.k);
+        store_el(y + g, sh_get<F>(sh, E, pass_sw(e)).reduced());
+    }
 }
 
 /* The H step's last pass of c with the pointwise step in its store
@@ -608,18 +651,6 @@ static inline uint32_t pass_threads(uint32_t E) { return E / 2 < 256 ? (E / 2 ? 
 
 /* ---- bit reversal and the pointwise step ---------------------------------- */
 
-CZ_HD uint64_t bitrev(uint64_t i, unsigned k)
-{
-    if (k == 0) return 0;
-#ifdef __CUDA_ARCH__
-    return __brevll((unsigned long long)i) >> (64 - k);
-#else
-    uint64_t r = 0;
-    for (unsigned b = 0; b < k; b++)
-        r |= ((i >> b) & 1) << (k - 1 - b);
-    return r;
-#endif
-}
 
 /* Element i of the in-place bit reversal: swaps x[i] and x[bitrev(i)] once. */
 template <class F> CZ_HD void bitrev_swap(F *x, unsigned k, uint64_t i)
@@ -816,12 +847,46 @@ static inline int op_tab(int op) { return op; }
 static inline int op_dit(int op) { return op == 2; }
 static inline int op_scale(int op) { return op == 1 || op == 3; }
 
+/*
+ * 1: cz_cuda_ntt's bit reversal inside a pass where the plan has two passes
+ * or more and the call has an n-element scratch y (run_op): the network runs
+ * out of place, x -> y -> .. -> y -> x, and its pass of bits [0, t) (DIF's
+ * last, DIT's first; c = 0: whole contiguous tiles) stores to (REV_STORE) or
+ * loads from (REV_LOAD) the bit-reversed places, so the bit reversal's own
+ * kernel (a read and a write of the whole array: 1 GB at 2^24) is not run.
+ * A pass cannot do it in place: a tile's elements go to every tile's places.
+ * 0: the bit reversal's kernel (bitrev_tile_load / _store).
+ */
+#ifndef CZ_CUDA_NTT_FUSED_REV
+#define CZ_CUDA_NTT_FUSED_REV 1
+#endif
+/* whether plan pl can carry the bit reversal (blocks: 2^(k-t) <= 2^31) */
+static inline bool rev_fusable(const plan_t *pl)
+{
+    return pl && pl->npass >= 2 && pl->p[0].b0 == 0 && pl->p[0].c == 0 && pl->k - pl->p[0].t <= 31;
+}
+
 /* cz_cuda_ntt's steps on x (natural order in and out). tw from make_tw for
- * op_tab(op), op_scale(op). X also provides bitrev(x, k). */
-template <class F, class X> static inline cz_status run_op(X &ex, F *x, int op, const tw_t<F> &tw, const plan_t *pl)
+ * op_tab(op), op_scale(op). X also provides bitrev(x, k). With y (n elements,
+ * not overlapping x), fuse_rev and rev_fusable(pl): the passes out of place
+ * through X::pass_io(src, dst, tw, pass, dit, rev), no bit reversal of its
+ * own (CZ_CUDA_NTT_FUSED_REV); y's contents are then undefined. */
+template <class F, class X>
+static inline cz_status run_op(X &ex, F *x, int op, const tw_t<F> &tw, const plan_t *pl, F *y = NULL,
+                               bool fuse_rev = CZ_CUDA_NTT_FUSED_REV)
 {
     if (tw.k == 0) return CZ_OK;
-    cz_status st;
+    cz_status st = CZ_OK;
+    if (y && fuse_rev && rev_fusable(pl)) {
+        const bool dit = op_dit(op) != 0;
+        const unsigned np = pl->npass;
+        for (unsigned s = 0; s < np && st == CZ_OK; s++) {
+            const unsigned i = dit ? s : np - 1 - s; /* DIT ascends, DIF descends */
+            const unsigned rev = i != 0 ? REV_NONE : dit ? REV_LOAD : REV_STORE;
+            st = ex.pass_io(s == 0 ? x : y, s + 1 == np ? x : y, tw, pl->p[i], dit, rev);
+        }
+        return st;
+    }
     if (op_dit(op)) {
         if ((st = ex.bitrev(x, tw.k)) != CZ_OK) return st;
         return run_network(ex, x, tw, true, pl);
@@ -915,7 +980,11 @@ static inline cz_status run_h_array(X &ex, F *x, const tw_t<F> &tw_inv, const tw
  * elements; the work is queued on ctx->compute and not waited for. Tables are
  * built on first use (cz_cuda_ntt_prepare builds them ahead, e.g. so that a
  * benchmark does not time it). Same results and errors as the host-memory
- * calls of cuda/cuda.h. ---- */
+ * calls of cuda/cuda.h. cz_cuda_ntt_dev may take the context's scratch arena
+ * (n elements for the bit reversal in a pass, where the device has room),
+ * like the host-memory calls: blocks the caller got from it earlier are not
+ * valid after it, unless d_data is one of them (then it leaves the arena
+ * alone). ---- */
 cz_status cz_cuda_ntt_dev(cz_cuda *ctx, cz_curve curve, unsigned log_n, void *d_data, int inverse, int coset,
                           cz_error *err);
 cz_status cz_cuda_compute_h_dev(cz_cuda *ctx, cz_curve curve, unsigned log_n, void *d_a, void *d_b, void *d_c,

@@ -20,7 +20,9 @@
  *    the pass path under several plans (tiny tiles force many passes with
  *    column tiles at small sizes), byte-identical to ntt/ntt.h for random
  *    inputs, 2^0..2^12 (2^16 with the default plan), one and two
- *    quadruples per thread;
+ *    quadruples per thread, in place with the bit reversal's kernel and
+ *    out of place with the bit reversal in a pass (CZ_CUDA_NTT_FUSED_REV;
+ *    each block index taken once);
  *  - the H step (run_h_array x 3 + pointwise) byte-identical to the CPU
  *    backend's compute_h, in two passes or fused, with the switches of
  *    ntt.cuh (H_SCALE_B, H_PW) on and off, the pointwise pass counted where
@@ -173,6 +175,13 @@ template <class F> struct host_exec {
         return CZ_OK;
     }
     cz_status pass(F *x, const nt::tw_t<F> &tw, const nt::pass_t &p, bool dit) { return run_pass(x, tw, NULL, p, dit); }
+    /* out of place with the bit reversal where rev says (ntt.cuh run_op, CZ_CUDA_NTT_FUSED_REV) */
+    long revs = 0;
+    cz_status pass_io(F *src, F *dst, const nt::tw_t<F> &tw, const nt::pass_t &p, bool dit, unsigned rev)
+    {
+        if (rev != nt::REV_NONE) revs++;
+        return run_pass(src, tw, NULL, p, dit, dst, rev);
+    }
     /* the H step's fused pass (cuda/ntt.cu k_pass_h): DIF steps with tw, then DIT ones with tw2 */
     cz_status pass_h(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> &tw2, const nt::pass_t &p)
     {
@@ -205,7 +214,8 @@ template <class F> struct host_exec {
                 else
                     nt::pass_step<F, false>(a, sh, blk, st, t, thr);
     }
-    cz_status run_pass(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> *tw2, const nt::pass_t &p, bool dit)
+    cz_status run_pass(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> *tw2, const nt::pass_t &p, bool dit,
+                       F *y = NULL, unsigned rev = nt::REV_NONE)
     {
         launches++;
         nt::pass_args<F> a;
@@ -214,6 +224,8 @@ template <class F> struct host_exec {
         a.b0 = p.b0;
         a.t = p.t;
         a.c = p.c;
+        a.y = y;
+        a.rev = rev;
         nt::pass_args<F> a2 = a;
         if (tw2) a2.tw = *tw2;
         const uint32_t E = nt::pass_elems(a);
@@ -221,7 +233,14 @@ template <class F> struct host_exec {
         if (ilp == 2 && thr > 1) thr /= 2;
         const uint64_t blocks = ((uint64_t)1 << tw.k) / E;
         std::vector<uint32_t> sh((size_t)E * F::N);
-        for (uint64_t blk = 0; blk < blocks; blk++) {
+        std::vector<int> seen(rev != nt::REV_NONE ? blocks : 0, 0);
+        for (uint64_t bi = 0; bi < blocks; bi++) {
+            const uint64_t blk = nt::pass_block(a, bi); /* (k_pass: blockIdx.x -> its tile) */
+            if (rev != nt::REV_NONE) {
+                if (blk >= blocks || seen[blk]++) return CZ_ERR_INTERNAL;
+            } else if (blk != bi) {
+                return CZ_ERR_INTERNAL;
+            }
             for (size_t i = 0; i < sh.size(); i++)
                 sh[i] = 0xa5a5a5a5u ^ (uint32_t)i; /* stale shared memory */
             for (uint32_t t = 0; t < thr; t++)
@@ -435,6 +454,7 @@ template <class F> static void test_ops(void)
 {
     typedef cpu<F> P;
     const unsigned kmax = cz_test_iters(10) >= 5 ? 12 : 8, kbig = cz_test_iters(10) >= 5 ? 16 : 0;
+    long nfused = 0; /* runs with the bit reversal in a pass */
     for (unsigned k = 0; k <= (kbig ? kbig : kmax); k++) {
         const size_t n = (size_t)1 << k;
         typename P::D *d = NULL;
@@ -452,22 +472,31 @@ template <class F> static void test_ops(void)
              * default one above 2^kmax) */
             for (int v = -1; v < NPLANS; v++) {
                 if (k > kmax && v != 0) continue;
-                for (int il = 1; il <= (v >= 0 ? 2 : 1); il++) {
-                    host_exec<F> ex = {0, v < 0, il};
-                    nt::plan_t pl;
-                    if (v >= 0) nt::make_plan(&pl, k, PLANS[v][0], PLANS[v][1]);
-                    std::vector<F> got = in;
-                    cz_status st = nt::run_op(ex, got.data(), op, tw, v >= 0 ? &pl : NULL);
-                    CHECK(st == CZ_OK);
-                    CHECK_MSG(memcmp(got.data(), want.data(), n * sizeof(F)) == 0, "%s %s 2^%u, %s%s", P::name(),
-                              OP_NAME[op], k, v < 0 ? "simple" : "passes", il == 2 ? " (two quadruples per thread)" : "");
-                    if (v < 0 && k > 0) CHECK(ex.launches == (long)k + 1);
-                    if (v >= 0 && k > 0) CHECK(ex.launches == (long)pl.npass + 1);
-                }
+                /* il: quadruples per thread; fr: the bit reversal in a pass
+                 * (out of place through a scratch, CZ_CUDA_NTT_FUSED_REV) */
+                for (int il = 1; il <= (v >= 0 ? 2 : 1); il++)
+                    for (int fr = 0; fr <= (v >= 0 ? 1 : 0); fr++) {
+                        host_exec<F> ex = {0, v < 0, il};
+                        nt::plan_t pl;
+                        if (v >= 0) nt::make_plan(&pl, k, PLANS[v][0], PLANS[v][1]);
+                        std::vector<F> got = in, scratch = random_vec<F>(fr ? n : 0);
+                        cz_status st = nt::run_op(ex, got.data(), op, tw, v >= 0 ? &pl : NULL,
+                                                  fr ? scratch.data() : NULL, fr != 0);
+                        CHECK(st == CZ_OK);
+                        CHECK_MSG(memcmp(got.data(), want.data(), n * sizeof(F)) == 0, "%s %s 2^%u, %s%s%s", P::name(),
+                                  OP_NAME[op], k, v < 0 ? "simple" : "passes", il == 2 ? " (two quadruples per thread)" : "",
+                                  fr ? " (bit reversal in a pass)" : "");
+                        const bool fused = fr && nt::rev_fusable(&pl);
+                        if (v < 0 && k > 0) CHECK(ex.launches == (long)k + 1);
+                        if (v >= 0 && k > 0) CHECK(ex.launches == (long)pl.npass + (fused ? 0 : 1));
+                        CHECK(ex.revs == (fused ? 1 : 0));
+                        if (fused) nfused++;
+                    }
             }
         }
         P::destroy(d);
     }
+    CHECK(nfused > 0);
 }
 
 template <class F> static void test_compute_h(void)
