@@ -206,7 +206,8 @@ static int bench_size(cz_bench *b, cz_bench_table *t, cz_cuda *ctx, cz_curve cur
 int main(int argc, char **argv)
 {
     cz_bench b;
-    static const char *const own[] = {"--min", "--max", "--field", "--simple", "--tile", "--cols", "--rev-kernel", NULL};
+    static const char *const own[] = {"--min",  "--max",  "--field",      "--simple",
+                                      "--tile", "--cols", "--rev-kernel", NULL};
     int rc = cz_bench_init(&b, "bench_gpu_ntt", argc, argv, own,
                            "  --min=K        smallest size 2^K (default 20)\n"
                            "  --max=K        largest size 2^K (default 26)\n"

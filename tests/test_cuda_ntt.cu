@@ -484,8 +484,8 @@ template <class F> static void test_ops(void)
                                                   fr ? scratch.data() : NULL, fr != 0);
                         CHECK(st == CZ_OK);
                         CHECK_MSG(memcmp(got.data(), want.data(), n * sizeof(F)) == 0, "%s %s 2^%u, %s%s%s", P::name(),
-                                  OP_NAME[op], k, v < 0 ? "simple" : "passes", il == 2 ? " (two quadruples per thread)" : "",
-                                  fr ? " (bit reversal in a pass)" : "");
+                                  OP_NAME[op], k, v < 0 ? "simple" : "passes",
+                                  il == 2 ? " (two quadruples per thread)" : "", fr ? " (bit reversal in a pass)" : "");
                         const bool fused = fr && nt::rev_fusable(&pl);
                         if (v < 0 && k > 0) CHECK(ex.launches == (long)k + 1);
                         if (v >= 0 && k > 0) CHECK(ex.launches == (long)pl.npass + (fused ? 0 : 1));
