@@ -206,8 +206,8 @@ static int bench_size(cz_bench *b, cz_bench_table *t, cz_cuda *ctx, cz_curve cur
 int main(int argc, char **argv)
 {
     cz_bench b;
-    static const char *const own[] = {"--min",        "--max",     "--field", "--simple",  "--tile", "--cols",
-                                      "--rev-kernel", "--persist", "--dbuf",  "--stagger", NULL};
+    static const char *const own[] = {"--min",  "--max",        "--field",   "--simple",  "--tile",
+                                      "--cols", "--rev-kernel", "--persist", "--stagger", NULL};
     int rc =
         cz_bench_init(&b, "bench_gpu_ntt", argc, argv, own,
                       "  --min=K        smallest size 2^K (default 20)\n"
@@ -219,7 +219,6 @@ int main(int argc, char **argv)
                       "  --rev-kernel   the bit reversal in a kernel of its own, in place (ntt_rev_kernel;\n"
                       "                 default: out of place, in a pass, where VRAM allows)\n"
                       "  --persist      persistent pass blocks (ntt_blocks = 1)\n"
-                      "  --dbuf         persistent, double-buffered pass blocks (ntt_blocks = 2; with --tile=10)\n"
                       "  --stagger=NS   with --persist: the s-th block of an SM starts s NS late (ntt_stagger_ns)\n");
     if (rc >= 0) return rc;
     unsigned kmin = (unsigned)cz_bench_opt_long(&b, "--min", 20);
@@ -232,7 +231,7 @@ int main(int argc, char **argv)
     co.ntt_tile = (int)cz_bench_opt_long(&b, "--tile", 0);
     co.ntt_cols = (int)cz_bench_opt_long(&b, "--cols", 0);
     co.ntt_rev_kernel = cz_bench_has(&b, "--rev-kernel");
-    co.ntt_blocks = cz_bench_has(&b, "--dbuf") ? 2 : cz_bench_has(&b, "--persist");
+    co.ntt_blocks = cz_bench_has(&b, "--persist");
     co.ntt_stagger_ns = (int)cz_bench_opt_long(&b, "--stagger", 0);
 
     cz_cuda *ctx = NULL;
@@ -255,10 +254,7 @@ int main(int argc, char **argv)
                   cz_cuda_name(ctx), co.ntt_simple ? "simple, one launch per level" : "shared-memory passes",
                   co.ntt_tile ? tile : "default 11", co.ntt_cols ? cols : "default 2",
                   co.ntt_simple || co.ntt_rev_kernel ? "in a kernel of its own" : "in a pass where VRAM allows",
-                  co.ntt_blocks == 2 ? "persistent double-buffered blocks"
-                  : co.ntt_blocks    ? "persistent blocks"
-                                     : "a block per tile",
-                  co.ntt_stagger_ns);
+                  co.ntt_blocks ? "persistent blocks" : "a block per tile", co.ntt_stagger_ns);
     cz_bench_note(&b, "Device ms: CUDA events, data in VRAM, natural order in and out (one bit reversal per "
                       "transform); H = 3 inverse + 3 coset NTTs + a*b - c (no permutation). Whole-call ms: "
                       "host memory in and out, including transfers. Goal: H at 2^24 <= 15 ms; sppark's "

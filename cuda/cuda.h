@@ -64,9 +64,7 @@ typedef struct cz_cuda_opts {
                          * a pass could do it out of place (cuda/ntt.cuh CZ_CUDA_NTT_FUSED_REV;
                          * for comparisons) */
     int ntt_blocks;     /* the NTT pass kernels' grid: 0 a block per tile; 1 persistent blocks (as many
-                         * as are resident at once, each looping over tiles); 2 persistent and
-                         * double-buffered (the next tile loaded while the current one is worked on;
-                         * twice a tile's shared memory: use a tile of 2^10) */
+                         * as are resident at once, each looping over tiles) */
     int ntt_stagger_ns; /* with persistent blocks: the s-th block of an SM starts s times this late
                          * (0..100000 ns; 0: all at once) */
 } cz_cuda_opts;

@@ -123,106 +123,44 @@ __device__ __forceinline__ void tiles_stagger(const tiles_t &g)
     }
 }
 
-/* One tile of a pass */
-template <class F, bool DIT, bool PW>
-__device__ __forceinline__ void pass_tile(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, F *pa, const F *pb)
-{
-    nt::pass_load(a, sh, blk, threadIdx.x, blockDim.x);
-    __syncthreads();
-    tile_levels<F, DIT>(a, sh, blk, nt::pass_steps(a.t));
-    if (PW)
-        nt::pass_store_pw(a, sh, blk, threadIdx.x, blockDim.x, pa, pb);
-    else
-        nt::pass_store(a, sh, blk, threadIdx.x, blockDim.x);
-}
-
 /* One pass; PW: the H step's last pass of c with the pointwise step in its
- * store (ntt.cuh CZ_CUDA_NTT_H_PW): pa = pa pb - c (else pa, pb unused).
- * LOOP: persistent blocks (tiles_t; else one block per tile: the loop's
- * state costs the tile's levels registers, so the default has none). */
-template <class F, bool DIT, bool PW = false, bool LOOP = false>
+ * store (ntt.cuh CZ_CUDA_NTT_H_PW): pa = pa pb - c (else pa, pb unused) */
+template <class F, bool DIT, bool PW = false>
 __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS)
     k_pass(nt::pass_args<F> a, F *pa, const F *pb, tiles_t g)
 {
     extern __shared__ uint4 k_pass_sh[];
     uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_sh);
-    if (!LOOP) {
-        pass_tile<F, DIT, PW>(a, sh, nt::pass_block(a, blockIdx.x), pa, pb);
-        return;
-    }
     tiles_stagger(g);
     for (uint64_t i = blockIdx.x; i < g.tiles; i += gridDim.x) {
-        pass_tile<F, DIT, PW>(a, sh, nt::pass_block(a, i), pa, pb);
-        if (i + gridDim.x < g.tiles) __syncthreads(); /* the next tile's load reuses sh */
-    }
-}
-
-/*
- * The pass kernel double-buffered (cz_cuda_opts ntt_blocks = 2): persistent
- * blocks with two tiles of shared memory each; a block issues the copies of
- * its next tile (cp.async, ntt.cuh pass_load_async) before it works on the
- * current one, so the loads overlap its own products rather than stalling
- * it. Needs twice a tile's shared memory (a tile of 2^10 for 3 blocks per
- * SM, where k_pass uses 2^11).
- */
-template <class F, bool DIT, bool PW = false>
-__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS)
-    k_pass_db(nt::pass_args<F> a, F *pa, const F *pb, tiles_t g)
-{
-    extern __shared__ uint4 k_pass_db_sh[];
-    uint32_t *const sh0 = reinterpret_cast<uint32_t *>(k_pass_db_sh);
-    const uint32_t words = nt::pass_elems(a) * F::N; /* a buffer */
-    uint64_t i = blockIdx.x;
-    if (i >= g.tiles) return;
-    nt::pass_load_async(a, sh0, nt::pass_block(a, i), threadIdx.x, blockDim.x);
-    asm volatile("cp.async.commit_group;" ::: "memory");
-    for (uint32_t par = 0; i < g.tiles; i += gridDim.x, par ^= 1) {
-        if (i + gridDim.x < g.tiles) { /* the next tile into the other buffer (free since the last barrier) */
-            nt::pass_load_async(a, sh0 + (par ^ 1) * words, nt::pass_block(a, i + gridDim.x), threadIdx.x,
-                                blockDim.x);
-            asm volatile("cp.async.commit_group;" ::: "memory");
-            asm volatile("cp.async.wait_group 1;" ::: "memory"); /* this tile's copies are done */
-        } else {
-            asm volatile("cp.async.wait_group 0;" ::: "memory");
-        }
-        __syncthreads();
-        uint32_t *sh = sh0 + par * words;
         const uint64_t blk = nt::pass_block(a, i);
+        nt::pass_load(a, sh, blk, threadIdx.x, blockDim.x);
+        __syncthreads();
         tile_levels<F, DIT>(a, sh, blk, nt::pass_steps(a.t));
         if (PW)
             nt::pass_store_pw(a, sh, blk, threadIdx.x, blockDim.x, pa, pb);
         else
             nt::pass_store(a, sh, blk, threadIdx.x, blockDim.x);
-        __syncthreads(); /* sh is the buffer of the next prefetch but one */
+        if (i + gridDim.x < g.tiles) __syncthreads(); /* the next tile's load reuses sh */
     }
 }
 
 /* The H step's fused pass (ntt.cuh CZ_CUDA_NTT_H_FUSE): ai's DIF levels, then
  * ac's DIT levels (the same tile: only the twiddles differ) */
 template <class F>
-__device__ __forceinline__ void pass_h_tile(const nt::pass_args<F> &ai, const nt::pass_args<F> &ac, uint32_t *sh,
-                                            uint64_t blk)
-{
-    nt::pass_load(ai, sh, blk, threadIdx.x, blockDim.x);
-    __syncthreads();
-    const unsigned steps = nt::pass_steps(ai.t); /* (ac.t: the same) */
-    tile_levels<F, false>(ai, sh, blk, steps);
-    tile_levels<F, true>(ac, sh, blk, steps);
-    nt::pass_store(ac, sh, blk, threadIdx.x, blockDim.x);
-}
-template <class F, bool LOOP = false>
 __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS)
     k_pass_h(nt::pass_args<F> ai, nt::pass_args<F> ac, tiles_t g)
 {
     extern __shared__ uint4 k_pass_h_sh[];
     uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_h_sh);
-    if (!LOOP) {
-        pass_h_tile<F>(ai, ac, sh, blockIdx.x);
-        return;
-    }
     tiles_stagger(g);
     for (uint64_t blk = blockIdx.x; blk < g.tiles; blk += gridDim.x) {
-        pass_h_tile<F>(ai, ac, sh, blk);
+        nt::pass_load(ai, sh, blk, threadIdx.x, blockDim.x);
+        __syncthreads();
+        const unsigned steps = nt::pass_steps(ai.t); /* (ac.t: the same) */
+        tile_levels<F, false>(ai, sh, blk, steps);
+        tile_levels<F, true>(ac, sh, blk, steps);
+        nt::pass_store(ac, sh, blk, threadIdx.x, blockDim.x);
         if (blk + gridDim.x < g.tiles) __syncthreads(); /* the next tile's load reuses sh */
     }
 }
@@ -311,31 +249,13 @@ static void ntt_state_free(cz_cuda *ctx)
 
 template <class F> static cz_status pass_smem_setup(cz_cuda *ctx, size_t bytes, cz_error *err)
 {
-    /* the double-buffered kernel: two tiles of the largest size whose two fit */
-    size_t db = bytes, optin = ctx->prop.sharedMemPerBlockOptin ? ctx->prop.sharedMemPerBlockOptin
-                                                                : ctx->prop.sharedMemPerBlock;
-    while (db > 32 && 2 * db > optin) db /= 2;
-    if (2 * db > 48 * 1024) {
-        CZ_CUDA_TRY(ctx, err,
-                    cudaFuncSetAttribute(k_pass_db<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(2 * db)));
-        CZ_CUDA_TRY(ctx, err,
-                    cudaFuncSetAttribute(k_pass_db<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(2 * db)));
-        if constexpr (CZ_CUDA_NTT_H_PW)
-            CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass_db<F, true, true>,
-                                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(2 * db)));
-    }
     if (bytes <= 48 * 1024) return CZ_OK;
-    const cudaFuncAttribute at = cudaFuncAttributeMaxDynamicSharedMemorySize;
-    CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass<F, false>, at, (int)bytes));
-    CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass<F, true>, at, (int)bytes));
-    CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass_h<F>, at, (int)bytes));
-    CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass<F, false, false, true>, at, (int)bytes));
-    CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass<F, true, false, true>, at, (int)bytes));
-    CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass_h<F, true>, at, (int)bytes));
-    if constexpr (CZ_CUDA_NTT_H_PW) {
-        CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass<F, true, true>, at, (int)bytes));
-        CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass<F, true, true, true>, at, (int)bytes));
-    }
+    CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass_h<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    if constexpr (CZ_CUDA_NTT_H_PW)
+        CZ_CUDA_TRY(ctx, err,
+                    cudaFuncSetAttribute(k_pass<F, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     return CZ_OK;
 }
 
@@ -388,7 +308,7 @@ static cz_status get_state(cz_cuda *ctx, ntt_state **out, cz_error *err)
 typedef struct {
     int simple;
     int rev_kernel; /* the bit reversal's own kernel, never in a pass */
-    int persist;    /* pass kernels: 0 a block per tile, 1 persistent blocks (tiles_t), 2 double-buffered (k_pass_db) */
+    int persist;    /* pass kernels: persistent blocks (tiles_t) */
     unsigned stagger_ns;
     unsigned tile, cols;
 } ntt_cfg;
@@ -398,7 +318,7 @@ static void read_cfg(const cz_cuda *ctx, const ntt_state *s, ntt_cfg *c)
     const cz_cuda_opts &o = ctx->opts;
     c->simple = o.ntt_simple != 0;
     c->rev_kernel = o.ntt_rev_kernel != 0;
-    c->persist = o.ntt_blocks; /* 1 persistent, 2 persistent and double-buffered */
+    c->persist = o.ntt_blocks == 1;
     c->stagger_ns = o.ntt_stagger_ns > 0 ? (unsigned)o.ntt_stagger_ns : 0;
     long tl = o.ntt_tile ? (long)o.ntt_tile : (long)NTT_DEFAULT_TILE;
     long cl = o.ntt_cols ? (long)o.ntt_cols : (long)NTT_DEFAULT_COLS;
@@ -528,7 +448,7 @@ template <class F> struct gpu_exec {
     cz_cuda *ctx;
     cz_error *err;
     bool simple; /* CZ_GPU_NTT=simple: the per-level kernels and the element-wise bit reversal */
-    int persist = 0; /* pass kernels: 1 persistent blocks, 2 double-buffered (ntt_cfg) */
+    bool persist = false; /* pass kernels with persistent blocks (ntt_cfg) */
     unsigned stagger_ns = 0;
     F *pw_a = NULL; /* pass_pw's, during its launch */
     const F *pw_b = NULL;
@@ -591,67 +511,26 @@ template <class F> struct gpu_exec {
         if (tw2) {
             nt::pass_args<F> a2 = a;
             a2.tw = *tw2;
-            if (persist) {
-                grid = persistent_grid(k_pass_h<F, true>, thr, smem, blocks);
-                k_pass_h<F, true><<<grid, thr, smem, ctx->compute>>>(a, a2, g);
-            } else {
-                k_pass_h<F><<<grid, thr, smem, ctx->compute>>>(a, a2, g);
-            }
-        } else if (persist == 2 && 2 * smem <= db_smem_max()) {
-            /* double-buffered */
-            const size_t sm2 = 2 * smem;
-            if (dit && pw_a) {
-                if constexpr (CZ_CUDA_NTT_H_PW) {
-                    grid = persistent_grid(k_pass_db<F, true, true>, thr, sm2, blocks);
-                    k_pass_db<F, true, true><<<grid, thr, sm2, ctx->compute>>>(a, pw_a, pw_b, g);
-                } else {
-                    return cz_error_set(err, CZ_ERR_INTERNAL, "NTT: the pointwise pass is not built (CZ_CUDA_NTT_H_PW)");
-                }
-            } else if (dit) {
-                grid = persistent_grid(k_pass_db<F, true>, thr, sm2, blocks);
-                k_pass_db<F, true><<<grid, thr, sm2, ctx->compute>>>(a, NULL, NULL, g);
-            } else {
-                grid = persistent_grid(k_pass_db<F, false>, thr, sm2, blocks);
-                k_pass_db<F, false><<<grid, thr, sm2, ctx->compute>>>(a, NULL, NULL, g);
-            }
+            if (persist) grid = persistent_grid(k_pass_h<F>, thr, smem, blocks);
+            k_pass_h<F><<<grid, thr, smem, ctx->compute>>>(a, a2, g);
         } else if (dit && pw_a) {
             if constexpr (CZ_CUDA_NTT_H_PW) {
-                if (persist) {
-                    grid = persistent_grid(k_pass<F, true, true, true>, thr, smem, blocks);
-                    k_pass<F, true, true, true><<<grid, thr, smem, ctx->compute>>>(a, pw_a, pw_b, g);
-                } else {
-                    k_pass<F, true, true><<<grid, thr, smem, ctx->compute>>>(a, pw_a, pw_b, g);
-                }
+                if (persist) grid = persistent_grid(k_pass<F, true, true>, thr, smem, blocks);
+                k_pass<F, true, true><<<grid, thr, smem, ctx->compute>>>(a, pw_a, pw_b, g);
             } else {
                 return cz_error_set(err, CZ_ERR_INTERNAL, "NTT: the pointwise pass is not built (CZ_CUDA_NTT_H_PW)");
             }
         } else if (dit) {
-            if (persist) {
-                grid = persistent_grid(k_pass<F, true, false, true>, thr, smem, blocks);
-                k_pass<F, true, false, true><<<grid, thr, smem, ctx->compute>>>(a, NULL, NULL, g);
-            } else {
-                k_pass<F, true><<<grid, thr, smem, ctx->compute>>>(a, NULL, NULL, g);
-            }
+            if (persist) grid = persistent_grid(k_pass<F, true>, thr, smem, blocks);
+            k_pass<F, true><<<grid, thr, smem, ctx->compute>>>(a, NULL, NULL, g);
         } else {
-            if (persist) {
-                grid = persistent_grid(k_pass<F, false, false, true>, thr, smem, blocks);
-                k_pass<F, false, false, true><<<grid, thr, smem, ctx->compute>>>(a, NULL, NULL, g);
-            } else {
-                k_pass<F, false><<<grid, thr, smem, ctx->compute>>>(a, NULL, NULL, g);
-            }
+            if (persist) grid = persistent_grid(k_pass<F, false>, thr, smem, blocks);
+            k_pass<F, false><<<grid, thr, smem, ctx->compute>>>(a, NULL, NULL, g);
         }
         CZ_CUDA_TRY(ctx, err, cudaGetLastError());
         return CZ_OK;
     }
 
-    /* the shared memory k_pass_db may take (pass_smem_setup) */
-    size_t db_smem_max() const
-    {
-        size_t optin = ctx->prop.sharedMemPerBlockOptin ? ctx->prop.sharedMemPerBlockOptin : ctx->prop.sharedMemPerBlock;
-        size_t db = (size_t)32 << nt::MAX_TILE_LOG;
-        while (db > 32 && 2 * db > optin) db /= 2;
-        return 2 * db;
-    }
     /* persistent blocks of kernel fn: as many as fit on the device at once, at most `blocks` */
     template <class K> unsigned persistent_grid(K fn, uint32_t thr, size_t smem, uint64_t blocks)
     {
@@ -808,7 +687,7 @@ static cz_status ntt_dev_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_cu
     nt::tw_t<F> tw = nt::make_tw<F>(tab, nt::op_tab(op), k, nt::op_scale(op), tc);
     nt::plan_t pl;
     nt::make_plan(&pl, k, cfg->tile, cfg->cols);
-    gpu_exec<F> ex = {ctx, err, cfg->simple != 0, cfg->persist, cfg->stagger_ns};
+    gpu_exec<F> ex = {ctx, err, cfg->simple != 0, cfg->persist != 0, cfg->stagger_ns};
     return nt::run_op(ex, x, op, tw, cfg->simple ? NULL : &pl, y);
 }
 
@@ -847,7 +726,7 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
     if (k > 0 && (st = h_tables<F>(ctx, s, curve, k, &tw_inv, &tw_cos, err)) != CZ_OK) return st;
     nt::plan_t pl;
     nt::make_plan(&pl, k, cfg->tile, cfg->cols);
-    gpu_exec<F> ex = {ctx, err, cfg->simple != 0, cfg->persist, cfg->stagger_ns};
+    gpu_exec<F> ex = {ctx, err, cfg->simple != 0, cfg->persist != 0, cfg->stagger_ns};
     s->last_up_s = 0;
     s->last_up_bytes = 0;
     bool pw_done = false; /* the pointwise step in c's last pass */

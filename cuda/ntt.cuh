@@ -429,31 +429,6 @@ template <class F> CZ_HD void pass_load(const pass_args<F> &a, uint32_t *sh, uin
     }
 }
 
-/* Phase 1 of the double-buffered pass kernel (cuda/ntt.cu k_pass_db): the
- * copies of pass_load issued without waiting (cp.async, a 4-byte limb each,
- * into the same places); the kernel waits for them (cp.async.wait_group)
- * before its barrier. On the host: pass_load. */
-template <class F>
-CZ_HD void pass_load_async(const pass_args<F> &a, uint32_t *sh, uint64_t blk, uint32_t tid, uint32_t nthr)
-{
-#ifdef __CUDA_ARCH__
-    const uint32_t E = pass_elems(a);
-    const uint32_t base = (uint32_t)__cvta_generic_to_shared(sh);
-    for (uint32_t e = tid; e < E; e += nthr) {
-        uint64_t g = pass_gidx(a, blk, e);
-        if (a.rev == REV_LOAD) g = bitrev(g, a.tw.k);
-        const uint32_t *src = reinterpret_cast<const uint32_t *>(a.x + g);
-        const uint32_t d = base + 4u * pass_sw(e);
-CZ_NTT_UNROLL
-        for (int l = 0; l < F::N; l++)
-            asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d + 4u * (uint32_t)l * E), "l"(src + l)
-                         : "memory");
-    }
-#else
-    pass_load(a, sh, blk, tid, nthr);
-#endif
-}
-
 /* The two tile elements of butterfly q (< E/2) at local level bb. */
 CZ_HD void pass_pair(unsigned c, unsigned bb, uint32_t q, uint32_t *e0, uint32_t *e1, uint32_t *r)
 {

@@ -11,10 +11,9 @@
  *    simple per-level kernel (cz_cuda_opts ntt_simple), 2^4-element tiles
  *    (many passes, column tiles from 2^5 on), 2^12-element tiles (over 48 KiB
  *    of shared memory), the default passes with the bit reversal's own
- *    kernel (ntt_rev_kernel), with persistent, staggered blocks
- *    (ntt_blocks 1, ntt_stagger_ns) and double-buffered ones (ntt_blocks 2,
- *    2^10 and 2^11 tiles); pageable host memory, and pinned memory at a few
- *    sizes;
+ *    kernel (ntt_rev_kernel) and with persistent, staggered blocks
+ *    (ntt_blocks, ntt_stagger_ns); pageable host memory, and pinned memory
+ *    at a few sizes;
  *  - compute_h for 2^0..2^22 (2^24 with BIG) in the same modes, against the
  *    CPU backend; from pageable, pinned and mixed host memory (chunked
  *    staging from 2^20 on);
@@ -125,8 +124,6 @@ static const mode_t_ MODES[] = {
     {"2^12 tiles", NULL, "12", "3", 0, 0, 0},
     {"passes, bit reversal kernel", NULL, NULL, NULL, 1, 0, 0},
     {"passes, persistent blocks staggered", NULL, NULL, NULL, 0, 1, 3000},
-    {"2^10 tiles, persistent double-buffered blocks", NULL, "10", NULL, 0, 2, 0},
-    {"2^11 tiles, persistent double-buffered blocks, bit reversal kernel", NULL, NULL, NULL, 1, 2, 0},
 };
 enum { NMODES = sizeof MODES / sizeof MODES[0] };
 
