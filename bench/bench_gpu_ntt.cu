@@ -206,20 +206,17 @@ static int bench_size(cz_bench *b, cz_bench_table *t, cz_cuda *ctx, cz_curve cur
 int main(int argc, char **argv)
 {
     cz_bench b;
-    static const char *const own[] = {"--min",  "--max",        "--field",   "--simple",  "--tile",
-                                      "--cols", "--rev-kernel", "--persist", "--stagger", NULL};
-    int rc =
-        cz_bench_init(&b, "bench_gpu_ntt", argc, argv, own,
-                      "  --min=K        smallest size 2^K (default 20)\n"
-                      "  --max=K        largest size 2^K (default 26)\n"
-                      "  --field=F      bn254 or bls12_381 (default both)\n"
-                      "  --simple       the per-level kernels (cz_cuda_opts ntt_simple)\n"
-                      "  --tile=T       tile log of the pass kernel (ntt_tile)\n"
-                      "  --cols=C       column log of the upper passes (ntt_cols)\n"
-                      "  --rev-kernel   the bit reversal in a kernel of its own, in place (ntt_rev_kernel;\n"
-                      "                 default: out of place, in a pass, where VRAM allows)\n"
-                      "  --persist      persistent pass blocks (ntt_blocks = 1)\n"
-                      "  --stagger=NS   with --persist: the s-th block of an SM starts s NS late (ntt_stagger_ns)\n");
+    static const char *const own[] = {"--min",  "--max",  "--field",      "--simple",
+                                      "--tile", "--cols", "--rev-kernel", NULL};
+    int rc = cz_bench_init(&b, "bench_gpu_ntt", argc, argv, own,
+                           "  --min=K        smallest size 2^K (default 20)\n"
+                           "  --max=K        largest size 2^K (default 26)\n"
+                           "  --field=F      bn254 or bls12_381 (default both)\n"
+                           "  --simple       the per-level kernels (cz_cuda_opts ntt_simple)\n"
+                           "  --tile=T       tile log of the pass kernel (ntt_tile)\n"
+                           "  --cols=C       column log of the upper passes (ntt_cols)\n"
+                           "  --rev-kernel   the bit reversal in a kernel of its own, in place (ntt_rev_kernel;\n"
+                           "                 default: out of place, in a pass, where VRAM allows)\n");
     if (rc >= 0) return rc;
     unsigned kmin = (unsigned)cz_bench_opt_long(&b, "--min", 20);
     unsigned kmax = (unsigned)cz_bench_opt_long(&b, "--max", 26);
@@ -231,8 +228,6 @@ int main(int argc, char **argv)
     co.ntt_tile = (int)cz_bench_opt_long(&b, "--tile", 0);
     co.ntt_cols = (int)cz_bench_opt_long(&b, "--cols", 0);
     co.ntt_rev_kernel = cz_bench_has(&b, "--rev-kernel");
-    co.ntt_blocks = cz_bench_has(&b, "--persist");
-    co.ntt_stagger_ns = (int)cz_bench_opt_long(&b, "--stagger", 0);
 
     cz_cuda *ctx = NULL;
     cz_error err;
@@ -250,11 +245,10 @@ int main(int argc, char **argv)
     char tile[16], cols[16];
     snprintf(tile, sizeof tile, "%d", co.ntt_tile);
     snprintf(cols, sizeof cols, "%d", co.ntt_cols);
-    cz_bench_note(&b, "GPU: %s. Kernels: %s (tile log %s, column log %s; bit reversal %s; %s, stagger %d ns).",
-                  cz_cuda_name(ctx), co.ntt_simple ? "simple, one launch per level" : "shared-memory passes",
+    cz_bench_note(&b, "GPU: %s. Kernels: %s (tile log %s, column log %s; bit reversal %s).", cz_cuda_name(ctx),
+                  co.ntt_simple ? "simple, one launch per level" : "shared-memory passes",
                   co.ntt_tile ? tile : "default 11", co.ntt_cols ? cols : "default 2",
-                  co.ntt_simple || co.ntt_rev_kernel ? "in a kernel of its own" : "in a pass where VRAM allows",
-                  co.ntt_blocks ? "persistent blocks" : "a block per tile", co.ntt_stagger_ns);
+                  co.ntt_simple || co.ntt_rev_kernel ? "in a kernel of its own" : "in a pass where VRAM allows");
     cz_bench_note(&b, "Device ms: CUDA events, data in VRAM, natural order in and out (one bit reversal per "
                       "transform); H = 3 inverse + 3 coset NTTs + a*b - c (no permutation). Whole-call ms: "
                       "host memory in and out, including transfers. Goal: H at 2^24 <= 15 ms; sppark's "

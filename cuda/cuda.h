@@ -63,10 +63,6 @@ typedef struct cz_cuda_opts {
     int ntt_rev_kernel; /* 1: cz_cuda_ntt's bit reversal in a kernel of its own, in place, even where
                          * a pass could do it out of place (cuda/ntt.cuh CZ_CUDA_NTT_FUSED_REV;
                          * for comparisons) */
-    int ntt_blocks;     /* the NTT pass kernels' grid: 0 a block per tile; 1 persistent blocks (as many
-                         * as are resident at once, each looping over tiles) */
-    int ntt_stagger_ns; /* with persistent blocks: the s-th block of an SM starts s times this late
-                         * (0..100000 ns; 0: all at once) */
 } cz_cuda_opts;
 /* msm_table: AUTO builds a resident block's table on the second MSM call
  * that would use one (a key kept for many proofs; not for a one-off), when

@@ -192,10 +192,6 @@ extern "C" cz_status cz_cuda_set_opts(cz_cuda *ctx, const cz_cuda_opts *o, cz_er
     if (o->ntt_tile < 0 || o->ntt_cols < 0)
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU NTT tile %d / cols %d: expected >= 0", o->ntt_tile,
                             o->ntt_cols);
-    if (o->ntt_blocks < 0 || o->ntt_blocks > 1 || o->ntt_stagger_ns < 0 || o->ntt_stagger_ns > 100000)
-        return cz_error_set(err, CZ_ERR_INVALID_ARG,
-                            "GPU NTT blocks %d / stagger %d ns: expected 0 or 1 / 0 to 100000", o->ntt_blocks,
-                            o->ntt_stagger_ns);
     ctx->opts = *o;
     return CZ_OK;
 }

@@ -101,68 +101,37 @@ __device__ __forceinline__ void tile_levels(const nt::pass_args<F> &a, uint32_t 
     }
 }
 
-/*
- * The tiles of a pass kernel's launch: one block per tile (gridDim.x ==
- * tiles), or persistent blocks (cz_cuda_opts ntt_blocks = 1: as many as are
- * resident at once, each looping over tiles blockIdx.x + i gridDim.x). With
- * persistent blocks, block slot s = blockIdx.x / nsm (the s-th block of an
- * SM, where blocks are handed out round robin) starts s stagger_ns late: the
- * blocks of an SM otherwise load their tiles at the same moment (the pass
- * waits on memory) and then all compute (memory idle); staggered, one
- * block's load overlaps the others' products.
- */
-struct tiles_t {
-    uint64_t tiles;
-    uint32_t nsm, stagger_ns;
-};
-__device__ __forceinline__ void tiles_stagger(const tiles_t &g)
-{
-    if (g.stagger_ns && gridDim.x < g.tiles) {
-        const uint32_t slot = blockIdx.x / g.nsm;
-        if (slot) __nanosleep(slot * g.stagger_ns);
-    }
-}
-
 /* One pass; PW: the H step's last pass of c with the pointwise step in its
  * store (ntt.cuh CZ_CUDA_NTT_H_PW): pa = pa pb - c (else pa, pb unused) */
 template <class F, bool DIT, bool PW = false>
-__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS)
-    k_pass(nt::pass_args<F> a, F *pa, const F *pb, tiles_t g)
+__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass(nt::pass_args<F> a, F *pa, const F *pb)
 {
     extern __shared__ uint4 k_pass_sh[];
     uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_sh);
-    tiles_stagger(g);
-    for (uint64_t i = blockIdx.x; i < g.tiles; i += gridDim.x) {
-        const uint64_t blk = nt::pass_block(a, i);
-        nt::pass_load(a, sh, blk, threadIdx.x, blockDim.x);
-        __syncthreads();
-        tile_levels<F, DIT>(a, sh, blk, nt::pass_steps(a.t));
-        if (PW)
-            nt::pass_store_pw(a, sh, blk, threadIdx.x, blockDim.x, pa, pb);
-        else
-            nt::pass_store(a, sh, blk, threadIdx.x, blockDim.x);
-        if (i + gridDim.x < g.tiles) __syncthreads(); /* the next tile's load reuses sh */
-    }
+    const uint64_t blk = nt::pass_block(a, blockIdx.x);
+    nt::pass_load(a, sh, blk, threadIdx.x, blockDim.x);
+    __syncthreads();
+    tile_levels<F, DIT>(a, sh, blk, nt::pass_steps(a.t));
+    if (PW)
+        nt::pass_store_pw(a, sh, blk, threadIdx.x, blockDim.x, pa, pb);
+    else
+        nt::pass_store(a, sh, blk, threadIdx.x, blockDim.x);
 }
 
 /* The H step's fused pass (ntt.cuh CZ_CUDA_NTT_H_FUSE): ai's DIF levels, then
  * ac's DIT levels (the same tile: only the twiddles differ) */
 template <class F>
-__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS)
-    k_pass_h(nt::pass_args<F> ai, nt::pass_args<F> ac, tiles_t g)
+__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass_args<F> ai, nt::pass_args<F> ac)
 {
     extern __shared__ uint4 k_pass_h_sh[];
     uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_h_sh);
-    tiles_stagger(g);
-    for (uint64_t blk = blockIdx.x; blk < g.tiles; blk += gridDim.x) {
-        nt::pass_load(ai, sh, blk, threadIdx.x, blockDim.x);
-        __syncthreads();
-        const unsigned steps = nt::pass_steps(ai.t); /* (ac.t: the same) */
-        tile_levels<F, false>(ai, sh, blk, steps);
-        tile_levels<F, true>(ac, sh, blk, steps);
-        nt::pass_store(ac, sh, blk, threadIdx.x, blockDim.x);
-        if (blk + gridDim.x < g.tiles) __syncthreads(); /* the next tile's load reuses sh */
-    }
+    const uint64_t blk = blockIdx.x;
+    nt::pass_load(ai, sh, blk, threadIdx.x, blockDim.x);
+    __syncthreads();
+    const unsigned steps = nt::pass_steps(ai.t); /* (ac.t: the same) */
+    tile_levels<F, false>(ai, sh, blk, steps);
+    tile_levels<F, true>(ac, sh, blk, steps);
+    nt::pass_store(ac, sh, blk, threadIdx.x, blockDim.x);
 }
 
 template <class F> __global__ void k_bitrev(F *x, unsigned k, uint64_t n)
@@ -308,8 +277,6 @@ static cz_status get_state(cz_cuda *ctx, ntt_state **out, cz_error *err)
 typedef struct {
     int simple;
     int rev_kernel; /* the bit reversal's own kernel, never in a pass */
-    int persist;    /* pass kernels: persistent blocks (tiles_t) */
-    unsigned stagger_ns;
     unsigned tile, cols;
 } ntt_cfg;
 
@@ -318,8 +285,6 @@ static void read_cfg(const cz_cuda *ctx, const ntt_state *s, ntt_cfg *c)
     const cz_cuda_opts &o = ctx->opts;
     c->simple = o.ntt_simple != 0;
     c->rev_kernel = o.ntt_rev_kernel != 0;
-    c->persist = o.ntt_blocks == 1;
-    c->stagger_ns = o.ntt_stagger_ns > 0 ? (unsigned)o.ntt_stagger_ns : 0;
     long tl = o.ntt_tile ? (long)o.ntt_tile : (long)NTT_DEFAULT_TILE;
     long cl = o.ntt_cols ? (long)o.ntt_cols : (long)NTT_DEFAULT_COLS;
     if (tl < 1) tl = 1;
@@ -448,8 +413,6 @@ template <class F> struct gpu_exec {
     cz_cuda *ctx;
     cz_error *err;
     bool simple; /* CZ_GPU_NTT=simple: the per-level kernels and the element-wise bit reversal */
-    bool persist = false; /* pass kernels with persistent blocks (ntt_cfg) */
-    unsigned stagger_ns = 0;
     F *pw_a = NULL; /* pass_pw's, during its launch */
     const F *pw_b = NULL;
 
@@ -506,41 +469,22 @@ template <class F> struct gpu_exec {
                                 (unsigned long long)blocks, p.t + p.c);
         const size_t smem = (size_t)E * sizeof(F);
         const uint32_t thr = nt::pass_threads(E);
-        tiles_t g = {blocks, (uint32_t)ctx->prop.multiProcessorCount, stagger_ns};
-        unsigned grid = (unsigned)blocks;
         if (tw2) {
             nt::pass_args<F> a2 = a;
             a2.tw = *tw2;
-            if (persist) grid = persistent_grid(k_pass_h<F>, thr, smem, blocks);
-            k_pass_h<F><<<grid, thr, smem, ctx->compute>>>(a, a2, g);
+            k_pass_h<F><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, a2);
         } else if (dit && pw_a) {
-            if constexpr (CZ_CUDA_NTT_H_PW) {
-                if (persist) grid = persistent_grid(k_pass<F, true, true>, thr, smem, blocks);
-                k_pass<F, true, true><<<grid, thr, smem, ctx->compute>>>(a, pw_a, pw_b, g);
-            } else {
+            if constexpr (CZ_CUDA_NTT_H_PW)
+                k_pass<F, true, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, pw_a, pw_b);
+            else
                 return cz_error_set(err, CZ_ERR_INTERNAL, "NTT: the pointwise pass is not built (CZ_CUDA_NTT_H_PW)");
-            }
         } else if (dit) {
-            if (persist) grid = persistent_grid(k_pass<F, true>, thr, smem, blocks);
-            k_pass<F, true><<<grid, thr, smem, ctx->compute>>>(a, NULL, NULL, g);
+            k_pass<F, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
         } else {
-            if (persist) grid = persistent_grid(k_pass<F, false>, thr, smem, blocks);
-            k_pass<F, false><<<grid, thr, smem, ctx->compute>>>(a, NULL, NULL, g);
+            k_pass<F, false><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
         }
         CZ_CUDA_TRY(ctx, err, cudaGetLastError());
         return CZ_OK;
-    }
-
-    /* persistent blocks of kernel fn: as many as fit on the device at once, at most `blocks` */
-    template <class K> unsigned persistent_grid(K fn, uint32_t thr, size_t smem, uint64_t blocks)
-    {
-        int per_sm = 0;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, (int)thr, smem) != cudaSuccess || per_sm < 1) {
-            (void)cudaGetLastError();
-            per_sm = 1;
-        }
-        const uint64_t g = (uint64_t)per_sm * (uint64_t)ctx->prop.multiProcessorCount;
-        return (unsigned)(g < blocks ? g : blocks);
     }
 
     cz_status bitrev(F *x, unsigned k)
@@ -687,7 +631,7 @@ static cz_status ntt_dev_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_cu
     nt::tw_t<F> tw = nt::make_tw<F>(tab, nt::op_tab(op), k, nt::op_scale(op), tc);
     nt::plan_t pl;
     nt::make_plan(&pl, k, cfg->tile, cfg->cols);
-    gpu_exec<F> ex = {ctx, err, cfg->simple != 0, cfg->persist != 0, cfg->stagger_ns};
+    gpu_exec<F> ex = {ctx, err, cfg->simple != 0};
     return nt::run_op(ex, x, op, tw, cfg->simple ? NULL : &pl, y);
 }
 
@@ -726,7 +670,7 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
     if (k > 0 && (st = h_tables<F>(ctx, s, curve, k, &tw_inv, &tw_cos, err)) != CZ_OK) return st;
     nt::plan_t pl;
     nt::make_plan(&pl, k, cfg->tile, cfg->cols);
-    gpu_exec<F> ex = {ctx, err, cfg->simple != 0, cfg->persist != 0, cfg->stagger_ns};
+    gpu_exec<F> ex = {ctx, err, cfg->simple != 0};
     s->last_up_s = 0;
     s->last_up_bytes = 0;
     bool pw_done = false; /* the pointwise step in c's last pass */

@@ -10,10 +10,9 @@
  *    kernel (above 2^11 out of place with the bit reversal in a pass), the
  *    simple per-level kernel (cz_cuda_opts ntt_simple), 2^4-element tiles
  *    (many passes, column tiles from 2^5 on), 2^12-element tiles (over 48 KiB
- *    of shared memory), the default passes with the bit reversal's own
- *    kernel (ntt_rev_kernel) and with persistent, staggered blocks
- *    (ntt_blocks, ntt_stagger_ns); pageable host memory, and pinned memory
- *    at a few sizes;
+ *    of shared memory) and the default passes with the bit reversal's own
+ *    kernel (ntt_rev_kernel); pageable host memory, and pinned memory at a
+ *    few sizes;
  *  - compute_h for 2^0..2^22 (2^24 with BIG) in the same modes, against the
  *    CPU backend; from pageable, pinned and mixed host memory (chunked
  *    staging from 2^20 on);
@@ -115,15 +114,14 @@ static void fill(const field_t *f, el *a, size_t n)
 
 typedef struct {
     const char *name, *ntt, *tile, *cols;
-    int rev_kernel, blocks, stagger_ns;
+    int rev_kernel;
 } mode_t_;
 static const mode_t_ MODES[] = {
-    {"passes", NULL, NULL, NULL, 0, 0, 0},
-    {"simple", "simple", NULL, NULL, 0, 0, 0},
-    {"2^4 tiles", NULL, "4", "1", 0, 0, 0},
-    {"2^12 tiles", NULL, "12", "3", 0, 0, 0},
-    {"passes, bit reversal kernel", NULL, NULL, NULL, 1, 0, 0},
-    {"passes, persistent blocks staggered", NULL, NULL, NULL, 0, 1, 3000},
+    {"passes", NULL, NULL, NULL, 0},
+    {"simple", "simple", NULL, NULL, 0},
+    {"2^4 tiles", NULL, "4", "1", 0},
+    {"2^12 tiles", NULL, "12", "3", 0},
+    {"passes, bit reversal kernel", NULL, NULL, NULL, 1},
 };
 enum { NMODES = sizeof MODES / sizeof MODES[0] };
 
@@ -135,8 +133,6 @@ static void set_mode(int m)
     o.ntt_tile = MODES[m].tile ? atoi(MODES[m].tile) : 0;
     o.ntt_cols = MODES[m].cols ? atoi(MODES[m].cols) : 0;
     o.ntt_rev_kernel = MODES[m].rev_kernel;
-    o.ntt_blocks = MODES[m].blocks;
-    o.ntt_stagger_ns = MODES[m].stagger_ns;
     cz_error e;
     cz_error_clear(&e);
     CHECK_MSG(cz_cuda_set_opts(gpu, &o, &e) == CZ_OK, "cz_cuda_set_opts: %s", cz_error_msg(&e));
