@@ -102,12 +102,21 @@ __device__ __forceinline__ void tile_levels(const nt::pass_args<F> &a, uint32_t 
 }
 
 /* One pass; PW: the H step's last pass of c with the pointwise step in its
- * store (ntt.cuh CZ_CUDA_NTT_H_PW): pa = pa pb - c (else pa, pb unused) */
-template <class F, bool DIT, bool PW = false>
+ * store (ntt.cuh CZ_CUDA_NTT_H_PW): pa = pa pb - c (else pa, pb unused).
+ * IO: out of place (a.y) and the bit reversal where a.rev says (ntt.cuh
+ * run_op); else in place with neither, so that the in-place instances, the
+ * H step's and the bit-reversal kernel's passes, carry no branches for them
+ * (with the branches the coset forward transform 2^24 was 1.4% slower and the
+ * BLS12-381 H step 0.5%: H100, bench/RESULTS.md 2026-12-07). */
+template <class F, bool DIT, bool PW = false, bool IO = false>
 __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass(nt::pass_args<F> a, F *pa, const F *pb)
 {
     extern __shared__ uint4 k_pass_sh[];
     uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_sh);
+    if (!IO) {
+        a.y = nullptr;
+        a.rev = nt::REV_NONE;
+    }
     const uint64_t blk = nt::pass_block(a, blockIdx.x);
     nt::pass_load(a, sh, blk, threadIdx.x, blockDim.x);
     __syncthreads();
@@ -126,6 +135,8 @@ __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass
     extern __shared__ uint4 k_pass_h_sh[];
     uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_h_sh);
     const uint64_t blk = blockIdx.x;
+    ai.y = ac.y = nullptr; /* in place, no bit reversal (as k_pass without IO) */
+    ai.rev = ac.rev = nt::REV_NONE;
     nt::pass_load(ai, sh, blk, threadIdx.x, blockDim.x);
     __syncthreads();
     const unsigned steps = nt::pass_steps(ai.t); /* (ac.t: the same) */
@@ -222,6 +233,10 @@ template <class F> static cz_status pass_smem_setup(cz_cuda *ctx, size_t bytes, 
     CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass_h<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    CZ_CUDA_TRY(ctx, err,
+                cudaFuncSetAttribute(k_pass<F, false, false, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    CZ_CUDA_TRY(ctx, err,
+                cudaFuncSetAttribute(k_pass<F, true, false, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     if constexpr (CZ_CUDA_NTT_H_PW)
         CZ_CUDA_TRY(ctx, err,
                     cudaFuncSetAttribute(k_pass<F, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
@@ -478,6 +493,11 @@ template <class F> struct gpu_exec {
                 k_pass<F, true, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, pw_a, pw_b);
             else
                 return cz_error_set(err, CZ_ERR_INTERNAL, "NTT: the pointwise pass is not built (CZ_CUDA_NTT_H_PW)");
+        } else if ((y && y != x) || rev != nt::REV_NONE) { /* out of place (run_op) */
+            if (dit)
+                k_pass<F, true, false, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
+            else
+                k_pass<F, false, false, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
         } else if (dit) {
             k_pass<F, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
         } else {
