@@ -651,7 +651,6 @@ static inline uint32_t pass_threads(uint32_t E) { return E / 2 < 256 ? (E / 2 ? 
 
 /* ---- bit reversal and the pointwise step ---------------------------------- */
 
-
 /* Element i of the in-place bit reversal: swaps x[i] and x[bitrev(i)] once. */
 template <class F> CZ_HD void bitrev_swap(F *x, unsigned k, uint64_t i)
 {
