@@ -313,6 +313,23 @@ if ! start_daemon A "$tmp/dA" --max_body_bytes 256K --shutdown_grace_s 2 --msm_t
   exit 1
 fi
 A=$(url A)
+# a refused body that keeps arriving is cut off DRAIN_S (30 s) after the refusal: a 404
+# whose 200000-byte body trickles in at 4 KB/s (50 s in all); checked before A stops,
+# while the other requests of this section are served beside it
+node -e '
+  const net = require("net"), t0 = Date.now();
+  let got = 0, timer;
+  const s = net.connect(+process.argv[1], "127.0.0.1", () => {
+    s.write("POST /v1/nothing HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n" +
+            "Content-Length: 200000\r\n\r\n");
+    timer = setInterval(() => s.write(Buffer.alloc(1000, 120)), 250);
+  });
+  s.on("data", d => { got += d.length; });
+  s.on("error", () => {});
+  s.on("close", () => { clearInterval(timer); console.log(((Date.now() - t0) / 1000).toFixed(1), got); process.exit(0); });
+  setTimeout(() => { console.log("open", got); process.exit(0); }, 45000);' "${DPORT[A]}" >"$tmp/trickle" 2>&1 &
+trickle_pid=$!
+bg_pids+=($trickle_pid)
 http GET "$A/healthz"
 check test "$code" = 200
 check grep -qx ok "$tmp/body"
@@ -783,6 +800,13 @@ check test $? = 0
 check "$cuzk" verify -q "$BN/verification_key.json" "$tmp/out/after_pub.json" "$tmp/out/after.json"
 http GET "$A/v1/status"
 check test "$(jq_ "$tmp/body" 'o.spool_bytes')" = 0
+# the trickled body (above): cut off, no answer, A still serving
+wait "$trickle_pid"
+read -r tr_s tr_bytes <"$tmp/trickle"
+echo "test_daemon: a refused body still arriving: the connection closed after $tr_s s (\"open\": not in 45 s), $tr_bytes bytes answered"
+if [ "$tr_s" != open ] && fgt "$tr_s" 29.5 && ! fgt "$tr_s" 40; then ok; else bad "a refused body still arriving: the connection closed after ${tr_s} s (\"open\": not in 45 s; want 30 s, DRAIN_S)"; fi
+check test "${tr_bytes:-x}" = 0
+check alive A
 
 # =====================================================================
 # 4. SIGTERM: exit 0; finished jobs kept, queued ones done after the restart
