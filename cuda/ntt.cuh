@@ -417,6 +417,57 @@ CZ_NTT_UNROLL
 }
 
 /*
+ * The pass tile's layout (CZ_CUDA_NTT_SH_VEC; experiment, 0 = off):
+ * limb-major (sh_get / sh_put: a warp reads one limb of 32 elements per
+ * 32-bit load, 8 loads and 8 address sums an element), or element-major in
+ * 16-byte halves (1: two 128-bit loads an element). Half h of element e is
+ * 16-byte slot (2 e + h) XOR v(e), v(e) = ((e >> 2) ^ (e >> 3) ^ (e >> 4)) & 7:
+ * a permutation within each 128-byte row that makes every access of the
+ * pass's phases (loads, stores and the radix-2/4 steps of every plan with
+ * tiles of 2^8..2^12 and 2^2 columns, n up to 2^28; a model of each warp's
+ * quarter-warps, checked in Python) free of bank conflicts. Only for
+ * elements of 8 limbs (both scalar fields); others stay limb-major.
+ */
+#ifndef CZ_CUDA_NTT_SH_VEC
+#define CZ_CUDA_NTT_SH_VEC 0
+#endif
+CZ_HD uint32_t tile_slot(uint32_t e) { return (2 * e) ^ (((e >> 2) ^ (e >> 3) ^ (e >> 4)) & 7); }
+
+template <class F> CZ_HD F tile_get(const uint32_t *sh, uint32_t E, uint32_t e)
+{
+    if constexpr (CZ_CUDA_NTT_SH_VEC && F::N == 8) {
+        const uint32_t s = tile_slot(e);
+        F r;
+#ifdef __CUDA_ARCH__
+        const uint4 a = reinterpret_cast<const uint4 *>(sh)[s], b = reinterpret_cast<const uint4 *>(sh)[s ^ 1];
+        r.l[0] = a.x, r.l[1] = a.y, r.l[2] = a.z, r.l[3] = a.w;
+        r.l[4] = b.x, r.l[5] = b.y, r.l[6] = b.z, r.l[7] = b.w;
+#else
+        for (int l = 0; l < 8; l++)
+            r.l[l] = sh[4 * (s ^ (uint32_t)(l >> 2)) + (l & 3)];
+#endif
+        return r;
+    } else {
+        return sh_get<F>(sh, E, e);
+    }
+}
+template <class F> CZ_HD void tile_put(uint32_t *sh, uint32_t E, uint32_t e, const F &v)
+{
+    if constexpr (CZ_CUDA_NTT_SH_VEC && F::N == 8) {
+        const uint32_t s = tile_slot(e);
+#ifdef __CUDA_ARCH__
+        reinterpret_cast<uint4 *>(sh)[s] = make_uint4(v.l[0], v.l[1], v.l[2], v.l[3]);
+        reinterpret_cast<uint4 *>(sh)[s ^ 1] = make_uint4(v.l[4], v.l[5], v.l[6], v.l[7]);
+#else
+        for (int l = 0; l < 8; l++)
+            sh[4 * (s ^ (uint32_t)(l >> 2)) + (l & 3)] = v.l[l];
+#endif
+    } else {
+        sh_put(sh, E, e, v);
+    }
+}
+
+/*
  * Where tile element e lives in each limb plane: e itself, or with
  * CZ_CUDA_NTT_SWIZZLE 1, e with its bank bits (0..4) XORed with a function
  * of bits 5 and 6 (x = e >> 5: x0, x1 into bits 0 and 2, x1 also into bits
@@ -448,7 +499,7 @@ template <class F> CZ_HD void pass_load(const pass_args<F> &a, uint32_t *sh, uin
     for (uint32_t e = tid; e < E; e += nthr) {
         uint64_t g = pass_gidx(a, blk, e);
         if (a.rev == REV_LOAD) g = bitrev(g, a.tw.k);
-        sh_put(sh, E, pass_sw(e), load_el(a.x + g));
+        tile_put(sh, E, pass_sw(e), load_el(a.x + g));
     }
 }
 
@@ -473,7 +524,7 @@ CZ_HD void pass_level(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigne
     for (uint32_t q = tid; q < E / 2; q += nthr) {
         uint32_t e0, e1, r;
         pass_pair(a.c, bb, q, &e0, &e1, &r);
-        F u = sh_get<F>(sh, E, pass_sw(e0)), v = sh_get<F>(sh, E, pass_sw(e1));
+        F u = tile_get<F>(sh, E, pass_sw(e0)), v = tile_get<F>(sh, E, pass_sw(e1));
         if (b == 0) {
             if (DIT)
                 bf_dit0_lazy(u, v, a.tw);
@@ -488,8 +539,8 @@ CZ_HD void pass_level(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigne
             else
                 bf_dif_lazy(u, v, w);
         }
-        sh_put(sh, E, pass_sw(e0), u);
-        sh_put(sh, E, pass_sw(e1), v);
+        tile_put(sh, E, pass_sw(e0), u);
+        tile_put(sh, E, pass_sw(e1), v);
     }
 }
 
@@ -576,7 +627,7 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
                 const uint32_t lc = q & ((1u << a.c) - 1), rr = q >> a.c;
                 const uint32_t rw = ((rr >> lo) << (lo + 2)) | (rr & ((1u << lo) - 1));
                 e0[u] = (rw << a.c) | lc;
-                for (int i = 0; i < 4; i++) x[u][i] = sh_get<F>(sh, E, pass_sw(e0[u] + (uint32_t)i * h));
+                for (int i = 0; i < 4; i++) x[u][i] = tile_get<F>(sh, E, pass_sw(e0[u] + (uint32_t)i * h));
                 j[u] = ((uint64_t)(rw & ((1u << lo) - 1)) << a.b0) | (lo_hi << a.c) | lc; /* < 2^b */
                 w0[u] = twiddle(a.tw, b + 1, j[u]);
                 w1[u] = twiddle(a.tw, b + 1, j[u] | ((uint64_t)1 << b));
@@ -595,7 +646,7 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
             }
             CZ_NTT_UNROLL
             for (int u = 0; u < ILP; u++)
-                for (int i = 0; i < 4; i++) sh_put(sh, E, pass_sw(e0[u] + (uint32_t)i * h), x[u][i]);
+                for (int i = 0; i < 4; i++) tile_put(sh, E, pass_sw(e0[u] + (uint32_t)i * h), x[u][i]);
         }
         return;
     }
@@ -605,8 +656,8 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
         const uint32_t lc = q & ((1u << a.c) - 1), rr = q >> a.c;
         const uint32_t rw = ((rr >> lo) << (lo + 2)) | (rr & ((1u << lo) - 1));
         const uint32_t e0 = (rw << a.c) | lc;
-        F x0 = sh_get<F>(sh, E, pass_sw(e0)), x1 = sh_get<F>(sh, E, pass_sw(e0 + h)),
-          x2 = sh_get<F>(sh, E, pass_sw(e0 + 2 * h)), x3 = sh_get<F>(sh, E, pass_sw(e0 + 3 * h));
+        F x0 = tile_get<F>(sh, E, pass_sw(e0)), x1 = tile_get<F>(sh, E, pass_sw(e0 + h)),
+          x2 = tile_get<F>(sh, E, pass_sw(e0 + 2 * h)), x3 = tile_get<F>(sh, E, pass_sw(e0 + 3 * h));
         const uint64_t j = ((uint64_t)(rw & ((1u << lo) - 1)) << a.b0) | (lo_hi << a.c) | lc; /* < 2^b */
 #if CZ_CUDA_NTT_LATE_TW
         /* each level-(b + 1) twiddle loaded just before its butterfly */
@@ -635,10 +686,10 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
             bf_lower_pair_lazy<F, DIT>(x0, x1, x2, x3, a.tw, b, j);
         }
 #endif
-        sh_put(sh, E, pass_sw(e0), x0);
-        sh_put(sh, E, pass_sw(e0 + h), x1);
-        sh_put(sh, E, pass_sw(e0 + 2 * h), x2);
-        sh_put(sh, E, pass_sw(e0 + 3 * h), x3);
+        tile_put(sh, E, pass_sw(e0), x0);
+        tile_put(sh, E, pass_sw(e0 + h), x1);
+        tile_put(sh, E, pass_sw(e0 + 2 * h), x2);
+        tile_put(sh, E, pass_sw(e0 + 3 * h), x3);
     }
 }
 
@@ -651,7 +702,7 @@ template <class F> CZ_HD void pass_store(const pass_args<F> &a, const uint32_t *
     for (uint32_t e = tid; e < E; e += nthr) {
         uint64_t g = pass_gidx(a, blk, e);
         if (a.rev == REV_STORE) g = bitrev(g, a.tw.k);
-        store_el(y + g, sh_get<F>(sh, E, pass_sw(e)).reduced());
+        store_el(y + g, tile_get<F>(sh, E, pass_sw(e)).reduced());
     }
 }
 
@@ -665,7 +716,7 @@ CZ_HD void pass_store_pw(const pass_args<F> &a, const uint32_t *sh, uint64_t blk
     const uint32_t E = pass_elems(a);
     for (uint32_t e = tid; e < E; e += nthr) {
         const uint64_t g = pass_gidx(a, blk, e);
-        store_el(pa + g, load_el(pa + g) * load_el(pb + g) - sh_get<F>(sh, E, pass_sw(e)).reduced());
+        store_el(pa + g, load_el(pa + g) * load_el(pb + g) - tile_get<F>(sh, E, pass_sw(e)).reduced());
     }
 }
 
