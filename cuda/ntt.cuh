@@ -491,11 +491,36 @@ CZ_HD uint32_t pass_swizzle(uint32_t e)
 }
 CZ_HD uint32_t pass_sw(uint32_t e) { return CZ_CUDA_NTT_SWIZZLE ? pass_swizzle(e) : e; }
 
+/*
+ * CZ_CUDA_NTT_SH_ASYNC (experiment, 0 = off; with CZ_CUDA_NTT_SH_VEC): the
+ * tile's loads as asynchronous 16-byte copies straight into shared memory
+ * (cp.async.cg: through L2 only, no registers staged, every copy of a thread
+ * in flight at once), the thread waiting for its own before the barrier.
+ */
+#ifndef CZ_CUDA_NTT_SH_ASYNC
+#define CZ_CUDA_NTT_SH_ASYNC 0
+#endif
+
 /* Phase 1 (thread tid of nthr): global -> shared (REV_LOAD: from the
  * bit-reversed places). */
 template <class F> CZ_HD void pass_load(const pass_args<F> &a, uint32_t *sh, uint64_t blk, uint32_t tid, uint32_t nthr)
 {
     const uint32_t E = pass_elems(a);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (CZ_CUDA_NTT_SH_ASYNC && CZ_CUDA_NTT_SH_VEC && F::N == 8) {
+        const uint32_t base = (uint32_t)__cvta_generic_to_shared(sh);
+        for (uint32_t e = tid; e < E; e += nthr) {
+            uint64_t g = pass_gidx(a, blk, e);
+            if (a.rev == REV_LOAD) g = bitrev(g, a.tw.k);
+            const uint32_t s = tile_slot(pass_sw(e));
+            const char *src = reinterpret_cast<const char *>(a.x + g);
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(base + 16 * s), "l"(src));
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(base + 16 * (s ^ 1)), "l"(src + 16));
+        }
+        asm volatile("cp.async.wait_all;\n" ::: "memory");
+        return;
+    }
+#endif
     for (uint32_t e = tid; e < E; e += nthr) {
         uint64_t g = pass_gidx(a, blk, e);
         if (a.rev == REV_LOAD) g = bitrev(g, a.tw.k);
