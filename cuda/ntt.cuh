@@ -271,34 +271,11 @@ template <class F> CZ_HD void bf_dit0(F &u, F &v, const tw_t<F> &tw)
  * kernel; twiddles and constants below p): two conditional steps per
  * butterfly instead of three (ff.cuh add_lazy, sub_lazy, mul_lazy);
  * pass_store reduces what goes back to global memory. */
-/*
- * CZ_CUDA_NTT_FP52_MIX (experiment, 0 = off): a mask of a radix-4 step's
- * twiddle products (levels above 0) that go to the FP64 pipe (cuda/ff52.cuh
- * mul_r) while the others stay on the integer pipe: 1 = level b's second
- * pair (x2, x3), 2 = level b + 1's pair (x1, x3). All of them through the
- * FP64 pipe was 7-11% slower on the H200 (bench/RESULTS.md, 2026-12-04: its
- * column sums load the ALU the butterflies already load); a share of them
- * puts both pipes to work.
- */
-#ifndef CZ_CUDA_NTT_FP52_MIX
-#define CZ_CUDA_NTT_FP52_MIX 0
-#endif
-static constexpr bool MIX_LOW2 = (CZ_CUDA_NTT_FP52_MIX & 1) != 0, MIX_HIGH2 = (CZ_CUDA_NTT_FP52_MIX & 2) != 0;
-
-/* d w in [0, 2p) for d < 2p, w < p: on the FP64 pipe (FP) or the integer one */
-template <bool FP, class P> CZ_HD fp<P> tw_mul(const fp<P> &d, const fp<P> &w)
-{
-    if constexpr (FP)
-        return fp52<P>::mul_r(w, d);
-    else
-        return fp<P>::mul_lazy(d, w);
-}
-
-template <class F, bool FP = false> CZ_HD void bf_dif_lazy(F &u, F &v, const F &w)
+template <class F> CZ_HD void bf_dif_lazy(F &u, F &v, const F &w)
 {
     F d = F::sub_lazy(u, v);
     u = F::add_lazy(u, v);
-    v = tw_mul<FP>(d, w);
+    v = F::mul_lazy(d, w);
 }
 template <class F> CZ_HD void bf_dif0_lazy(F &u, F &v, const tw_t<F> &tw)
 {
@@ -308,9 +285,9 @@ template <class F> CZ_HD void bf_dif0_lazy(F &u, F &v, const tw_t<F> &tw)
     u = a;
     v = d;
 }
-template <class F, bool FP = false> CZ_HD void bf_dit_lazy(F &u, F &v, const F &w)
+template <class F> CZ_HD void bf_dit_lazy(F &u, F &v, const F &w)
 {
-    F t = tw_mul<FP>(v, w);
+    F t = F::mul_lazy(v, w);
     v = F::sub_lazy(u, t);
     u = F::add_lazy(u, t);
 }
@@ -587,10 +564,10 @@ CZ_HD void bf_lower_pair_lazy(F &x0, F &x1, F &x2, F &x3, const tw_t<F> &tw, uns
     const F w = twiddle(tw, b, j);
     if (DIT) {
         bf_dit_lazy(x0, x1, w);
-        bf_dit_lazy<F, MIX_LOW2>(x2, x3, w);
+        bf_dit_lazy(x2, x3, w);
     } else {
         bf_dif_lazy(x0, x1, w);
-        bf_dif_lazy<F, MIX_LOW2>(x2, x3, w);
+        bf_dif_lazy(x2, x3, w);
     }
 }
 
@@ -662,10 +639,10 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
                 if (DIT) { /* level b, then b + 1 */
                     bf_lower_pair_lazy<F, DIT>(x[u][0], x[u][1], x[u][2], x[u][3], a.tw, b, j[u]);
                     bf_dit_lazy(x[u][0], x[u][2], w0[u]);
-                    bf_dit_lazy<F, MIX_HIGH2>(x[u][1], x[u][3], w1[u]);
+                    bf_dit_lazy(x[u][1], x[u][3], w1[u]);
                 } else { /* level b + 1, then b */
                     bf_dif_lazy(x[u][0], x[u][2], w0[u]);
-                    bf_dif_lazy<F, MIX_HIGH2>(x[u][1], x[u][3], w1[u]);
+                    bf_dif_lazy(x[u][1], x[u][3], w1[u]);
                     bf_lower_pair_lazy<F, DIT>(x[u][0], x[u][1], x[u][2], x[u][3], a.tw, b, j[u]);
                 }
             }
@@ -691,12 +668,12 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
             const F w0 = twiddle(a.tw, b + 1, j);
             bf_dit_lazy(x0, x2, w0);
             const F w1 = twiddle(a.tw, b + 1, j | ((uint64_t)1 << b));
-            bf_dit_lazy<F, MIX_HIGH2>(x1, x3, w1);
+            bf_dit_lazy(x1, x3, w1);
         } else { /* level b + 1, then b */
             const F w0 = twiddle(a.tw, b + 1, j);
             bf_dif_lazy(x0, x2, w0);
             const F w1 = twiddle(a.tw, b + 1, j | ((uint64_t)1 << b));
-            bf_dif_lazy<F, MIX_HIGH2>(x1, x3, w1);
+            bf_dif_lazy(x1, x3, w1);
             bf_lower_pair_lazy<F, DIT>(x0, x1, x2, x3, a.tw, b, j);
         }
 #else
@@ -704,10 +681,10 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
         if (DIT) { /* level b, then b + 1 */
             bf_lower_pair_lazy<F, DIT>(x0, x1, x2, x3, a.tw, b, j);
             bf_dit_lazy(x0, x2, w0);
-            bf_dit_lazy<F, MIX_HIGH2>(x1, x3, w1);
+            bf_dit_lazy(x1, x3, w1);
         } else { /* level b + 1, then b */
             bf_dif_lazy(x0, x2, w0);
-            bf_dif_lazy<F, MIX_HIGH2>(x1, x3, w1);
+            bf_dif_lazy(x1, x3, w1);
             bf_lower_pair_lazy<F, DIT>(x0, x1, x2, x3, a.tw, b, j);
         }
 #endif
