@@ -54,7 +54,7 @@
  * The fast kernel: a pass handles the levels of bits [b0, b0 + t) on tiles
  * of 2^t rows x 2^c columns (elements i = hi 2^(b0+t) + r 2^b0 + lo, the
  * 2^c columns are adjacent lo values so that the loads are coalesced) in
- * shared memory, limb-major (sh[limb * E + e]; pass_sw for the banks), two levels per
+ * shared memory, element-major in swizzled 16-byte halves (tile_slot), two levels per
  * __syncthreads (pass_step: radix 4 in registers; a last radix-2 level when a
  * pass has an odd number of levels), the values in [0, 2p) until the pass
  * stores them. The plan puts bits [0, T) (T = the tile log, contiguous
@@ -394,19 +394,24 @@ CZ_NTT_UNROLL
 }
 
 /*
- * The pass tile's layout (CZ_CUDA_NTT_SH_VEC; experiment, 0 = off):
- * limb-major (sh_get / sh_put: a warp reads one limb of 32 elements per
- * 32-bit load, 8 loads and 8 address sums an element), or element-major in
- * 16-byte halves (1: two 128-bit loads an element). Half h of element e is
+ * The pass tile's layout (CZ_CUDA_NTT_SH_VEC): element-major in 16-byte
+ * halves (1, default: two 128-bit shared loads or stores an element), or
+ * limb-major (0: sh_get / sh_put, a warp reads one limb of 32 elements per
+ * 32-bit load: 8 loads and 8 addresses an element). Half h of element e is
  * 16-byte slot (2 e + h) XOR v(e), v(e) = ((e >> 2) ^ (e >> 3) ^ (e >> 4)) & 7:
- * a permutation within each 128-byte row that makes every access of the
- * pass's phases (loads, stores and the radix-2/4 steps of every plan with
- * tiles of 2^8..2^12 and 2^2 columns, n up to 2^28; a model of each warp's
- * quarter-warps, checked in Python) free of bank conflicts. Only for
- * elements of 8 limbs (both scalar fields); others stay limb-major.
+ * a permutation within each 128-byte row that leaves every access of a
+ * pass's phases (loads, stores, the radix-2 and radix-4 steps, for every
+ * plan of tiles 2^8..2^12 with 2^2 columns, n up to 2^28) free of bank
+ * conflicts: each quarter-warp's 8 lanes hit 8 different 16-byte bank groups
+ * (a model of every warp's accesses, checked in Python, 2026-12-07). Fewer
+ * address registers: the pass kernels' spills at the 80-register cap went
+ * from 64-80 bytes (DIF / DIT, BLS12-381 r, sm_90) to 8, the H step's fused
+ * pass from 168 to 24. Measured on the H100 (bench/RESULTS.md, 2026-12-07),
+ * 2^24 BLS12-381: forward 4.41 -> 4.10 ms, the H step 26.43 -> 25.06 ms.
+ * Only for elements of 8 limbs (both scalar fields); others stay limb-major.
  */
 #ifndef CZ_CUDA_NTT_SH_VEC
-#define CZ_CUDA_NTT_SH_VEC 0
+#define CZ_CUDA_NTT_SH_VEC 1
 #endif
 CZ_HD uint32_t tile_slot(uint32_t e) { return (2 * e) ^ (((e >> 2) ^ (e >> 3) ^ (e >> 4)) & 7); }
 
@@ -445,7 +450,8 @@ template <class F> CZ_HD void tile_put(uint32_t *sh, uint32_t E, uint32_t e, con
 }
 
 /*
- * Where tile element e lives in each limb plane: e itself, or with
+ * (For the limb-major tile, CZ_CUDA_NTT_SH_VEC 0.) Where tile element e
+ * lives in each limb plane: e itself, or with
  * CZ_CUDA_NTT_SWIZZLE 1, e with its bank bits (0..4) XORed with a function
  * of bits 5 and 6 (x = e >> 5: x0, x1 into bits 0 and 2, x1 also into bits
  * 1, 3 and 4), a permutation within each 32 elements. A radix-4 step at low
@@ -469,13 +475,16 @@ CZ_HD uint32_t pass_swizzle(uint32_t e)
 CZ_HD uint32_t pass_sw(uint32_t e) { return CZ_CUDA_NTT_SWIZZLE ? pass_swizzle(e) : e; }
 
 /*
- * CZ_CUDA_NTT_SH_ASYNC (experiment, 0 = off; with CZ_CUDA_NTT_SH_VEC): the
- * tile's loads as asynchronous 16-byte copies straight into shared memory
- * (cp.async.cg: through L2 only, no registers staged, every copy of a thread
- * in flight at once), the thread waiting for its own before the barrier.
+ * CZ_CUDA_NTT_SH_ASYNC (1, default; with CZ_CUDA_NTT_SH_VEC): the tile's
+ * loads as asynchronous 16-byte copies straight into its slots (cp.async.cg:
+ * through L2 only, nothing staged in registers, all of a thread's copies in
+ * flight at once), each thread waiting for its own before the barrier that
+ * follows. The device only (sm_80 and up); the host emulation takes the same
+ * slots through tile_put. On the H100, 2^24 BLS12-381: forward 4.10 -> 4.05
+ * ms, the H step 25.06 -> 24.85 ms (bench/RESULTS.md, 2026-12-07).
  */
 #ifndef CZ_CUDA_NTT_SH_ASYNC
-#define CZ_CUDA_NTT_SH_ASYNC 0
+#define CZ_CUDA_NTT_SH_ASYNC 1
 #endif
 
 /* Phase 1 (thread tid of nthr): global -> shared (REV_LOAD: from the
