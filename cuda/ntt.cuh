@@ -403,7 +403,7 @@ CZ_NTT_UNROLL
  * pass's phases (loads, stores, the radix-2 and radix-4 steps, for every
  * plan of tiles 2^8..2^12 with 2^2 columns, n up to 2^28) free of bank
  * conflicts: each quarter-warp's 8 lanes hit 8 different 16-byte bank groups
- * (a model of every warp's accesses, checked in Python, 2026-12-07). Fewer
+ * (tools/ntt_banks.py replays every warp's accesses). Fewer
  * address registers: the pass kernels' spills at the 80-register cap went
  * from 64-80 bytes (DIF / DIT, BLS12-381 r, sm_90) to 8, the H step's fused
  * pass from 168 to 24. Measured on the H100 (bench/RESULTS.md, 2026-12-07),
