@@ -93,10 +93,11 @@ template <class F, bool DIT> __global__ void k_level(F *x, nt::tw_t<F> tw, unsig
 #endif
 /* A tile's levels of a pass (steps: nt::pass_steps(a.t)), a radix-4 step between two barriers each */
 template <class F, bool DIT>
-__device__ __forceinline__ void tile_levels(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned steps)
+__device__ __forceinline__ void tile_levels(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned steps,
+                                            bool red_last)
 {
     for (unsigned s = 0; s < steps; s++) {
-        nt::pass_step<F, DIT, CZ_NTT_PASS_ILP>(a, sh, blk, s, threadIdx.x, blockDim.x);
+        nt::pass_step<F, DIT, CZ_NTT_PASS_ILP>(a, sh, blk, s, threadIdx.x, blockDim.x, red_last && s + 1 == steps);
         __syncthreads();
     }
 }
@@ -120,7 +121,8 @@ __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass(nt::pass_a
     const uint64_t blk = nt::pass_block(a, blockIdx.x);
     nt::pass_load(a, sh, blk, threadIdx.x, blockDim.x);
     __syncthreads();
-    tile_levels<F, DIT>(a, sh, blk, nt::pass_steps(a.t));
+    const unsigned steps = nt::pass_steps(a.t);
+    tile_levels<F, DIT>(a, sh, blk, steps, nt::last_step_reduces<F>(PW));
     if (PW)
         nt::pass_store_pw(a, sh, blk, threadIdx.x, blockDim.x, pa, pb);
     else
@@ -140,8 +142,8 @@ __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass
     nt::pass_load(ai, sh, blk, threadIdx.x, blockDim.x);
     __syncthreads();
     const unsigned steps = nt::pass_steps(ai.t); /* (ac.t: the same) */
-    tile_levels<F, false>(ai, sh, blk, steps);
-    tile_levels<F, true>(ac, sh, blk, steps);
+    tile_levels<F, false>(ai, sh, blk, steps, false);
+    tile_levels<F, true>(ac, sh, blk, steps, nt::last_step_reduces<F>(false));
     nt::pass_store(ac, sh, blk, threadIdx.x, blockDim.x);
 }
 

@@ -487,6 +487,32 @@ CZ_HD uint32_t pass_sw(uint32_t e) { return CZ_CUDA_NTT_SWIZZLE ? pass_swizzle(e
 #define CZ_CUDA_NTT_SH_ASYNC 1
 #endif
 
+/*
+ * CZ_CUDA_NTT_HALVES (with CZ_CUDA_NTT_SH_VEC, elements of 8 limbs; bit 0:
+ * the tile's loads, bit 1: its plain stores): by 16-byte halves, consecutive
+ * lanes taking the two halves of one element, so that a warp's 128-bit
+ * access covers 16 whole 32-byte sectors instead of half of each of 32 (the
+ * halves of a quarter-warp's 4 elements are 8 consecutive slots XOR one
+ * v(e): still conflict-free). A store by halves copies what the tile holds,
+ * so the pass's last step writes its values reduced to [0, p) (pass_step /
+ * pass_level red); the pointwise store keeps its whole elements.
+ */
+#ifndef CZ_CUDA_NTT_HALVES
+#define CZ_CUDA_NTT_HALVES 0
+#endif
+template <class F> CZ_HD constexpr bool tile_halves(int bit)
+{
+    return (CZ_CUDA_NTT_HALVES & bit) && CZ_CUDA_NTT_SH_VEC && F::N == 8;
+}
+
+/* Where tile element e of block blk is loaded from (REV_LOAD: its
+ * bit-reversed place) */
+template <class F> CZ_HD uint64_t pass_src(const pass_args<F> &a, uint64_t blk, uint32_t e)
+{
+    const uint64_t g = pass_gidx(a, blk, e);
+    return a.rev == REV_LOAD ? bitrev(g, a.tw.k) : g;
+}
+
 /* Phase 1 (thread tid of nthr): global -> shared (REV_LOAD: from the
  * bit-reversed places). */
 template <class F> CZ_HD void pass_load(const pass_args<F> &a, uint32_t *sh, uint64_t blk, uint32_t tid, uint32_t nthr)
@@ -495,22 +521,34 @@ template <class F> CZ_HD void pass_load(const pass_args<F> &a, uint32_t *sh, uin
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     if constexpr (CZ_CUDA_NTT_SH_ASYNC && CZ_CUDA_NTT_SH_VEC && F::N == 8) {
         const uint32_t base = (uint32_t)__cvta_generic_to_shared(sh);
-        for (uint32_t e = tid; e < E; e += nthr) {
-            uint64_t g = pass_gidx(a, blk, e);
-            if (a.rev == REV_LOAD) g = bitrev(g, a.tw.k);
-            const uint32_t s = tile_slot(pass_sw(e));
-            const char *src = reinterpret_cast<const char *>(a.x + g);
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(base + 16 * s), "l"(src));
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(base + 16 * (s ^ 1)), "l"(src + 16));
+        if constexpr (tile_halves<F>(1)) {
+            for (uint32_t i = tid; i < 2 * E; i += nthr) { /* half i & 1 of element i / 2 */
+                const uint32_t e = i >> 1, s = tile_slot(pass_sw(e)) ^ (i & 1);
+                const char *src = reinterpret_cast<const char *>(a.x + pass_src(a, blk, e)) + 16 * (i & 1);
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(base + 16 * s), "l"(src));
+            }
+        } else {
+            for (uint32_t e = tid; e < E; e += nthr) {
+                const uint32_t s = tile_slot(pass_sw(e));
+                const char *src = reinterpret_cast<const char *>(a.x + pass_src(a, blk, e));
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(base + 16 * s), "l"(src));
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(base + 16 * (s ^ 1)), "l"(src + 16));
+            }
         }
         asm volatile("cp.async.wait_all;\n" ::: "memory");
         return;
     }
 #endif
-    for (uint32_t e = tid; e < E; e += nthr) {
-        uint64_t g = pass_gidx(a, blk, e);
-        if (a.rev == REV_LOAD) g = bitrev(g, a.tw.k);
-        tile_put(sh, E, pass_sw(e), load_el(a.x + g));
+    if constexpr (tile_halves<F>(1)) { /* (the host emulation: the same halves) */
+        for (uint32_t i = tid; i < 2 * E; i += nthr) {
+            const uint32_t e = i >> 1, h = i & 1, s = tile_slot(pass_sw(e)) ^ h;
+            const F *src = a.x + pass_src(a, blk, e);
+            for (uint32_t j = 0; j < 4; j++)
+                sh[4 * s + j] = src->l[4 * h + j];
+        }
+    } else {
+        for (uint32_t e = tid; e < E; e += nthr)
+            tile_put(sh, E, pass_sw(e), load_el(a.x + pass_src(a, blk, e)));
     }
 }
 
@@ -527,7 +565,8 @@ CZ_HD void pass_pair(unsigned c, unsigned bb, uint32_t q, uint32_t *e0, uint32_t
 /* Phase 2 + lv (lv = 0 .. t-1): one level. DIF runs local bits t-1 .. 0, DIT 0 .. t-1.
  * The tile's values stay in [0, 2p) between levels (the lazy butterflies). */
 template <class F, bool DIT>
-CZ_HD void pass_level(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned lv, uint32_t tid, uint32_t nthr)
+CZ_HD void pass_level(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned lv, uint32_t tid, uint32_t nthr,
+                      bool red = false)
 {
     const uint32_t E = pass_elems(a);
     const unsigned bb = DIT ? lv : a.t - 1 - lv, b = a.b0 + bb;
@@ -549,6 +588,10 @@ CZ_HD void pass_level(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigne
                 bf_dit_lazy(u, v, w);
             else
                 bf_dif_lazy(u, v, w);
+        }
+        if (red) {
+            u = u.reduced();
+            v = v.reduced();
         }
         tile_put(sh, E, pass_sw(e0), u);
         tile_put(sh, E, pass_sw(e1), v);
@@ -614,11 +657,12 @@ CZ_HD unsigned pass_steps(unsigned t) { return (t + 1) / 2; }
  * scheduler to overlap); the same results.
  */
 template <class F, bool DIT, int ILP = 1>
-CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned s, uint32_t tid, uint32_t nthr)
+CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned s, uint32_t tid, uint32_t nthr,
+                     bool red = false)
 {
     const unsigned lv = 2 * s;
     if (lv + 1 >= a.t) {
-        pass_level<F, DIT>(a, sh, blk, lv, tid, nthr);
+        pass_level<F, DIT>(a, sh, blk, lv, tid, nthr, red);
         return;
     }
     const uint32_t E = pass_elems(a);
@@ -657,7 +701,8 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
             }
             CZ_NTT_UNROLL
             for (int u = 0; u < ILP; u++)
-                for (int i = 0; i < 4; i++) tile_put(sh, E, pass_sw(e0[u] + (uint32_t)i * h), x[u][i]);
+                for (int i = 0; i < 4; i++)
+                    tile_put(sh, E, pass_sw(e0[u] + (uint32_t)i * h), red ? x[u][i].reduced() : x[u][i]);
         }
         return;
     }
@@ -697,6 +742,12 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
             bf_lower_pair_lazy<F, DIT>(x0, x1, x2, x3, a.tw, b, j);
         }
 #endif
+        if (red) {
+            x0 = x0.reduced();
+            x1 = x1.reduced();
+            x2 = x2.reduced();
+            x3 = x3.reduced();
+        }
         tile_put(sh, E, pass_sw(e0), x0);
         tile_put(sh, E, pass_sw(e0 + h), x1);
         tile_put(sh, E, pass_sw(e0 + 2 * h), x2);
@@ -704,16 +755,35 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
     }
 }
 
+/* Whether a pass's last step reduces what it writes: where the store copies
+ * halves (tile_halves), except before the pointwise store (pw). */
+template <class F> CZ_HD bool last_step_reduces(bool pw) { return tile_halves<F>(2) && !pw; }
+
 /* Last phase: shared -> global (a.y, else a.x; REV_STORE: to the
- * bit-reversed places), each element reduced from [0, 2p) to [0, p). */
+ * bit-reversed places), each element reduced from [0, 2p) to [0, p)
+ * (tile_halves: by the last step; here 16-byte halves copied). */
 template <class F> CZ_HD void pass_store(const pass_args<F> &a, const uint32_t *sh, uint64_t blk, uint32_t tid, uint32_t nthr)
 {
     const uint32_t E = pass_elems(a);
     F *y = a.y ? a.y : a.x;
-    for (uint32_t e = tid; e < E; e += nthr) {
-        uint64_t g = pass_gidx(a, blk, e);
-        if (a.rev == REV_STORE) g = bitrev(g, a.tw.k);
-        store_el(y + g, tile_get<F>(sh, E, pass_sw(e)).reduced());
+    if constexpr (tile_halves<F>(2)) {
+        for (uint32_t i = tid; i < 2 * E; i += nthr) { /* half i & 1 of element i / 2 */
+            const uint32_t e = i >> 1, h = i & 1, s = tile_slot(pass_sw(e)) ^ h;
+            uint64_t g = pass_gidx(a, blk, e);
+            if (a.rev == REV_STORE) g = bitrev(g, a.tw.k);
+#ifdef __CUDA_ARCH__
+            reinterpret_cast<uint4 *>(y + g)[h] = reinterpret_cast<const uint4 *>(sh)[s];
+#else
+            for (uint32_t j = 0; j < 4; j++)
+                y[g].l[4 * h + j] = sh[4 * s + j];
+#endif
+        }
+    } else {
+        for (uint32_t e = tid; e < E; e += nthr) {
+            uint64_t g = pass_gidx(a, blk, e);
+            if (a.rev == REV_STORE) g = bitrev(g, a.tw.k);
+            store_el(y + g, tile_get<F>(sh, E, pass_sw(e)).reduced());
+        }
     }
 }
 

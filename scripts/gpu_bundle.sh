@@ -14,7 +14,8 @@
 # first): a reused one keeps the options of its CMake cache, so a build meant to
 # be "the default" can silently be an old one (bench/RESULTS.md, 2026-12-05).
 # The bundle holds cuzk, bench/bench_gpu_{msm,ntt,ff}, tests/test_gpu_{ff,msm,ntt}
-# and BUILD.txt: the commit (with -dirty for uncommitted changes), the flags,
+# (CZ_BUNDLE_TARGETS: a subset of those, e.g. "bench_gpu_ntt test_gpu_ntt" for a
+# quicker NTT-only bundle) and BUILD.txt: the commit (with -dirty for uncommitted changes), the flags,
 # the device-code options from the cache and the definitions msm.cu was compiled
 # with. CZ_BUNDLE_JOBS sets the build's parallelism (default: the cores). The
 # binaries are stripped (the device code stays; CZ_BUNDLE_STRIP=0 keeps the symbols),
@@ -23,7 +24,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
 case "${1:-}" in
 -h | --help) usage; exit 0 ;;
 "") usage >&2; exit 2 ;;
@@ -43,7 +44,11 @@ command -v nvcc >/dev/null || { echo "gpu_bundle: nvcc not found" >&2; exit 1; }
 bdir=${TMPDIR:-/tmp}/cz-bundle-$name
 rm -rf "$bdir"
 jobs=${CZ_BUNDLE_JOBS:-$(nproc 2>/dev/null || echo 2)}
-targets="cuzk bench_gpu_msm bench_gpu_ntt bench_gpu_ff test_gpu_ff test_gpu_msm test_gpu_ntt"
+all="cuzk bench_gpu_msm bench_gpu_ntt bench_gpu_ff test_gpu_ff test_gpu_msm test_gpu_ntt"
+targets=${CZ_BUNDLE_TARGETS:-$all}
+for t in $targets; do
+  case " $all " in *" $t "*) ;; *) echo "gpu_bundle: CZ_BUNDLE_TARGETS: unknown target '$t' (of: $all)" >&2; exit 2 ;; esac
+done
 cmake -S . -B "$bdir" -DCMAKE_BUILD_TYPE=Release -DCZ_CUDA=ON -DCZ_CLIENT=OFF "$@" >"$bdir.configure.log" 2>&1 || {
   echo "gpu_bundle: configure failed, see $bdir.configure.log" >&2
   exit 1
@@ -57,19 +62,24 @@ cmake --build "$bdir" -j "$jobs" --target $targets >"$bdir.build.log" 2>&1 || {
 dst=.gpu-bin/$name
 rm -rf "$dst"
 mkdir -p "$dst/bench" "$dst/tests"
-cp "$bdir/cuzk" "$dst/"
-for t in bench_gpu_msm bench_gpu_ntt bench_gpu_ff; do cp "$bdir/bench/$t" "$dst/bench/"; done
-for t in test_gpu_ff test_gpu_msm test_gpu_ntt; do cp "$bdir/tests/$t" "$dst/tests/"; done
+for t in $targets; do
+  case $t in
+  cuzk) cp "$bdir/cuzk" "$dst/" ;;
+  bench_*) cp "$bdir/bench/$t" "$dst/bench/" ;;
+  *) cp "$bdir/tests/$t" "$dst/tests/" ;;
+  esac
+done
 {
   echo "bundle $name, built $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname)"
   echo "commit: $(git describe --always --dirty)"
+  echo "targets: $targets"
   echo "flags: -DCMAKE_BUILD_TYPE=Release -DCZ_CUDA=ON -DCZ_CLIENT=OFF $*"
   echo "options: $(grep -E '^CZ_CUDA[A-Z0-9_]*:' "$bdir/CMakeCache.txt" | sed 's/:[A-Z]*=/=/' | tr '\n' ' ' || true)"
   echo "msm.cu: $(grep -h 'msm.cu.o_DEFINES' "$bdir"/CMakeFiles/cuzk_core.dir/flags.make | sed 's/.*= //' || true)"
   echo "CMAKE_CUDA_FLAGS: $(grep -E '^CMAKE_CUDA_FLAGS:' "$bdir/CMakeCache.txt" | sed 's/^[^=]*=//' || true)"
 } >"$dst/BUILD.txt"
 if [ "${CZ_BUNDLE_STRIP:-1}" != 0 ] && command -v strip >/dev/null; then
-  strip "$dst/cuzk" "$dst"/bench/* "$dst"/tests/*
+  find "$dst" -type f ! -name BUILD.txt -exec strip {} +
 fi
 rm -rf "$bdir" "$bdir.configure.log" "$bdir.build.log"
 cat "$dst/BUILD.txt"

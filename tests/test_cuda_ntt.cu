@@ -201,18 +201,21 @@ template <class F> struct host_exec {
         pw_b = NULL;
         return st;
     }
-    void steps(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, uint32_t thr, bool dit)
+    void steps(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, uint32_t thr, bool dit, bool red_last)
     {
-        for (unsigned st = 0; st < nt::pass_steps(a.t); st++)
-            for (uint32_t t = thr; t-- > 0;) /* any order within a phase */
+        const unsigned n = nt::pass_steps(a.t);
+        for (unsigned st = 0; st < n; st++) {
+            const bool red = red_last && st + 1 == n; /* (k_pass's tile_levels) */
+            for (uint32_t t = thr; t-- > 0;)         /* any order within a phase */
                 if (ilp == 2 && dit)
-                    nt::pass_step<F, true, 2>(a, sh, blk, st, t, thr);
+                    nt::pass_step<F, true, 2>(a, sh, blk, st, t, thr, red);
                 else if (ilp == 2)
-                    nt::pass_step<F, false, 2>(a, sh, blk, st, t, thr);
+                    nt::pass_step<F, false, 2>(a, sh, blk, st, t, thr, red);
                 else if (dit)
-                    nt::pass_step<F, true>(a, sh, blk, st, t, thr);
+                    nt::pass_step<F, true>(a, sh, blk, st, t, thr, red);
                 else
-                    nt::pass_step<F, false>(a, sh, blk, st, t, thr);
+                    nt::pass_step<F, false>(a, sh, blk, st, t, thr, red);
+        }
     }
     cz_status run_pass(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> *tw2, const nt::pass_t &p, bool dit,
                        F *y = NULL, unsigned rev = nt::REV_NONE)
@@ -245,8 +248,9 @@ template <class F> struct host_exec {
                 sh[i] = 0xa5a5a5a5u ^ (uint32_t)i; /* stale shared memory */
             for (uint32_t t = 0; t < thr; t++)
                 nt::pass_load(a, sh.data(), blk, t, thr);
-            steps(a, sh.data(), blk, thr, tw2 ? false : dit);
-            if (tw2) steps(a2, sh.data(), blk, thr, true);
+            const bool red = nt::last_step_reduces<F>(pw_a != NULL);
+            steps(a, sh.data(), blk, thr, tw2 ? false : dit, tw2 ? false : red);
+            if (tw2) steps(a2, sh.data(), blk, thr, true, red);
             for (uint32_t t = 0; t < thr; t++)
                 if (pw_a)
                     nt::pass_store_pw(a2, sh.data(), blk, t, thr, pw_a, pw_b);
