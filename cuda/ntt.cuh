@@ -801,8 +801,18 @@ CZ_HD void pass_store_pw(const pass_args<F> &a, const uint32_t *sh, uint64_t blk
     }
 }
 
-/* Threads per block of a pass kernel. */
-static inline uint32_t pass_threads(uint32_t E) { return E / 2 < 256 ? (E / 2 ? E / 2 : 1) : 256; }
+/* Threads per block of a pass kernel: E / 2 up to CZ_NTT_PASS_THREADS (a
+ * power of two, at most 256: the kernels' launch bounds). */
+#ifndef CZ_NTT_PASS_THREADS
+#define CZ_NTT_PASS_THREADS 256
+#endif
+static_assert(CZ_NTT_PASS_THREADS >= 1 && CZ_NTT_PASS_THREADS <= 256 &&
+                  (CZ_NTT_PASS_THREADS & (CZ_NTT_PASS_THREADS - 1)) == 0,
+              "CZ_NTT_PASS_THREADS: a power of two up to 256");
+static inline uint32_t pass_threads(uint32_t E)
+{
+    return E / 2 < CZ_NTT_PASS_THREADS ? (E / 2 ? E / 2 : 1) : CZ_NTT_PASS_THREADS;
+}
 
 /* ---- bit reversal and the pointwise step ---------------------------------- */
 
