@@ -102,7 +102,40 @@ struct plan_t {
  * each with c = T - t >= C columns (every tile 2^T elements: wider rows for
  * the loads when a pass has fewer levels). tile_log T in [1, MAX_TILE_LOG],
  * col_log C < T (clamped). */
+/*
+ * CZ_CUDA_NTT_PLAN_EVEN (1): where it takes no more passes, an even number
+ * of levels in every pass (the contiguous one: the largest even count up to
+ * T, or odd when k is: it takes the one odd pass), so that no pass ends in a
+ * radix-2 step (a round trip through shared memory and a barrier for one
+ * level): 2^24 with T = 11, C = 2 in passes of 10, 8 and 6 levels (12 radix-4
+ * steps) instead of 11, 7 and 6 (11 radix-4 and 2 radix-2 steps).
+ */
+#ifndef CZ_CUDA_NTT_PLAN_EVEN
+#define CZ_CUDA_NTT_PLAN_EVEN 0
+#endif
+static inline void make_plan_default(plan_t *pl, unsigned k, unsigned tile_log, unsigned col_log);
 static inline void make_plan(plan_t *pl, unsigned k, unsigned tile_log, unsigned col_log)
+{
+    make_plan_default(pl, k, tile_log, col_log);
+    if (!CZ_CUDA_NTT_PLAN_EVEN || pl->npass < 2) return;
+    if (tile_log > MAX_TILE_LOG) tile_log = MAX_TILE_LOG;
+    if (col_log >= tile_log) col_log = tile_log - 1;
+    unsigned t0 = k < tile_log ? k : tile_log;
+    if ((t0 ^ k) & 1) t0--; /* the rest even */
+    const unsigned pairs = (k - t0) / 2, cap = (tile_log - col_log) / 2;
+    if (t0 == 0 || cap == 0) return;
+    const unsigned m = (pairs + cap - 1) / cap;
+    if (m == 0 || 1 + m > pl->npass) return; /* more passes: keep the default */
+    pl->npass = 0;
+    pl->p[pl->npass++] = pass_t{0, t0, 0};
+    unsigned b = t0;
+    for (unsigned i = 0; i < m; i++) { /* the larger passes first (lower bits: fewer columns) */
+        const unsigned t = 2 * (pairs / m + (i < pairs % m ? 1 : 0));
+        pl->p[pl->npass++] = pass_t{b, t, tile_log - t};
+        b += t;
+    }
+}
+static inline void make_plan_default(plan_t *pl, unsigned k, unsigned tile_log, unsigned col_log)
 {
     if (tile_log < 1) tile_log = 1;
     if (tile_log > MAX_TILE_LOG) tile_log = MAX_TILE_LOG;
