@@ -81,7 +81,7 @@ template <class F, bool DIT> __global__ void k_level(F *x, nt::tw_t<F> tw, unsig
  * the later products (2026-12-06): 2 blocks 6.5% slower at 2^24 (4.94 against
  * 4.64 ms), the H step 3%. */
 #ifndef CZ_NTT_PASS_MIN_BLOCKS
-#define CZ_NTT_PASS_MIN_BLOCKS 3
+#define CZ_NTT_PASS_MIN_BLOCKS (768 / CZ_NTT_PASS_THREADS) /* 768 threads an SM: 80 registers */
 #endif
 /* Quadruples per thread side by side in a radix-4 step (ntt.cuh pass_step):
  * 1, or 2 for twice the independent work between barriers at more registers
@@ -110,7 +110,7 @@ __device__ __forceinline__ void tile_levels(const nt::pass_args<F> &a, uint32_t 
  * (with the branches the coset forward transform 2^24 was 1.4% slower and the
  * BLS12-381 H step 0.5%: H100, bench/RESULTS.md 2026-12-07). */
 template <class F, bool DIT, bool PW = false, bool IO = false>
-__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass(nt::pass_args<F> a, F *pa, const F *pb)
+__global__ void __launch_bounds__(CZ_NTT_PASS_THREADS, CZ_NTT_PASS_MIN_BLOCKS) k_pass(nt::pass_args<F> a, F *pa, const F *pb)
 {
     extern __shared__ uint4 k_pass_sh[];
     uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_sh);
@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass(nt::pass_a
 /* The H step's fused pass (ntt.cuh CZ_CUDA_NTT_H_FUSE): ai's DIF levels, then
  * ac's DIT levels (the same tile: only the twiddles differ) */
 template <class F>
-__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass_args<F> ai, nt::pass_args<F> ac)
+__global__ void __launch_bounds__(CZ_NTT_PASS_THREADS, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass_args<F> ai, nt::pass_args<F> ac)
 {
     extern __shared__ uint4 k_pass_h_sh[];
     uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_h_sh);
@@ -189,7 +189,10 @@ static unsigned grid_for(uint64_t work, unsigned threads)
 
 /* ---- the per-context state: table cache, events, limits ---------------------- */
 
-enum { NTT_MAX_TABLES = 8, NTT_DEFAULT_TILE = 11, NTT_DEFAULT_COLS = 2 };
+#ifndef CZ_NTT_DEFAULT_TILE
+#define CZ_NTT_DEFAULT_TILE 11
+#endif
+enum { NTT_MAX_TABLES = 8, NTT_DEFAULT_TILE = CZ_NTT_DEFAULT_TILE, NTT_DEFAULT_COLS = 2 };
 static const size_t NTT_CHUNK = (size_t)16 << 20; /* staging chunk of pageable transfers */
 
 typedef struct {
