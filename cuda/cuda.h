@@ -58,7 +58,7 @@ typedef struct cz_cuda_opts {
     int msm_table;    /* tables of multiples of resident bases (cuda/msm.cu): CZ_CUDA_TABLE_* */
     int msm_table_windows; /* 0: whole tables only; 2..64: at most that many windows (partial tables) */
     int ntt_simple;   /* 1: the per-level NTT kernels (for comparisons) */
-    int ntt_tile;     /* tile log of the NTT pass kernel (clamped to what fits) */
+    int ntt_tile;     /* tile log of the NTT pass kernel (clamped to what fits; 0: 10, or 11 where that saves a pass) */
     int ntt_cols;     /* column log of the upper passes (0: automatic, < tile) */
     int ntt_rev_kernel; /* 1: cz_cuda_ntt's bit reversal in a kernel of its own, in place, even where
                          * a pass could do it out of place (cuda/ntt.cuh CZ_CUDA_NTT_FUSED_REV;

@@ -38,7 +38,8 @@
  *    which starts once every kernel has finished (backend/cuda.c reruns a
  *    failed H step on the CPU from the untouched arrays).
  *  - Knobs (environment, read per call): CZ_GPU_NTT=simple|fast,
- *    CZ_GPU_NTT_TILE=T (tile log, default 11 or what shared memory allows),
+ *    CZ_GPU_NTT_TILE=T (tile log; default 10, or 11 where that takes fewer
+ *    passes, at most what shared memory allows: ntt.cuh make_default_plan),
  *    CZ_GPU_NTT_COLS=C (column log of the upper passes, default 2); and
  *    cz_cuda_opts ntt_rev_kernel (the bit reversal's own kernel even where a
  *    pass could carry it: ntt.cuh CZ_CUDA_NTT_FUSED_REV).
@@ -81,7 +82,7 @@ template <class F, bool DIT> __global__ void k_level(F *x, nt::tw_t<F> tw, unsig
  * the later products (2026-12-06): 2 blocks 6.5% slower at 2^24 (4.94 against
  * 4.64 ms), the H step 3%. */
 #ifndef CZ_NTT_PASS_MIN_BLOCKS
-#define CZ_NTT_PASS_MIN_BLOCKS (768 / CZ_NTT_PASS_THREADS) /* 768 threads an SM: 80 registers */
+#define CZ_NTT_PASS_MIN_BLOCKS 3
 #endif
 /* Quadruples per thread side by side in a radix-4 step (ntt.cuh pass_step):
  * 1, or 2 for twice the independent work between barriers at more registers
@@ -93,11 +94,10 @@ template <class F, bool DIT> __global__ void k_level(F *x, nt::tw_t<F> tw, unsig
 #endif
 /* A tile's levels of a pass (steps: nt::pass_steps(a.t)), a radix-4 step between two barriers each */
 template <class F, bool DIT>
-__device__ __forceinline__ void tile_levels(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned steps,
-                                            bool red_last)
+__device__ __forceinline__ void tile_levels(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned steps)
 {
     for (unsigned s = 0; s < steps; s++) {
-        nt::pass_step<F, DIT, CZ_NTT_PASS_ILP>(a, sh, blk, s, threadIdx.x, blockDim.x, red_last && s + 1 == steps);
+        nt::pass_step<F, DIT, CZ_NTT_PASS_ILP>(a, sh, blk, s, threadIdx.x, blockDim.x);
         __syncthreads();
     }
 }
@@ -110,7 +110,7 @@ __device__ __forceinline__ void tile_levels(const nt::pass_args<F> &a, uint32_t 
  * (with the branches the coset forward transform 2^24 was 1.4% slower and the
  * BLS12-381 H step 0.5%: H100, bench/RESULTS.md 2026-12-07). */
 template <class F, bool DIT, bool PW = false, bool IO = false>
-__global__ void __launch_bounds__(CZ_NTT_PASS_THREADS, CZ_NTT_PASS_MIN_BLOCKS) k_pass(nt::pass_args<F> a, F *pa, const F *pb)
+__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass(nt::pass_args<F> a, F *pa, const F *pb)
 {
     extern __shared__ uint4 k_pass_sh[];
     uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_sh);
@@ -121,8 +121,7 @@ __global__ void __launch_bounds__(CZ_NTT_PASS_THREADS, CZ_NTT_PASS_MIN_BLOCKS) k
     const uint64_t blk = nt::pass_block(a, blockIdx.x);
     nt::pass_load(a, sh, blk, threadIdx.x, blockDim.x);
     __syncthreads();
-    const unsigned steps = nt::pass_steps(a.t);
-    tile_levels<F, DIT>(a, sh, blk, steps, nt::last_step_reduces<F>(PW));
+    tile_levels<F, DIT>(a, sh, blk, nt::pass_steps(a.t));
     if (PW)
         nt::pass_store_pw(a, sh, blk, threadIdx.x, blockDim.x, pa, pb);
     else
@@ -132,7 +131,7 @@ __global__ void __launch_bounds__(CZ_NTT_PASS_THREADS, CZ_NTT_PASS_MIN_BLOCKS) k
 /* The H step's fused pass (ntt.cuh CZ_CUDA_NTT_H_FUSE): ai's DIF levels, then
  * ac's DIT levels (the same tile: only the twiddles differ) */
 template <class F>
-__global__ void __launch_bounds__(CZ_NTT_PASS_THREADS, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass_args<F> ai, nt::pass_args<F> ac)
+__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass_args<F> ai, nt::pass_args<F> ac)
 {
     extern __shared__ uint4 k_pass_h_sh[];
     uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_h_sh);
@@ -142,8 +141,8 @@ __global__ void __launch_bounds__(CZ_NTT_PASS_THREADS, CZ_NTT_PASS_MIN_BLOCKS) k
     nt::pass_load(ai, sh, blk, threadIdx.x, blockDim.x);
     __syncthreads();
     const unsigned steps = nt::pass_steps(ai.t); /* (ac.t: the same) */
-    tile_levels<F, false>(ai, sh, blk, steps, false);
-    tile_levels<F, true>(ac, sh, blk, steps, nt::last_step_reduces<F>(false));
+    tile_levels<F, false>(ai, sh, blk, steps);
+    tile_levels<F, true>(ac, sh, blk, steps);
     nt::pass_store(ac, sh, blk, threadIdx.x, blockDim.x);
 }
 
@@ -189,10 +188,8 @@ static unsigned grid_for(uint64_t work, unsigned threads)
 
 /* ---- the per-context state: table cache, events, limits ---------------------- */
 
-#ifndef CZ_NTT_DEFAULT_TILE
-#define CZ_NTT_DEFAULT_TILE 11
-#endif
-enum { NTT_MAX_TABLES = 8, NTT_DEFAULT_TILE = CZ_NTT_DEFAULT_TILE, NTT_DEFAULT_COLS = 2 };
+/* Default tiles: ntt.cuh make_default_plan (2^10 or 2^11 elements), 2^2 columns at least. */
+enum { NTT_MAX_TABLES = 8, NTT_DEFAULT_TILE = nt::LARGE_TILE_LOG, NTT_DEFAULT_COLS = 2 };
 static const size_t NTT_CHUNK = (size_t)16 << 20; /* staging chunk of pageable transfers */
 
 typedef struct {
@@ -298,6 +295,7 @@ typedef struct {
     int simple;
     int rev_kernel; /* the bit reversal's own kernel, never in a pass */
     unsigned tile, cols;
+    int tile_auto; /* no tile option: cfg_plan chooses 2^10 or 2^11 */
 } ntt_cfg;
 
 static void read_cfg(const cz_cuda *ctx, const ntt_state *s, ntt_cfg *c)
@@ -313,6 +311,16 @@ static void read_cfg(const cz_cuda *ctx, const ntt_state *s, ntt_cfg *c)
     if (cl >= tl) cl = tl - 1;
     c->tile = (unsigned)tl;
     c->cols = (unsigned)cl;
+    c->tile_auto = o.ntt_tile == 0;
+}
+
+/* The plan of a transform of 2^k under cfg: its tile, or with none set the default plan */
+static void cfg_plan(nt::plan_t *pl, unsigned k, const ntt_cfg *cfg)
+{
+    if (cfg->tile_auto)
+        nt::make_default_plan(pl, k, cfg->tile, cfg->cols);
+    else
+        nt::make_plan(pl, k, cfg->tile, cfg->cols);
 }
 
 /* ---- twiddle tables ---------------------------------------------------------- */
@@ -639,7 +647,7 @@ static bool rev_scratch_pays(const ntt_cfg *cfg, unsigned k)
 {
     if (!CZ_CUDA_NTT_FUSED_REV || cfg->simple || cfg->rev_kernel || k == 0) return false;
     nt::plan_t pl;
-    nt::make_plan(&pl, k, cfg->tile, cfg->cols);
+    cfg_plan(&pl, k, cfg);
     return nt::rev_fusable(&pl);
 }
 
@@ -655,7 +663,7 @@ static cz_status ntt_dev_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_cu
     if (st != CZ_OK) return st;
     nt::tw_t<F> tw = nt::make_tw<F>(tab, nt::op_tab(op), k, nt::op_scale(op), tc);
     nt::plan_t pl;
-    nt::make_plan(&pl, k, cfg->tile, cfg->cols);
+    cfg_plan(&pl, k, cfg);
     gpu_exec<F> ex = {ctx, err, cfg->simple != 0};
     return nt::run_op(ex, x, op, tw, cfg->simple ? NULL : &pl, y);
 }
@@ -694,7 +702,7 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
     cz_status st = CZ_OK;
     if (k > 0 && (st = h_tables<F>(ctx, s, curve, k, &tw_inv, &tw_cos, err)) != CZ_OK) return st;
     nt::plan_t pl;
-    nt::make_plan(&pl, k, cfg->tile, cfg->cols);
+    cfg_plan(&pl, k, cfg);
     gpu_exec<F> ex = {ctx, err, cfg->simple != 0};
     s->last_up_s = 0;
     s->last_up_bytes = 0;

@@ -72,12 +72,43 @@ static void test_plan(void)
                 ok = ok && b == k;
                 CHECK_MSG(ok, "plan k=%u tile=%u cols=%u", k, tile, cols);
             }
-    /* the default plan: 2^20 in two passes, 2^24 .. 2^27 in three */
+    /* 2^11 tiles: 2^20 in two passes, 2^24 .. 2^27 in three */
     const unsigned want[][2] = {{10, 1}, {11, 1}, {12, 2}, {20, 2}, {21, 3}, {24, 3}, {26, 3}, {27, 3}, {28, 3}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         nt::plan_t pl;
         nt::make_plan(&pl, want[i][0], 11, 2);
-        CHECK_MSG(pl.npass == want[i][1], "default plan of 2^%u: %u passes", want[i][0], pl.npass);
+        CHECK_MSG(pl.npass == want[i][1], "plan of 2^%u: %u passes", want[i][0], pl.npass);
+    }
+    /* the even plan (CZ_CUDA_NTT_PLAN_EVEN): never more passes than the
+     * fewest, every pass even (odd k: but one) where the fewest allow it */
+    for (unsigned tile = 2; tile <= nt::MAX_TILE_LOG; tile++)
+        for (unsigned cols = 0; cols < tile; cols++)
+            for (unsigned k = 1; k <= 32; k++) {
+                nt::plan_t pl, few;
+                nt::make_plan(&pl, k, tile, cols);
+                nt::make_plan_fewest(&few, k, tile, cols);
+                unsigned odd = 0;
+                for (unsigned i = 0; i < pl.npass; i++) odd += pl.p[i].t & 1;
+                CHECK_MSG(pl.npass <= few.npass, "even plan k=%u tile=%u cols=%u: %u passes", k, tile, cols, pl.npass);
+                /* enough room for even passes: cap0 + (passes - 1) cap >= k */
+                const unsigned t0 = (k < tile ? k : tile) - (((k < tile ? k : tile) ^ k) & 1);
+                const bool room = t0 > 0 && (tile - cols) / 2 > 0 &&
+                                  1 + (k - t0 + 2 * ((tile - cols) / 2) - 1) / (2 * ((tile - cols) / 2)) <= few.npass;
+                if (CZ_CUDA_NTT_PLAN_EVEN && few.npass >= 2 && room)
+                    CHECK_MSG(odd == (k & 1), "even plan k=%u tile=%u cols=%u: %u odd passes", k, tile, cols, odd);
+            }
+    /* the default plan (cuda/ntt.cu, no tile option): 2^10 tiles, 2^11 where they save a pass */
+    const unsigned dflt[][5] = {
+        /* k, passes, levels of each (ascending bits) */
+        {24, 3, 10, 8, 6}, {22, 3, 10, 6, 6}, {20, 2, 11, 9, 0}, {19, 2, 11, 8, 0}, {26, 3, 10, 8, 8},
+        {18, 2, 10, 8, 0}, {11, 1, 11, 0, 0}, {10, 1, 10, 0, 0},
+    };
+    for (size_t i = 0; CZ_CUDA_NTT_PLAN_EVEN && i < sizeof dflt / sizeof dflt[0]; i++) {
+        nt::plan_t pl;
+        nt::make_default_plan(&pl, dflt[i][0], nt::MAX_TILE_LOG, 2);
+        int ok = pl.npass == dflt[i][1];
+        for (unsigned j = 0; ok && j < pl.npass; j++) ok = pl.p[j].t == dflt[i][2 + j];
+        CHECK_MSG(ok, "default plan of 2^%u: %u passes, the first of %u levels", dflt[i][0], pl.npass, pl.p[0].t);
     }
 }
 
@@ -201,21 +232,18 @@ template <class F> struct host_exec {
         pw_b = NULL;
         return st;
     }
-    void steps(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, uint32_t thr, bool dit, bool red_last)
+    void steps(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, uint32_t thr, bool dit)
     {
-        const unsigned n = nt::pass_steps(a.t);
-        for (unsigned st = 0; st < n; st++) {
-            const bool red = red_last && st + 1 == n; /* (k_pass's tile_levels) */
-            for (uint32_t t = thr; t-- > 0;)         /* any order within a phase */
+        for (unsigned st = 0; st < nt::pass_steps(a.t); st++)
+            for (uint32_t t = thr; t-- > 0;) /* any order within a phase */
                 if (ilp == 2 && dit)
-                    nt::pass_step<F, true, 2>(a, sh, blk, st, t, thr, red);
+                    nt::pass_step<F, true, 2>(a, sh, blk, st, t, thr);
                 else if (ilp == 2)
-                    nt::pass_step<F, false, 2>(a, sh, blk, st, t, thr, red);
+                    nt::pass_step<F, false, 2>(a, sh, blk, st, t, thr);
                 else if (dit)
-                    nt::pass_step<F, true>(a, sh, blk, st, t, thr, red);
+                    nt::pass_step<F, true>(a, sh, blk, st, t, thr);
                 else
-                    nt::pass_step<F, false>(a, sh, blk, st, t, thr, red);
-        }
+                    nt::pass_step<F, false>(a, sh, blk, st, t, thr);
     }
     cz_status run_pass(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> *tw2, const nt::pass_t &p, bool dit,
                        F *y = NULL, unsigned rev = nt::REV_NONE)
@@ -248,9 +276,8 @@ template <class F> struct host_exec {
                 sh[i] = 0xa5a5a5a5u ^ (uint32_t)i; /* stale shared memory */
             for (uint32_t t = 0; t < thr; t++)
                 nt::pass_load(a, sh.data(), blk, t, thr);
-            const bool red = nt::last_step_reduces<F>(pw_a != NULL);
-            steps(a, sh.data(), blk, thr, tw2 ? false : dit, tw2 ? false : red);
-            if (tw2) steps(a2, sh.data(), blk, thr, true, red);
+            steps(a, sh.data(), blk, thr, tw2 ? false : dit);
+            if (tw2) steps(a2, sh.data(), blk, thr, true);
             for (uint32_t t = 0; t < thr; t++)
                 if (pw_a)
                     nt::pass_store_pw(a2, sh.data(), blk, t, thr, pw_a, pw_b);
@@ -437,9 +464,17 @@ template <class F> static void test_tables(void)
     }
 }
 
-/* plans the emulation runs with (tile, cols); the first one is the default */
-static const unsigned PLANS[][2] = {{11, 2}, {1, 0}, {2, 1}, {3, 1}, {4, 2}, {5, 3}};
+/* plans the emulation runs with (tile, cols); the first one is the default
+ * (tile 0: nt::make_default_plan, tiles of 2^10 or 2^11) */
+static const unsigned PLANS[][2] = {{0, 2}, {11, 2}, {1, 0}, {2, 1}, {3, 1}, {4, 2}, {5, 3}};
 enum { NPLANS = sizeof PLANS / sizeof PLANS[0] };
+static void plan_of(nt::plan_t *pl, int v, unsigned k)
+{
+    if (PLANS[v][0] == 0)
+        nt::make_default_plan(pl, k, nt::MAX_TILE_LOG, PLANS[v][1]);
+    else
+        nt::make_plan(pl, k, PLANS[v][0], PLANS[v][1]);
+}
 
 template <class F> static std::vector<F> random_vec(size_t n)
 {
@@ -482,7 +517,7 @@ template <class F> static void test_ops(void)
                     for (int fr = 0; fr <= (v >= 0 ? 1 : 0); fr++) {
                         host_exec<F> ex = {0, v < 0, il};
                         nt::plan_t pl;
-                        if (v >= 0) nt::make_plan(&pl, k, PLANS[v][0], PLANS[v][1]);
+                        if (v >= 0) plan_of(&pl, v, k);
                         std::vector<F> got = in, scratch = random_vec<F>(fr ? n : 0);
                         cz_status st = nt::run_op(ex, got.data(), op, tw, v >= 0 ? &pl : NULL,
                                                   fr ? scratch.data() : NULL, fr != 0);
@@ -540,7 +575,7 @@ template <class F> static void test_compute_h(void)
                 /* every other plan with two quadruples per thread */
                 host_exec<F> ex = {0, false, 1 + (v & 1)};
                 nt::plan_t pl;
-                if (v >= 0) nt::make_plan(&pl, k, PLANS[v][0], PLANS[v][1]);
+                if (v >= 0) plan_of(&pl, v, k);
                 const bool pw = var[2] && nt::h_pw_ok(v >= 0 ? &pl : NULL, fuse != 0);
                 for (int i = 0; i < 3; i++)
                     CHECK(nt::run_h_array(ex, x[i].data(), nt::h_tw_inv(ti, i, var[1] != 0), tcs, v >= 0 ? &pl : NULL,
