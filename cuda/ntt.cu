@@ -73,8 +73,11 @@ template <class F, bool DIT> __global__ void k_level(F *x, nt::tw_t<F> tw, unsig
         nt::level_bf<F, DIT>(x, tw, b, q);
 }
 
-/* Blocks per SM the pass kernel is compiled for (its registers capped to
- * fit): 3, as many as a 2^11-element tile's shared memory allows. Measured on
+/* Blocks of 256 threads per SM the pass kernel is compiled for (its
+ * registers capped to fit: 768 threads, 80 registers): 3, as many as a
+ * 2^11-element tile's shared memory allows; the default 2^10-element tiles
+ * run 128 threads a block (ntt.cuh pass_threads), 6 blocks at the same cap
+ * (a 7th, at 72 registers: slower, bench/RESULTS.md 2026-12-07). Measured on
  * the H200 (bench/RESULTS.md, 2026-12-02): with the radix-4 steps and no cap
  * (102-128 registers, 2 blocks per SM) the BLS12-381 coset forward NTT at
  * 2^24 took 8.6 ms; capped (80 registers, 32-148 bytes of spills) 6.7 ms and
