@@ -16,9 +16,10 @@
  * cuda/ff.cuh (one product per butterfly).
  *
  * Flags (besides the harness's): --min=K, --max=K (sizes), --field=bn254 |
- * bls12_381 (default both), --simple (the per-level kernels, CZ_GPU_NTT=
- * simple), --tile=T and --cols=C (CZ_GPU_NTT_TILE / _COLS). Exits 77 when
- * there is no GPU.
+ * bls12_381 (default both), --simple (the per-level kernels, cz_cuda_opts
+ * ntt_simple), --tile=T and --cols=C (ntt_tile / ntt_cols; without --tile
+ * the default plan: tiles of 2^10, or 2^11 where that saves a pass). Exits
+ * 77 when there is no GPU.
  */
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -213,7 +214,8 @@ int main(int argc, char **argv)
                            "  --max=K        largest size 2^K (default 26)\n"
                            "  --field=F      bn254 or bls12_381 (default both)\n"
                            "  --simple       the per-level kernels (cz_cuda_opts ntt_simple)\n"
-                           "  --tile=T       tile log of the pass kernel (ntt_tile)\n"
+                           "  --tile=T       tile log of the pass kernel (ntt_tile; default: 10, or 11\n"
+                           "                 where that saves a pass)\n"
                            "  --cols=C       column log of the upper passes (ntt_cols)\n"
                            "  --rev-kernel   the bit reversal in a kernel of its own, in place (ntt_rev_kernel;\n"
                            "                 default: out of place, in a pass, where VRAM allows)\n");

@@ -13,7 +13,7 @@
  *    pass_step), values kept in [0, 2p) inside a pass, a few global passes
  *    per transform),
  *    k_level (the simple path: one launch per radix-2 level, one thread per
- *    butterfly; selected with CZ_GPU_NTT=simple, for tests and as a
+ *    butterfly; selected with cz_cuda_opts ntt_simple, for tests and as a
  *    fallback), k_bitrev_tiles (the in-place bit reversal, only cz_cuda_ntt
  *    needs it: pairs of 16 x 16 tiles through shared memory, ntt.cuh; the
  *    simple path and sizes below 2^8 swap element by element, k_bitrev),
@@ -37,12 +37,12 @@
  *    arrays are only read until the final copy of h into a, the last step,
  *    which starts once every kernel has finished (backend/cuda.c reruns a
  *    failed H step on the CPU from the untouched arrays).
- *  - Knobs (environment, read per call): CZ_GPU_NTT=simple|fast,
- *    CZ_GPU_NTT_TILE=T (tile log; default 10, or 11 where that takes fewer
+ *  - Knobs (cz_cuda_opts, read per call): ntt_simple (the per-level
+ *    kernels), ntt_tile (tile log; 0: 10, or 11 where that takes fewer
  *    passes, at most what shared memory allows: ntt.cuh make_default_plan),
- *    CZ_GPU_NTT_COLS=C (column log of the upper passes, default 2); and
- *    cz_cuda_opts ntt_rev_kernel (the bit reversal's own kernel even where a
- *    pass could carry it: ntt.cuh CZ_CUDA_NTT_FUSED_REV).
+ *    ntt_cols (column log of the upper passes, default 2) and ntt_rev_kernel
+ *    (the bit reversal's own kernel even where a pass could carry it: ntt.cuh
+ *    CZ_CUDA_NTT_FUSED_REV).
  *
  * TODO(H200 tuning): radix 8 (three levels per round trip) once the
  * registers allow it, tile 12 with 512 threads, multi-threaded host copies
@@ -443,7 +443,7 @@ static cz_status get_table(cz_cuda *ctx, ntt_state *s, cz_curve curve, unsigned 
 template <class F> struct gpu_exec {
     cz_cuda *ctx;
     cz_error *err;
-    bool simple; /* CZ_GPU_NTT=simple: the per-level kernels and the element-wise bit reversal */
+    bool simple; /* ntt_simple: the per-level kernels and the element-wise bit reversal */
     F *pw_a = NULL; /* pass_pw's, during its launch */
     const F *pw_b = NULL;
 
