@@ -131,7 +131,7 @@ static inline void make_plan_fewest(plan_t *pl, unsigned k, unsigned tile_log, u
  * is: it then takes the one odd pass), so that no pass ends in a lone
  * radix-2 step (a round trip through shared memory and a barrier for one
  * level). 2^24 with T = 10, C = 2: passes of 10, 8 and 6 levels (12 radix-4
- * steps) instead of 10, 7 and 7 (10 radix-4 and 2 radix-2 steps). Measured on
+ * steps) instead of 10, 7 and 7 (11 radix-4 and 2 radix-2 steps). Measured on
  * the H100 (bench/RESULTS.md, 2026-12-07), 2^24 BLS12-381: forward 3.80 ->
  * 3.78 ms, the H step 23.93 -> 23.79 ms (tiles of 2^10, 128 threads); with
  * tiles of 2^11 (11, 7, 6 -> 10, 8, 6) forward 4.05 -> 3.98 ms.
