@@ -468,6 +468,8 @@ CZ_NTT_UNROLL
 #define CZ_CUDA_NTT_SH_VEC 1
 #endif
 CZ_HD uint32_t tile_slot(uint32_t e) { return (2 * e) ^ (((e >> 2) ^ (e >> 3) ^ (e >> 4)) & 7); }
+/* the 32-bit word of limb l of the element whose half 0 is at slot s (the host's view of the halves) */
+CZ_HD uint32_t tile_word(uint32_t s, int l) { return 4 * (s ^ (uint32_t)(l >> 2)) + (uint32_t)(l & 3); }
 
 template <class F> CZ_HD F tile_get(const uint32_t *sh, uint32_t E, uint32_t e)
 {
@@ -480,7 +482,7 @@ template <class F> CZ_HD F tile_get(const uint32_t *sh, uint32_t E, uint32_t e)
         r.l[4] = b.x, r.l[5] = b.y, r.l[6] = b.z, r.l[7] = b.w;
 #else
         for (int l = 0; l < 8; l++)
-            r.l[l] = sh[4 * (s ^ (uint32_t)(l >> 2)) + (l & 3)];
+            r.l[l] = sh[tile_word(s, l)];
 #endif
         return r;
     } else {
@@ -496,7 +498,7 @@ template <class F> CZ_HD void tile_put(uint32_t *sh, uint32_t E, uint32_t e, con
         reinterpret_cast<uint4 *>(sh)[s ^ 1] = make_uint4(v.l[4], v.l[5], v.l[6], v.l[7]);
 #else
         for (int l = 0; l < 8; l++)
-            sh[4 * (s ^ (uint32_t)(l >> 2)) + (l & 3)] = v.l[l];
+            sh[tile_word(s, l)] = v.l[l];
 #endif
     } else {
         sh_put(sh, E, e, v);
