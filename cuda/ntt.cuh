@@ -197,6 +197,7 @@ template <class F> struct tw_t {
     int coset; /* layout: 1 = T[2^b + j], 0 = R[j << (k-1-b)] */
     int lvl0;  /* level 0: 0 = twiddle 1 and no scale, 1 = twiddle tw0, 2 = scale s and twiddle tw0 (which includes s) */
     F s, tw0;
+    F w1, w1s; /* plain tables (k >= 2): tw(1, 1) = sigma^(n/4), and w1 s (lvl0 2) or w1 (pass_step_low) */
 };
 
 /* Read-only load of an element (tables, through the non-coherent cache on
@@ -658,6 +659,43 @@ CZ_HD unsigned pass_steps(unsigned t) { return (t + 1) / 2; }
 #endif
 
 /*
+ * 1: the last radix-4 step of a DIF network on a plain table (levels 1 and
+ * 0, so b0 = 0, c = 0, j = 0: each quadruple is 4 adjacent tile elements)
+ * skips the products by one: level 1's twiddles are tw(1, 0) = 1 and tw(1,
+ * 1) = w1 for every quadruple and level 0's is 1, so it takes one product
+ * (x1 - x3) w1 instead of two, and with a scale s (lvl0 2: level 0 scaled
+ * both outputs, two products a butterfly) s goes into level 1's four
+ * outputs instead (w1 s precomputed): four products instead of six. n / 4
+ * products of a forward transform's ~12 n fewer, n / 2 of a scaled
+ * inverse's. 0: the general step (bench/RESULTS.md).
+ */
+#ifndef CZ_CUDA_NTT_LOW4
+#define CZ_CUDA_NTT_LOW4 1
+#endif
+template <class F> CZ_HD void pass_step_low(const pass_args<F> &a, uint32_t *sh, uint32_t tid, uint32_t nthr)
+{
+    const uint32_t E = pass_elems(a);
+    for (uint32_t q = tid; q < E / 4; q += nthr) {
+        const uint32_t e0 = 4 * q;
+        F x0 = tile_get<F>(sh, E, pass_sw(e0)), x1 = tile_get<F>(sh, E, pass_sw(e0 + 1)),
+          x2 = tile_get<F>(sh, E, pass_sw(e0 + 2)), x3 = tile_get<F>(sh, E, pass_sw(e0 + 3));
+        /* level 1: (x0, x2) with twiddle 1, (x1, x3) with w1 */
+        F s0 = F::add_lazy(x0, x2), d0 = F::sub_lazy(x0, x2);
+        F s1 = F::add_lazy(x1, x3), d1 = F::mul_lazy(F::sub_lazy(x1, x3), a.tw.w1s);
+        if (a.tw.lvl0 == 2) {
+            s0 = F::mul_lazy(s0, a.tw.s);
+            d0 = F::mul_lazy(d0, a.tw.s);
+            s1 = F::mul_lazy(s1, a.tw.s);
+        }
+        /* level 0: (s0, s1) and (d0, d1), twiddle 1 */
+        tile_put(sh, E, pass_sw(e0), F::add_lazy(s0, s1));
+        tile_put(sh, E, pass_sw(e0 + 1), F::sub_lazy(s0, s1));
+        tile_put(sh, E, pass_sw(e0 + 2), F::add_lazy(d0, d1));
+        tile_put(sh, E, pass_sw(e0 + 3), F::sub_lazy(d0, d1));
+    }
+}
+
+/*
  * Phase 2 + s (s < pass_steps(a.t)): levels 2s and 2s + 1 of the pass in one
  * round trip through shared memory (the last level alone, pass_level, when t
  * is odd). Local bits lo and lo + 1 (DIT: lo = 2s; DIF, which runs the bits
@@ -683,6 +721,12 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
     }
     const uint32_t E = pass_elems(a);
     const unsigned lo = DIT ? lv : a.t - 2 - lv, b = a.b0 + lo;
+#if CZ_CUDA_NTT_LOW4
+    if (!DIT && b == 0 && !a.tw.coset && a.tw.lvl0 != 1) {
+        pass_step_low(a, sh, tid, nthr);
+        return;
+    }
+#endif
     const uint64_t lo_hi = blk & (((uint64_t)1 << (a.b0 - a.c)) - 1);
     const uint32_t h = 1u << (lo + a.c);
     if (ILP > 1 && (E / 4) % (ILP * nthr) == 0) {
@@ -910,6 +954,7 @@ template <class F, class C> static inline F to_dev(const C &a)
  * (m = seed_m(k)) of sigma. hi / lo may be NULL (constants only). */
 template <class F> struct tab_consts {
     F sigma, c, gamma0;
+    F w1; /* tw(1, 1) = (c sigma)^(2^(k-2)) (k >= 2; 1 for k = 1) */
 };
 
 template <class F> static inline cz_status host_tab_consts(int kind, unsigned k, tab_consts<F> *out, F *hi, F *lo)
@@ -931,6 +976,12 @@ template <class F> static inline cz_status host_tab_consts(int kind, unsigned k,
     out->sigma = to_dev<F>(sigma);
     out->c = to_dev<F>(c);
     out->gamma0 = to_dev<F>(g0);
+    C w1;
+    H::mul(&w1, &c, &sigma);
+    if (k < 2) w1 = H::one();
+    for (unsigned i = 0; i + 2 < k; i++)
+        H::sqr(&w1, &w1);
+    out->w1 = to_dev<F>(w1);
     const unsigned m = seed_m(k);
     if (lo) {
         C p = H::one();
@@ -975,6 +1026,8 @@ template <class F> static inline tw_t<F> make_tw(const F *tab, int kind, unsigne
     w.tw0 = w.coset ? tc.gamma0 : F::one();
     if (scale) w.tw0 = w.tw0 * w.s;
     w.lvl0 = scale ? 2 : w.coset ? 1 : 0;
+    w.w1 = tc.w1;
+    w.w1s = scale ? w.w1 * w.s : w.w1;
     return w;
 }
 
@@ -1085,6 +1138,7 @@ template <class F> static inline tw_t<F> h_tw_inv(const tw_t<F> &tw_inv, int i, 
         w.s = w.s * w.s;
         w.tw0 = w.s;
     }
+    w.w1s = w.w1 * w.s;
     return w;
 }
 
