@@ -97,9 +97,10 @@ template <class F, bool DIT> __global__ void k_level(F *x, nt::tw_t<F> tw, unsig
 #endif
 /* A tile's levels of a pass (steps: nt::pass_steps(a.t)), a radix-4 step between two barriers each */
 template <class F, bool DIT>
-__device__ __forceinline__ void tile_levels(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned steps)
+__device__ __forceinline__ void tile_levels(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned steps,
+                                            unsigned first = 0)
 {
-    for (unsigned s = 0; s < steps; s++) {
+    for (unsigned s = first; s < steps; s++) {
         nt::pass_step<F, DIT, CZ_NTT_PASS_ILP>(a, sh, blk, s, threadIdx.x, blockDim.x);
         __syncthreads();
     }
@@ -144,8 +145,15 @@ __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass
     nt::pass_load(ai, sh, blk, threadIdx.x, blockDim.x);
     __syncthreads();
     const unsigned steps = nt::pass_steps(ai.t); /* (ac.t: the same) */
-    tile_levels<F, false>(ai, sh, blk, steps);
-    tile_levels<F, true>(ac, sh, blk, steps);
+    if (nt::h_joint(ai.tw, ai.b0, ai.t, ai.c)) { /* ac.tw: ntt.cuh h_joint_tw */
+        tile_levels<F, false>(ai, sh, blk, steps - 1);
+        nt::pass_step_joint(ai, ac, sh, threadIdx.x, blockDim.x);
+        __syncthreads();
+        tile_levels<F, true>(ac, sh, blk, steps, 1);
+    } else {
+        tile_levels<F, false>(ai, sh, blk, steps);
+        tile_levels<F, true>(ac, sh, blk, steps);
+    }
     nt::pass_store(ac, sh, blk, threadIdx.x, blockDim.x);
 }
 

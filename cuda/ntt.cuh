@@ -696,6 +696,65 @@ template <class F> CZ_HD void pass_step_low(const pass_args<F> &a, uint32_t *sh,
 }
 
 /*
+ * 1: in the H step's fused pass (X::pass_h, run_h_array) the inverse
+ * transform's last radix-4 step (pass_step_low's levels 1 and 0) and the
+ * coset transform's first (levels 0 and 1) take the same quadruples, four
+ * adjacent tile elements, with the same threads: one step does both, with
+ * no round trip through shared memory and no barrier between them. The
+ * inverse's scale (lvl0 2) moves into the coset transform's level 0 (h_joint_tw:
+ * two products a quadruple instead of three). 0: two steps.
+ */
+#ifndef CZ_CUDA_NTT_H_JOINT
+#define CZ_CUDA_NTT_H_JOINT 0
+#endif
+/* Whether the fused pass of bits [b0, b0 + t), tile columns 2^c, with the
+ * inverse twiddles ti takes the joint step. */
+template <class F> CZ_HD bool h_joint(const tw_t<F> &ti, unsigned b0, unsigned t, unsigned c)
+{
+    return CZ_CUDA_NTT_H_JOINT && CZ_CUDA_NTT_LOW4 && b0 == 0 && c == 0 && t >= 2 && t % 2 == 0 && !ti.coset &&
+           ti.lvl0 != 1;
+}
+/* The coset twiddles tc of the fused pass with the inverse's scale (ti:
+ * lvl0 2) in its level 0: DIT's u s and v tw0 s (tw0 = 1 for lvl0 0). */
+template <class F> static inline tw_t<F> h_joint_tw(const tw_t<F> &ti, const tw_t<F> &tc)
+{
+    tw_t<F> w = tc;
+    if (ti.lvl0 != 2) return w;
+    w.s = (tc.lvl0 == 2 ? tc.s : F::one()) * ti.s;
+    w.tw0 = (tc.lvl0 != 0 ? tc.tw0 : F::one()) * ti.s;
+    w.lvl0 = 2;
+    return w;
+}
+/* The joint step (h_joint): ai's levels 1 and 0 (DIF, plain, its scale left
+ * out), then ac's levels 0 and 1 (DIT; ac.tw from h_joint_tw). */
+template <class F>
+CZ_HD void pass_step_joint(const pass_args<F> &ai, const pass_args<F> &ac, uint32_t *sh, uint32_t tid, uint32_t nthr)
+{
+    const uint32_t E = pass_elems(ai);
+    for (uint32_t q = tid; q < E / 4; q += nthr) {
+        const uint32_t e0 = 4 * q;
+        F x0 = tile_get<F>(sh, E, pass_sw(e0)), x1 = tile_get<F>(sh, E, pass_sw(e0 + 1)),
+          x2 = tile_get<F>(sh, E, pass_sw(e0 + 2)), x3 = tile_get<F>(sh, E, pass_sw(e0 + 3));
+        F s0 = F::add_lazy(x0, x2), d0 = F::sub_lazy(x0, x2);
+        F s1 = F::add_lazy(x1, x3), d1 = F::mul_lazy(F::sub_lazy(x1, x3), ai.tw.w1);
+        x0 = F::add_lazy(s0, s1);
+        x1 = F::sub_lazy(s0, s1);
+        x2 = F::add_lazy(d0, d1);
+        x3 = F::sub_lazy(d0, d1);
+        bf_dit0_lazy(x0, x1, ac.tw);
+        bf_dit0_lazy(x2, x3, ac.tw);
+        const F w0 = twiddle(ac.tw, 1, 0);
+        bf_dit_lazy(x0, x2, w0);
+        const F w1 = twiddle(ac.tw, 1, 1);
+        bf_dit_lazy(x1, x3, w1);
+        tile_put(sh, E, pass_sw(e0), x0);
+        tile_put(sh, E, pass_sw(e0 + 1), x1);
+        tile_put(sh, E, pass_sw(e0 + 2), x2);
+        tile_put(sh, E, pass_sw(e0 + 3), x3);
+    }
+}
+
+/*
  * Phase 2 + s (s < pass_steps(a.t)): levels 2s and 2s + 1 of the pass in one
  * round trip through shared memory (the last level alone, pass_level, when t
  * is odd). Local bits lo and lo + 1 (DIT: lo = 2s; DIF, which runs the bits
@@ -1172,7 +1231,9 @@ static inline cz_status run_h_array(X &ex, F *x, const tw_t<F> &tw_inv, const tw
     if (fuse && pl) {
         for (unsigned i = pl->npass; i-- > 1 && st == CZ_OK;)
             st = ex.pass(x, tw_inv, pl->p[i], false);
-        if (st == CZ_OK) st = ex.pass_h(x, tw_inv, tw_cos, pl->p[0]);
+        const pass_t &p0 = pl->p[0];
+        if (st == CZ_OK)
+            st = ex.pass_h(x, tw_inv, h_joint(tw_inv, p0.b0, p0.t, p0.c) ? h_joint_tw(tw_inv, tw_cos) : tw_cos, p0);
         first = 1;
     } else {
         st = run_network(ex, x, tw_inv, false, pl);

@@ -213,6 +213,7 @@ template <class F> struct host_exec {
         if (rev != nt::REV_NONE) revs++;
         return run_pass(src, tw, NULL, p, dit, dst, rev);
     }
+    long joints = 0; /* fused passes through the joint step (ntt.cuh h_joint) */
     /* the H step's fused pass (cuda/ntt.cu k_pass_h): DIF steps with tw, then DIT ones with tw2 */
     cz_status pass_h(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> &tw2, const nt::pass_t &p)
     {
@@ -232,9 +233,10 @@ template <class F> struct host_exec {
         pw_b = NULL;
         return st;
     }
-    void steps(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, uint32_t thr, bool dit)
+    void steps(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, uint32_t thr, bool dit, unsigned first = 0,
+               unsigned end = ~0u)
     {
-        for (unsigned st = 0; st < nt::pass_steps(a.t); st++)
+        for (unsigned st = first; st < nt::pass_steps(a.t) && st < end; st++)
             for (uint32_t t = thr; t-- > 0;) /* any order within a phase */
                 if (ilp == 2 && dit)
                     nt::pass_step<F, true, 2>(a, sh, blk, st, t, thr);
@@ -276,8 +278,16 @@ template <class F> struct host_exec {
                 sh[i] = 0xa5a5a5a5u ^ (uint32_t)i; /* stale shared memory */
             for (uint32_t t = 0; t < thr; t++)
                 nt::pass_load(a, sh.data(), blk, t, thr);
-            steps(a, sh.data(), blk, thr, tw2 ? false : dit);
-            if (tw2) steps(a2, sh.data(), blk, thr, true);
+            if (tw2 && nt::h_joint(a.tw, a.b0, a.t, a.c)) { /* k_pass_h's joint step */
+                joints++;
+                steps(a, sh.data(), blk, thr, false, 0, nt::pass_steps(a.t) - 1);
+                for (uint32_t t = thr; t-- > 0;)
+                    nt::pass_step_joint(a, a2, sh.data(), t, thr);
+                steps(a2, sh.data(), blk, thr, true, 1);
+            } else {
+                steps(a, sh.data(), blk, thr, tw2 ? false : dit);
+                if (tw2) steps(a2, sh.data(), blk, thr, true);
+            }
             for (uint32_t t = 0; t < thr; t++)
                 if (pw_a)
                     nt::pass_store_pw(a2, sh.data(), blk, t, thr, pw_a, pw_b);
@@ -545,6 +555,7 @@ template <class F> static void test_compute_h(void)
     CHECK(cz_backend_cpu_create(&be, NULL, NULL) == CZ_OK);
     if (!be) return;
     const unsigned kmax = cz_test_iters(10) >= 5 ? 12 : 7;
+    long njoint = 0; /* fused passes through the joint step */
     for (unsigned k = 0; k <= kmax; k++) {
         const size_t n = (size_t)1 << k;
         std::vector<F> a = random_vec<F>(n), b = random_vec<F>(n), c = random_vec<F>(n);
@@ -592,8 +603,10 @@ template <class F> static void test_compute_h(void)
                           v < 0 ? "simple" : fuse ? "passes, fused" : "passes", var[1] ? ", a unscaled and b by 1/n^2" : "",
                           pw ? ", pointwise in c's last pass" : "");
                 if (k > 0) CHECK(ex.launches == 3 * (v < 0 ? 2 * (long)k : 2 * (long)pl.npass - fuse));
+                njoint += ex.joints;
             }
     }
+    CHECK(njoint > 0 || !CZ_CUDA_NTT_H_JOINT);
     cz_backend_free(be);
 }
 
