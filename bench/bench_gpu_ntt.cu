@@ -249,7 +249,7 @@ int main(int argc, char **argv)
     snprintf(cols, sizeof cols, "%d", co.ntt_cols);
     cz_bench_note(&b, "GPU: %s. Kernels: %s (tile log %s, column log %s; bit reversal %s).", cz_cuda_name(ctx),
                   co.ntt_simple ? "simple, one launch per level" : "shared-memory passes",
-                  co.ntt_tile ? tile : "default 11", co.ntt_cols ? cols : "default 2",
+                  co.ntt_tile ? tile : "default 10, 11 where that saves a pass", co.ntt_cols ? cols : "default 2",
                   co.ntt_simple || co.ntt_rev_kernel ? "in a kernel of its own" : "in a pass where VRAM allows");
     cz_bench_note(&b, "Device ms: CUDA events, data in VRAM, natural order in and out (one bit reversal per "
                       "transform); H = 3 inverse + 3 coset NTTs + a*b - c (no permutation). Whole-call ms: "
