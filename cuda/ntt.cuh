@@ -672,6 +672,23 @@ CZ_HD unsigned pass_steps(unsigned t) { return (t + 1) / 2; }
 #ifndef CZ_CUDA_NTT_LOW4
 #define CZ_CUDA_NTT_LOW4 1
 #endif
+/* Levels 1 and 0 of a plain DIF network on one quadruple (j = 0): level 1's
+ * pairs (x0, x2) with twiddle 1 and (x1, x3) with w, level 0's with 1; s:
+ * NULL, or a scale on the four values between them (w then includes it). */
+template <class F> CZ_HD void dif_low4(F &x0, F &x1, F &x2, F &x3, const F &w, const F *s)
+{
+    F s0 = F::add_lazy(x0, x2), d0 = F::sub_lazy(x0, x2);
+    F s1 = F::add_lazy(x1, x3), d1 = F::mul_lazy(F::sub_lazy(x1, x3), w);
+    if (s) {
+        s0 = F::mul_lazy(s0, *s);
+        d0 = F::mul_lazy(d0, *s);
+        s1 = F::mul_lazy(s1, *s);
+    }
+    x0 = F::add_lazy(s0, s1);
+    x1 = F::sub_lazy(s0, s1);
+    x2 = F::add_lazy(d0, d1);
+    x3 = F::sub_lazy(d0, d1);
+}
 template <class F> CZ_HD void pass_step_low(const pass_args<F> &a, uint32_t *sh, uint32_t tid, uint32_t nthr)
 {
     const uint32_t E = pass_elems(a);
@@ -679,19 +696,11 @@ template <class F> CZ_HD void pass_step_low(const pass_args<F> &a, uint32_t *sh,
         const uint32_t e0 = 4 * q;
         F x0 = tile_get<F>(sh, E, pass_sw(e0)), x1 = tile_get<F>(sh, E, pass_sw(e0 + 1)),
           x2 = tile_get<F>(sh, E, pass_sw(e0 + 2)), x3 = tile_get<F>(sh, E, pass_sw(e0 + 3));
-        /* level 1: (x0, x2) with twiddle 1, (x1, x3) with w1 */
-        F s0 = F::add_lazy(x0, x2), d0 = F::sub_lazy(x0, x2);
-        F s1 = F::add_lazy(x1, x3), d1 = F::mul_lazy(F::sub_lazy(x1, x3), a.tw.w1s);
-        if (a.tw.lvl0 == 2) {
-            s0 = F::mul_lazy(s0, a.tw.s);
-            d0 = F::mul_lazy(d0, a.tw.s);
-            s1 = F::mul_lazy(s1, a.tw.s);
-        }
-        /* level 0: (s0, s1) and (d0, d1), twiddle 1 */
-        tile_put(sh, E, pass_sw(e0), F::add_lazy(s0, s1));
-        tile_put(sh, E, pass_sw(e0 + 1), F::sub_lazy(s0, s1));
-        tile_put(sh, E, pass_sw(e0 + 2), F::add_lazy(d0, d1));
-        tile_put(sh, E, pass_sw(e0 + 3), F::sub_lazy(d0, d1));
+        dif_low4(x0, x1, x2, x3, a.tw.w1s, a.tw.lvl0 == 2 ? &a.tw.s : (const F *)NULL);
+        tile_put(sh, E, pass_sw(e0), x0);
+        tile_put(sh, E, pass_sw(e0 + 1), x1);
+        tile_put(sh, E, pass_sw(e0 + 2), x2);
+        tile_put(sh, E, pass_sw(e0 + 3), x3);
     }
 }
 
@@ -735,12 +744,7 @@ CZ_HD void pass_step_joint(const pass_args<F> &ai, const pass_args<F> &ac, uint3
         const uint32_t e0 = 4 * q;
         F x0 = tile_get<F>(sh, E, pass_sw(e0)), x1 = tile_get<F>(sh, E, pass_sw(e0 + 1)),
           x2 = tile_get<F>(sh, E, pass_sw(e0 + 2)), x3 = tile_get<F>(sh, E, pass_sw(e0 + 3));
-        F s0 = F::add_lazy(x0, x2), d0 = F::sub_lazy(x0, x2);
-        F s1 = F::add_lazy(x1, x3), d1 = F::mul_lazy(F::sub_lazy(x1, x3), ai.tw.w1);
-        x0 = F::add_lazy(s0, s1);
-        x1 = F::sub_lazy(s0, s1);
-        x2 = F::add_lazy(d0, d1);
-        x3 = F::sub_lazy(d0, d1);
+        dif_low4(x0, x1, x2, x3, ai.tw.w1, (const F *)NULL);
         bf_dit0_lazy(x0, x1, ac.tw);
         bf_dit0_lazy(x2, x3, ac.tw);
         const F w0 = twiddle(ac.tw, 1, 0);
