@@ -18,7 +18,9 @@
  *    needs it: pairs of 16 x 16 tiles through shared memory, ntt.cuh; the
  *    simple path and sizes below 2^8 swap element by element, k_bitrev),
  *    k_pass_h (the H step's lowest pass of the inverse transform and of the
- *    coset one on one load of the tile, ntt.cuh CZ_CUDA_NTT_H_FUSE),
+ *    coset one on one load of the tile, ntt.cuh CZ_CUDA_NTT_H_FUSE; the
+ *    inverse's last radix-4 step and the coset one's first in one step,
+ *    CZ_CUDA_NTT_H_JOINT),
  *    k_pass<F, true, true> (c's last pass of the H step with the pointwise
  *    step in its store, ntt.cuh CZ_CUDA_NTT_H_PW), k_pointwise (a = a b - c)
  *    and k_table (builds a twiddle table).

@@ -711,10 +711,13 @@ template <class F> CZ_HD void pass_step_low(const pass_args<F> &a, uint32_t *sh,
  * adjacent tile elements, with the same threads: one step does both, with
  * no round trip through shared memory and no barrier between them. The
  * inverse's scale (lvl0 2) moves into the coset transform's level 0 (h_joint_tw:
- * two products a quadruple instead of three). 0: two steps.
+ * two products a quadruple instead of three). Measured on the H100
+ * (bench/RESULTS.md, 2026-12-07 13:02, two rounds): the H step 2^24 23.63 /
+ * 23.58 -> 23.40 / 23.36 ms (BLS12-381; BN254 23.51 / 23.55 -> 23.34 /
+ * 23.36), 2^22 5.75 -> 5.69; the transforms unchanged. 0: two steps.
  */
 #ifndef CZ_CUDA_NTT_H_JOINT
-#define CZ_CUDA_NTT_H_JOINT 0
+#define CZ_CUDA_NTT_H_JOINT 1
 #endif
 /* Whether the fused pass of bits [b0, b0 + t), tile columns 2^c, with the
  * inverse twiddles ti takes the joint step. */
