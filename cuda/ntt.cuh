@@ -104,11 +104,15 @@ struct plan_t {
  * each with c = T - t >= C columns (every tile 2^T elements: wider rows for
  * the loads when a pass has fewer levels). tile_log T in [1, MAX_TILE_LOG],
  * col_log C < T (clamped). */
+static inline void plan_clamp(unsigned *tile_log, unsigned *col_log)
+{
+    if (*tile_log < 1) *tile_log = 1;
+    if (*tile_log > MAX_TILE_LOG) *tile_log = MAX_TILE_LOG;
+    if (*col_log >= *tile_log) *col_log = *tile_log - 1;
+}
 static inline void make_plan_fewest(plan_t *pl, unsigned k, unsigned tile_log, unsigned col_log)
 {
-    if (tile_log < 1) tile_log = 1;
-    if (tile_log > MAX_TILE_LOG) tile_log = MAX_TILE_LOG;
-    if (col_log >= tile_log) col_log = tile_log - 1;
+    plan_clamp(&tile_log, &col_log);
     pl->k = k;
     pl->npass = 0;
     if (k == 0) return;
@@ -143,8 +147,7 @@ static inline void make_plan(plan_t *pl, unsigned k, unsigned tile_log, unsigned
 {
     make_plan_fewest(pl, k, tile_log, col_log);
     if (!CZ_CUDA_NTT_PLAN_EVEN || pl->npass < 2) return;
-    if (tile_log > MAX_TILE_LOG) tile_log = MAX_TILE_LOG;
-    if (col_log >= tile_log) col_log = tile_log - 1;
+    plan_clamp(&tile_log, &col_log);
     unsigned t0 = k < tile_log ? k : tile_log;
     if ((t0 ^ k) & 1) t0--; /* the rest even */
     const unsigned pairs = (k - t0) / 2, cap = (tile_log - col_log) / 2;
@@ -689,6 +692,11 @@ template <class F> CZ_HD void dif_low4(F &x0, F &x1, F &x2, F &x3, const F &w, c
     x2 = F::add_lazy(d0, d1);
     x3 = F::sub_lazy(d0, d1);
 }
+/* Whether a DIF network with twiddles tw takes pass_step_low at level 0:
+ * plain tables (level 1's twiddles 1 and w1), level 0 with twiddle 1. (A
+ * macro: as an inline function the pass kernels' sm_90 code came out
+ * different from the measured one.) */
+#define CZ_NTT_LOW4_OK(tw) (!(tw).coset && (tw).lvl0 != 1)
 template <class F> CZ_HD void pass_step_low(const pass_args<F> &a, uint32_t *sh, uint32_t tid, uint32_t nthr)
 {
     const uint32_t E = pass_elems(a);
@@ -723,8 +731,7 @@ template <class F> CZ_HD void pass_step_low(const pass_args<F> &a, uint32_t *sh,
  * inverse twiddles ti takes the joint step. */
 template <class F> CZ_HD bool h_joint(const tw_t<F> &ti, unsigned b0, unsigned t, unsigned c)
 {
-    return CZ_CUDA_NTT_H_JOINT && CZ_CUDA_NTT_LOW4 && b0 == 0 && c == 0 && t >= 2 && t % 2 == 0 && !ti.coset &&
-           ti.lvl0 != 1;
+    return CZ_CUDA_NTT_H_JOINT && CZ_CUDA_NTT_LOW4 && b0 == 0 && c == 0 && t >= 2 && t % 2 == 0 && CZ_NTT_LOW4_OK(ti);
 }
 /* The coset twiddles tc of the fused pass with the inverse's scale (ti:
  * lvl0 2) in its level 0: DIT's u s and v tw0 s (tw0 = 1 for lvl0 0). */
@@ -788,7 +795,7 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
     const uint32_t E = pass_elems(a);
     const unsigned lo = DIT ? lv : a.t - 2 - lv, b = a.b0 + lo;
 #if CZ_CUDA_NTT_LOW4
-    if (!DIT && b == 0 && !a.tw.coset && a.tw.lvl0 != 1) {
+    if (!DIT && b == 0 && CZ_NTT_LOW4_OK(a.tw)) {
         pass_step_low(a, sh, tid, nthr);
         return;
     }

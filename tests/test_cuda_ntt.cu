@@ -72,6 +72,25 @@ static void test_plan(void)
                 ok = ok && b == k;
                 CHECK_MSG(ok, "plan k=%u tile=%u cols=%u", k, tile, cols);
             }
+    /* arguments out of range: the plan of the clamped ones (tile in [1,
+     * MAX_TILE_LOG], cols < tile), both the fewest and the even form */
+    const unsigned bad[][4] = {{0, 0, 1, 0}, {0, 5, 1, 0}, {13, 2, 12, 2}, {40, 3, 12, 3}, {10, 10, 10, 9},
+                               {11, 30, 11, 10}, {20, 20, 12, 11}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        for (unsigned k = 0; k <= 32; k++) {
+            nt::plan_t pl, ref, few, fref;
+            nt::make_plan(&pl, k, bad[i][0], bad[i][1]);
+            nt::make_plan(&ref, k, bad[i][2], bad[i][3]);
+            nt::make_plan_fewest(&few, k, bad[i][0], bad[i][1]);
+            nt::make_plan_fewest(&fref, k, bad[i][2], bad[i][3]);
+            bool same = pl.k == ref.k && pl.npass == ref.npass && few.k == fref.k && few.npass == fref.npass;
+            for (unsigned j = 0; same && j < pl.npass; j++)
+                same = pl.p[j].b0 == ref.p[j].b0 && pl.p[j].t == ref.p[j].t && pl.p[j].c == ref.p[j].c;
+            for (unsigned j = 0; same && j < few.npass; j++)
+                same = few.p[j].b0 == fref.p[j].b0 && few.p[j].t == fref.p[j].t && few.p[j].c == fref.p[j].c;
+            CHECK_MSG(same, "plan k=%u tile=%u cols=%u: not the plan of tile=%u cols=%u", k, bad[i][0], bad[i][1],
+                      bad[i][2], bad[i][3]);
+        }
     /* 2^11 tiles: 2^20 in two passes, 2^24 .. 2^27 in three */
     const unsigned want[][2] = {{10, 1}, {11, 1}, {12, 2}, {20, 2}, {21, 3}, {24, 3}, {26, 3}, {27, 3}, {28, 3}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
