@@ -713,51 +713,6 @@ template <class F> CZ_HD void pass_step_low(const pass_args<F> &a, uint32_t *sh,
 }
 
 /*
- * 1: the radix-4 step of levels 3 and 2 of a DIF network on a plain table,
- * in a pass of bits [0, t) (b0 = 0, c = 0): quadruple q at rows rw, rw + 4,
- * rw + 8, rw + 12 has j = rw mod 4, and for j = 0 the twiddles are those of
- * pass_step_low (tw(3, 0) = tw(2, 0) = 1, tw(3, 4) = w1): one product
- * instead of four. The threads take the quadruples in an order in which j
- * is the same across a warp (bits 5 and 6 of the quadruple's index), so
- * whole warps skip the three products: 3 n / 16 products fewer in a forward
- * or plain inverse transform (11.75 n -> ~11.56 n). The lanes of a warp
- * then take rows 16 apart, which tile_slot still spreads over the 8
- * 16-byte bank groups of each quarter-warp (no bank conflicts). Where
- * the warps cannot be so arranged (fewer than 128 quadruples, a thread
- * count not a multiple of 32) the general step. 0 (until measured on a GPU):
- * the general step.
- */
-#ifndef CZ_CUDA_NTT_LOW2
-#define CZ_CUDA_NTT_LOW2 0
-#endif
-/* Whether the DIF step at level b of pass a (E elements, nthr threads) is pass_step_low2's. */
-#define CZ_NTT_LOW2_OK(a, b, E, nthr)                                                                                  \
-    ((b) == 2 && (a).b0 == 0 && (a).c == 0 && !(a).tw.coset && (nthr) % 32 == 0 && ((E) / 4) % 128 == 0)
-template <class F> CZ_HD void pass_step_low2(const pass_args<F> &a, uint32_t *sh, uint32_t tid, uint32_t nthr)
-{
-    const uint32_t E = pass_elems(a);
-    for (uint32_t q = tid; q < E / 4; q += nthr) {
-        const uint32_t j = (q >> 5) & 3; /* the same in a warp */
-        const uint32_t e0 = j | ((q & 31) << 4) | ((q >> 7) << 9);
-        F x0 = tile_get<F>(sh, E, pass_sw(e0)), x1 = tile_get<F>(sh, E, pass_sw(e0 + 4)),
-          x2 = tile_get<F>(sh, E, pass_sw(e0 + 8)), x3 = tile_get<F>(sh, E, pass_sw(e0 + 12));
-        if (j == 0) {
-            dif_low4(x0, x1, x2, x3, a.tw.w1, (const F *)NULL);
-        } else {
-            const F w0 = twiddle(a.tw, 3, j);
-            bf_dif_lazy(x0, x2, w0);
-            const F w1 = twiddle(a.tw, 3, j | 4);
-            bf_dif_lazy(x1, x3, w1);
-            bf_lower_pair_lazy<F, false>(x0, x1, x2, x3, a.tw, 2, j);
-        }
-        tile_put(sh, E, pass_sw(e0), x0);
-        tile_put(sh, E, pass_sw(e0 + 4), x1);
-        tile_put(sh, E, pass_sw(e0 + 8), x2);
-        tile_put(sh, E, pass_sw(e0 + 12), x3);
-    }
-}
-
-/*
  * 1: in the H step's fused pass (X::pass_h, run_h_array) the inverse
  * transform's last radix-4 step (pass_step_low's levels 1 and 0) and the
  * coset transform's first (levels 0 and 1) take the same quadruples, four
@@ -842,12 +797,6 @@ CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned
 #if CZ_CUDA_NTT_LOW4
     if (!DIT && b == 0 && CZ_NTT_LOW4_OK(a.tw)) {
         pass_step_low(a, sh, tid, nthr);
-        return;
-    }
-#endif
-#if CZ_CUDA_NTT_LOW2
-    if (!DIT && CZ_NTT_LOW2_OK(a, b, E, nthr)) {
-        pass_step_low2(a, sh, tid, nthr);
         return;
     }
 #endif

@@ -252,13 +252,10 @@ template <class F> struct host_exec {
         pw_b = NULL;
         return st;
     }
-    long low2s = 0; /* DIF steps of levels 3 and 2 through pass_step_low2 (ntt.cuh CZ_NTT_LOW2_OK) */
     void steps(const nt::pass_args<F> &a, uint32_t *sh, uint64_t blk, uint32_t thr, bool dit, unsigned first = 0,
                unsigned end = ~0u)
     {
-        for (unsigned st = first; st < nt::pass_steps(a.t) && st < end; st++) {
-            if (CZ_CUDA_NTT_LOW2 && !dit && 2 * st + 1 < a.t && CZ_NTT_LOW2_OK(a, a.b0 + a.t - 2 - 2 * st, nt::pass_elems(a), thr))
-                low2s++;
+        for (unsigned st = first; st < nt::pass_steps(a.t) && st < end; st++)
             for (uint32_t t = thr; t-- > 0;) /* any order within a phase */
                 if (ilp == 2 && dit)
                     nt::pass_step<F, true, 2>(a, sh, blk, st, t, thr);
@@ -268,7 +265,6 @@ template <class F> struct host_exec {
                     nt::pass_step<F, true>(a, sh, blk, st, t, thr);
                 else
                     nt::pass_step<F, false>(a, sh, blk, st, t, thr);
-        }
     }
     cz_status run_pass(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> *tw2, const nt::pass_t &p, bool dit,
                        F *y = NULL, unsigned rev = nt::REV_NONE)
@@ -527,7 +523,6 @@ template <class F> static void test_ops(void)
     typedef cpu<F> P;
     const unsigned kmax = cz_test_iters(10) >= 5 ? 12 : 8, kbig = cz_test_iters(10) >= 5 ? 16 : 0;
     long nfused = 0; /* runs with the bit reversal in a pass */
-    long nlow2[4] = {0, 0, 0, 0}; /* per op: steps through pass_step_low2 */
     for (unsigned k = 0; k <= (kbig ? kbig : kmax); k++) {
         const size_t n = (size_t)1 << k;
         typename P::D *d = NULL;
@@ -564,16 +559,12 @@ template <class F> static void test_ops(void)
                         if (v >= 0 && k > 0) CHECK(ex.launches == (long)pl.npass + (fused ? 0 : 1));
                         CHECK(ex.revs == (fused ? 1 : 0));
                         if (fused) nfused++;
-                        nlow2[op] += ex.low2s;
                     }
             }
         }
         P::destroy(d);
     }
     CHECK(nfused > 0);
-    /* the plain DIF transforms took it, the coset ones (tables without a twiddle 1) never */
-    CHECK(!CZ_CUDA_NTT_LOW2 || (nlow2[0] > 0 && nlow2[1] > 0));
-    CHECK(nlow2[2] == 0 && nlow2[3] == 0);
 }
 
 template <class F> static void test_compute_h(void)
@@ -584,7 +575,6 @@ template <class F> static void test_compute_h(void)
     if (!be) return;
     const unsigned kmax = cz_test_iters(10) >= 5 ? 12 : 7;
     long njoint = 0; /* fused passes through the joint step */
-    long nlow2 = 0;  /* the inverses' steps through pass_step_low2 */
     for (unsigned k = 0; k <= kmax; k++) {
         const size_t n = (size_t)1 << k;
         std::vector<F> a = random_vec<F>(n), b = random_vec<F>(n), c = random_vec<F>(n);
@@ -633,11 +623,9 @@ template <class F> static void test_compute_h(void)
                           pw ? ", pointwise in c's last pass" : "");
                 if (k > 0) CHECK(ex.launches == 3 * (v < 0 ? 2 * (long)k : 2 * (long)pl.npass - fuse));
                 njoint += ex.joints;
-                nlow2 += ex.low2s;
             }
     }
     CHECK(njoint > 0 || !CZ_CUDA_NTT_H_JOINT);
-    CHECK(nlow2 > 0 || !CZ_CUDA_NTT_LOW2);
     cz_backend_free(be);
 }
 

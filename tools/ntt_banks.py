@@ -3,8 +3,8 @@
 
 Each warp access of a pass's phases -- the loads and stores (pass_load,
 pass_store: element e = tid + k nthr), the radix-4 steps (pass_step: elements
-e0 + i 2^(lo+c), i = 0..3; pass_step_low2's order at lo = 2 of a first pass)
-and the lone radix-2 level of an odd pass (pass_level) -- is replayed for every plan (ntt.cuh make_plan) and counted in
+e0 + i 2^(lo+c), i = 0..3) and the lone radix-2 level of an odd pass
+(pass_level) -- is replayed for every plan (ntt.cuh make_plan) and counted in
 wavefronts: a 128-bit shared access is served a quarter-warp (8 lanes) at a
 time, one wavefront per distinct 16-byte slot sharing a bank group (slot mod 8).
 The ideal is 2 x 4 wavefronts per 32-lane access of an element (two halves).
@@ -48,18 +48,12 @@ def accesses(plan):
 
         for k0 in range(0, E, nthr):
             yield from warps(list(range(k0, min(k0 + nthr, E))), lambda e: e)
-        def low2(q):  # pass_step_low2 (CZ_CUDA_NTT_LOW2): j = bits 5, 6 of q, the same in a warp
-            return ((q >> 5) & 3) | ((q & 31) << 4) | ((q >> 7) << 9)
-
         for lv in range(0, t - 1, 2):
-            for dif, lo in ((False, lv), (True, t - 2 - lv)):
+            for lo in (lv, t - 2 - lv):  # DIT, DIF
                 for q0 in range(0, E // 4, nthr):
                     qs = list(range(q0, min(q0 + nthr, E // 4)))
                     for i in range(4):
-                        if dif and b0 + lo == 2 and c == 0 and (E // 4) % 128 == 0 and nthr % 32 == 0:
-                            yield from warps(qs, lambda q: low2(q) + i * 4)
-                        else:
-                            yield from warps(qs, lambda q: row(q, lo, 2) + i * (1 << (lo + c)))
+                        yield from warps(qs, lambda q: row(q, lo, 2) + i * (1 << (lo + c)))
         if t % 2:
             for bb in (t - 1, 0):
                 for q0 in range(0, E // 2, nthr):
