@@ -99,17 +99,17 @@ struct plan_t {
     pass_t p[MAX_PASSES];
 };
 
-/* Splits k levels into passes: bits [0, min(k, T)) contiguous (c = 0), the
- * rest in as few passes of at most T - C levels as possible, sizes balanced,
- * each with c = T - t >= C columns (every tile 2^T elements: wider rows for
- * the loads when a pass has fewer levels). tile_log T in [1, MAX_TILE_LOG],
- * col_log C < T (clamped). */
+/* A plan's arguments in range: tile_log T in [1, MAX_TILE_LOG], col_log C < T. */
 static inline void plan_clamp(unsigned *tile_log, unsigned *col_log)
 {
     if (*tile_log < 1) *tile_log = 1;
     if (*tile_log > MAX_TILE_LOG) *tile_log = MAX_TILE_LOG;
     if (*col_log >= *tile_log) *col_log = *tile_log - 1;
 }
+/* Splits k levels into passes: bits [0, min(k, T)) contiguous (c = 0), the
+ * rest in as few passes of at most T - C levels as possible, sizes balanced,
+ * each with c = T - t >= C columns (every tile 2^T elements: wider rows for
+ * the loads when a pass has fewer levels). T and C clamped (plan_clamp). */
 static inline void make_plan_fewest(plan_t *pl, unsigned k, unsigned tile_log, unsigned col_log)
 {
     plan_clamp(&tile_log, &col_log);

@@ -54,6 +54,15 @@ static cz_rng rng;
 
 /* ---- the plan ---- */
 
+/* Whether two plans have the same passes. */
+static bool same_plan(const nt::plan_t &a, const nt::plan_t &b)
+{
+    bool same = a.k == b.k && a.npass == b.npass;
+    for (unsigned j = 0; same && j < a.npass; j++)
+        same = a.p[j].b0 == b.p[j].b0 && a.p[j].t == b.p[j].t && a.p[j].c == b.p[j].c;
+    return same;
+}
+
 static void test_plan(void)
 {
     for (unsigned tile = 1; tile <= nt::MAX_TILE_LOG; tile++)
@@ -83,12 +92,7 @@ static void test_plan(void)
             nt::make_plan(&ref, k, bad[i][2], bad[i][3]);
             nt::make_plan_fewest(&few, k, bad[i][0], bad[i][1]);
             nt::make_plan_fewest(&fref, k, bad[i][2], bad[i][3]);
-            bool same = pl.k == ref.k && pl.npass == ref.npass && few.k == fref.k && few.npass == fref.npass;
-            for (unsigned j = 0; same && j < pl.npass; j++)
-                same = pl.p[j].b0 == ref.p[j].b0 && pl.p[j].t == ref.p[j].t && pl.p[j].c == ref.p[j].c;
-            for (unsigned j = 0; same && j < few.npass; j++)
-                same = few.p[j].b0 == fref.p[j].b0 && few.p[j].t == fref.p[j].t && few.p[j].c == fref.p[j].c;
-            CHECK_MSG(same, "plan k=%u tile=%u cols=%u: not the plan of tile=%u cols=%u", k, bad[i][0], bad[i][1],
+            CHECK_MSG(same_plan(pl, ref) && same_plan(few, fref), "plan k=%u tile=%u cols=%u: not the plan of tile=%u cols=%u", k, bad[i][0], bad[i][1],
                       bad[i][2], bad[i][3]);
         }
     /* 2^11 tiles: 2^20 in two passes, 2^24 .. 2^27 in three */
