@@ -758,7 +758,8 @@ template <class T> struct call {
     const affine<F> *resident; /* device copy of all n bases, or NULL */
     const uint4 *resident_scal; /* device copy of all n scalars, or NULL */
     /* the table of multiples of the resident block (msm.cuh table_fn), or
-     * NULL: window w of the call's point i at table[w tab_n + tab_first + i] */
+     * NULL: window w >= 1 of the call's point i at table[(w - 1) tab_n +
+     * tab_first + i], window 0 the block's point itself */
     const affine<F> *table;
     size_t tab_n, tab_first;
     int tab_c, tab_w; /* its window and windows kept (all W, or a partial table's Wt) */
@@ -977,7 +978,11 @@ template <class T> struct call {
         /* accumulation, reduction, ones */
         bufs<F> b;
         b.bases = d_bases;
-        b.ebases = p.shared ? table : d_bases;
+        /* through the table the entries index the whole block's points (its
+         * window 0) and, from tab_n on, the table (msm.cuh src_entries) */
+        b.ebases = p.shared ? resident - tab_first : d_bases;
+        b.etab = p.shared ? table : NULL;
+        b.esplit = p.shared ? (uint32_t)tab_n : SIGN;
         b.keys = keys_sorted;
         b.vals = vals_sorted;
         b.idx1 = fx.idx1;
@@ -1048,7 +1053,8 @@ template <class T> struct call {
  * an eighth of the GPU's memory left free (the working sets of later calls;
  * they may still evict the table, mem/resident.c), else (where the knob
  * msm_table_windows allows partial tables) the first Wt, and none where no
- * such table pays. Window 0 a copy of the bases, windows 1..Wt-1 one launch
+ * such table pays. Window 0 is the block itself (not copied: the table
+ * holds windows 1..Wt-1, Wt - 1 times the block's bytes), one launch
  * per window and piece of points (the XYZZ running points of a piece in a
  * temporary block). *c_out: the table's window. Synchronous: once per
  * block, after the call that asked for it and claimed the build (the caller
@@ -1066,9 +1072,9 @@ static cz_status build_table(cz_cuda *ctx, cz_res_block *blk, const cz_res_view 
      * block from holding a table: nothing of its own to free first) */
     size_t fr = 0, tot = 0;
     CZ_CUDA_TRY(ctx, err, cudaMemGetInfo(&fr, &tot));
-    const size_t room = fr > headroom ? (fr - headroom) / v.bytes : 0;
+    const size_t room = fr > headroom ? (fr - headroom) / v.bytes : 0; /* windows past the block's own */
     const int tw = ctx->opts.msm_table_windows;
-    int maxw = room > (size_t)MAX_WINDOWS ? MAX_WINDOWS : (int)room, wt = 0;
+    int maxw = room + 1 > (size_t)MAX_WINDOWS ? MAX_WINDOWS : (int)room + 1, wt = 0;
     if (tw > 0 && tw < maxw) maxw = tw;
     const int cw = table_window(nc, T::bits, T::mul_per_us);
     if (cw == 0) return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_msm: no table for %zu points", n);
@@ -1078,7 +1084,7 @@ static cz_status build_table(cz_cuda *ctx, cz_res_block *blk, const cz_res_view 
         if (tw == 0 || maxw < 2)
             return cz_error_set(err, CZ_ERR_DEVICE_MEMORY,
                                 "device: a table of %zu MiB does not fit (%zu MiB free, %zu MiB kept free)%s",
-                                ((size_t)wt * v.bytes) >> 20, fr >> 20, headroom >> 20,
+                                ((size_t)(wt - 1) * v.bytes) >> 20, fr >> 20, headroom >> 20,
                                 tw ? "; nor a partial one of 2 windows" : "");
         c = table_plan(nc, T::bits, T::mul_per_us, maxw, &wt);
         if (c == 0 || !table_pays(nc, c, T::bits, T::mul_per_us, wt))
@@ -1091,8 +1097,8 @@ static cz_status build_table(cz_cuda *ctx, cz_res_block *blk, const cz_res_view 
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_msm: no table of window %d for %zu points", c, n);
     const double t0 = cz_now();
     void *tabmem = NULL;
-    cz_status s = cz_resident_table_begin(ctx->store, ctx->lane, blk, (size_t)wt * n * sizeof(affine<F>), headroom,
-                                          &tabmem, err);
+    cz_status s = cz_resident_table_begin(ctx->store, ctx->lane, blk, (size_t)(wt - 1) * n * sizeof(affine<F>),
+                                          headroom, &tabmem, err);
     if (s != CZ_OK) return s;
     const size_t piece = n < ((size_t)1 << 22) ? n : (size_t)1 << 22;
     void *acc = NULL;
@@ -1102,7 +1108,6 @@ static cz_status build_table(cz_cuda *ctx, cz_res_block *blk, const cz_res_view 
     const affine<F> *pts = (const affine<F> *)v.dev;
     msm_state *st = (msm_state *)ctx->msm_state;
     dev_exec ex = {ctx, err, st, false, ctx->compute};
-    s = ex.copy(tab, pts, n * sizeof(affine<F>));
     for (size_t lo = 0; s == CZ_OK && lo < n; lo += piece) {
         const size_t hi = n - lo < piece ? n : lo + piece;
         for (int w = 1; s == CZ_OK && w < wt; w++) {
@@ -1120,7 +1125,7 @@ static cz_status build_table(cz_cuda *ctx, cz_res_block *blk, const cz_res_view 
     if (s != CZ_OK) return s; /* the caller's table_end frees it */
     CZ_LOG(&ctx->log, CZ_LOG_INFO, "cuda",
            "%s: MSM table of %zu points, window %d (%d of %d windows, %d bucket sets): %zu MiB in %.2f s", T::name(), n,
-           c, wt, W, (W + wt - 1) / wt, ((size_t)wt * n * sizeof(affine<F>)) >> 20, cz_now() - t0);
+           c, wt, W, (W + wt - 1) / wt, ((size_t)(wt - 1) * n * sizeof(affine<F>)) >> 20, cz_now() - t0);
     *c_out = c;
     return CZ_OK;
 }
@@ -1173,7 +1178,7 @@ static cz_status msm_call(cz_cuda *ctx, typename T::jac *out, const void *bases,
         cl.resident_scal = rs;
         cl.table = tab;
         cl.tab_c = tab ? view.tab_c : 0;
-        cl.tab_w = tab && view.bytes ? (int)(view.tab_bytes / view.bytes) : 0;
+        cl.tab_w = tab && view.bytes ? (int)(view.tab_bytes / view.bytes) + 1 : 0; /* + the block itself */
         cl.tab_n = res ? view.bytes / sizeof(affine<F>) : 0;
         cl.tab_first = res ? (size_t)((const char *)bases - (const char *)view.host) / sizeof(affine<F>) : 0;
         /* split where the scalars upload, for G1 through a table only

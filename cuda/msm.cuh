@@ -184,11 +184,12 @@ CZ_HD int digit(const scalar &k, int w, int c)
  * window's array (window w at w * stride). The entry of window w names the
  * base v0 + (w mod wt) * vstep (< 2^31 - 1): v0 = the point's index and
  * vstep = 0 for the bases themselves; with a table of multiples (table_fn
- * below: window u's multiples at u * n, u < wt), v0 = the point's index in
- * the table's block and vstep = n, so that the entry of window w names
- * 2^(c (w mod wt)) P and the wt windows of a group share one bucket set
- * (wt = 0: all W windows, one set). Windows W .. wpad - 1 (a last group's
- * padding) get entries that add nothing.
+ * below: index u n + i names 2^(c u) P_i, u < wt: the block's own point for
+ * u = 0, src_entries), v0 = the point's index in the table's block and
+ * vstep = n, so that the entry of window w names 2^(c (w mod wt)) P and the
+ * wt windows of a group share one bucket set (wt = 0: all W windows, one
+ * set). Windows W .. wpad - 1 (a last group's padding) get entries that add
+ * nothing.
  */
 CZ_HD void write_entries(const scalar &k, uint32_t v0, size_t j, int c, int W, size_t stride, uint32_t *keys,
                          uint32_t *vals, uint32_t vstep = 0, int wt = 0, int wpad = 0)
@@ -244,8 +245,11 @@ template <class F> xyzz<F> combine_windows(const xyzz<F> *win, int W, int c)
 /* ---- the table of multiples ----------------------------------------------------- */
 
 /*
- * Precomputation for resident bases: tab[w n + i] = 2^(c w) P_i (affine)
- * for the n points P_i of a block and w < W, so that digit w of a scalar
+ * Precomputation for resident bases: tab[(w - 1) n + i] = 2^(c w) P_i
+ * (affine) for the n points P_i of a block and 1 <= w < W (window 0 is the
+ * block itself: entry index w n + i names P_i for w = 0 and tab[(w - 1) n +
+ * i] for w >= 1, src_entries; so a table costs W - 1 times the block's
+ * bytes, not W: 6 GiB less for a 2^26 BLS12-381 G1 block), so that digit w of a scalar
  * is an entry for the point 2^(c w) P_i and all W windows share one bucket
  * set (plan.shared): one reduction instead of W, and no doublings between
  * windows, so that the window can grow (fewer windows, fewer entries).
@@ -254,8 +258,8 @@ template <class F> xyzz<F> combine_windows(const xyzz<F> *win, int W, int c)
  * set of group w / Wt, and the host adds the A = ceil(W / Wt) set sums with
  * c Wt doublings between them (plan_result): the same entries, A
  * reductions, a table A times smaller.
- * cuda/msm.cu builds a block's table once (window 0 is a copy of the
- * bases), one window after the other: launch w (1 <= w < Wt) over the
+ * cuda/msm.cu builds a block's table once, one window after the other:
+ * launch w (1 <= w < Wt) over the
  * points [lo, hi) of a piece, K consecutive points per thread: acc[i - lo]
  * (window w - 1's point in XYZZ form, or P_i when w = 1) doubled c times
  * and kept for the next window, then made affine with one inversion per
@@ -266,7 +270,7 @@ template <class F> xyzz<F> combine_windows(const xyzz<F> *win, int W, int c)
 static const size_t TAB_K = 16;
 template <class F> struct table_fn {
     const affine<F> *src; /* the n bases */
-    affine<F> *tab;       /* W x n */
+    affine<F> *tab;       /* (W - 1) x n: windows 1 .. W - 1 */
     xyzz<F> *acc;         /* hi - lo */
     size_t n, lo, hi, K;
     int c, w;
@@ -274,7 +278,7 @@ template <class F> struct table_fn {
     {
         const size_t a = lo + t * K, e = a + K < hi ? a + K : hi;
         if (a >= e) return;
-        affine<F> *out = tab + (size_t)w * n;
+        affine<F> *out = tab + (size_t)(w - 1) * n;
         F run = F::one();
         for (size_t i = a; i < e; i++) {
             xyzz<F> p = w == 1 ? xyzz<F>::from_affine(src[i]) : acc[i - lo];
@@ -350,17 +354,22 @@ CZ_HD void acc_run(const Src &src, size_t cnt, size_t lo, size_t hi, xyzz<F> *bk
     }
 }
 
-/* level 0 source: sorted (key, val) entries and the affine bases; INL:
- * the mixed addition inlined in the loop (xyzz::add_affine_inline) */
+/* level 0 source: sorted (key, val) entries and the affine points they
+ * name: index i < split is bases[i], i >= split is tab[i - split] (a table
+ * of multiples: split = n, the block's own points being its window 0;
+ * without one split = SIGN, every index in bases); INL: the mixed addition
+ * inlined in the loop (xyzz::add_affine_inline) */
 template <class F, bool INL = false> struct src_entries {
     const uint32_t *keys, *vals;
-    const affine<F> *bases;
+    const affine<F> *bases, *tab;
+    uint32_t split;
     CZ_HD uint32_t key(size_t j) const { return keys[j]; }
     CZ_HD void add(xyzz<F> &acc, size_t j) const
     {
         const uint32_t v = vals[j];
         if (v == SENT) return;
-        affine<F> P = bases[v & ~SIGN];
+        const uint32_t i = v & ~SIGN;
+        affine<F> P = *(i < split ? bases + i : tab + (i - split));
         if (v & SIGN) P.y = -P.y; /* infinity (0, 0) stays infinity */
         if constexpr (INL)
             acc = acc.add_affine_inline(P);
@@ -384,7 +393,8 @@ template <class F> struct src_pieces {
  */
 template <class F, bool INL = false> struct level0_fn {
     const uint32_t *keys, *vals; /* W x cnt, sorted per window */
-    const affine<F> *bases;
+    const affine<F> *bases, *tab; /* the points the entries name (src_entries) */
+    uint32_t split;
     size_t cnt, L, T, nb;
     xyzz<F> *buckets;   /* W x nb */
     uint32_t *okey;     /* W x 2T */
@@ -394,7 +404,7 @@ template <class F, bool INL = false> struct level0_fn {
         const size_t w = t / T, u = t % T;
         const size_t lo = u * L, hi = lo + L < cnt ? lo + L : cnt;
         if (lo >= hi) return;
-        src_entries<F, INL> s = {keys + w * cnt, vals + w * cnt, bases};
+        src_entries<F, INL> s = {keys + w * cnt, vals + w * cnt, bases, tab, split};
         acc_run<F>(s, cnt, lo, hi, buckets + w * nb, okey + w * 2 * T + 2 * u, oval + w * 2 * T + 2 * u);
     }
 };
@@ -402,7 +412,7 @@ template <class F, bool INL = false> struct level0_fn {
 /* the same level with the inlined addition */
 template <class F> CZ_HD level0_fn<F, true> level0_inlined(const level0_fn<F> &a)
 {
-    level0_fn<F, true> f = {a.keys, a.vals, a.bases, a.cnt, a.L, a.T, a.nb, a.buckets, a.okey, a.oval};
+    level0_fn<F, true> f = {a.keys, a.vals, a.bases, a.tab, a.split, a.cnt, a.L, a.T, a.nb, a.buckets, a.okey, a.oval};
     return f;
 }
 
@@ -911,11 +921,15 @@ template <class F> xyzz<F> plan_result(const plan &p, const xyzz<F> *out)
  *   seg[0]          A * nseg; seg[1]: tree_tmp_cap(A, nseg)
  *   ones[0]         ceil(m1 / G); ones[1]: tree_tmp_cap(1, ceil(m1 / G))
  *   out             A + 1 points: the set sums, then the sum of the ones
- * bases are the chunk's (the ones' indices), ebases what the entries' vals
- * index: the same, or a table of multiples (shared plans).
+ * bases are the chunk's (the ones' indices), ebases, etab and esplit what
+ * the entries' vals index (src_entries): the same bases (etab NULL, esplit
+ * SIGN), or a table of multiples (shared plans: ebases the block's points,
+ * etab its windows 1.., esplit the block's points).
  */
 template <class F> struct bufs {
     const affine<F> *bases, *ebases;
+    const affine<F> *etab = NULL;
+    uint32_t esplit = SIGN;
     const uint32_t *keys, *vals;
     const uint32_t *idx1;
     uint32_t *pkey[2];
@@ -1006,7 +1020,8 @@ template <class F, class Exec> cz_status acc_part(Exec &ex, const plan &p, const
     for (int k = 0; k < p.levels; k++) {
         const int q = k % 2;
         if (k == 0) {
-            level0_fn<F> f = {b.keys, b.vals, b.ebases, p.cnt[0], p.L[0], p.T[0], p.nb, bk, b.pkey[q], b.pval[q]};
+            level0_fn<F> f = {b.keys, b.vals, b.ebases, b.etab, b.esplit,
+                              p.cnt[0], p.L[0], p.T[0], p.nb, bk, b.pkey[q], b.pval[q]};
             st = ex.run(make_op(f), W * p.T[0]);
         } else {
             levelk_fn<F> f = {b.pkey[1 - q], b.pval[1 - q], p.cnt[k], p.L[k], p.T[k], p.nb,

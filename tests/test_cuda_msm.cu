@@ -160,11 +160,12 @@ struct emu_info {
     bool canaries_ok;
 };
 
-/* A block's table of multiples (msm.cuh table_fn) for the emulator: tab
- * holds W x tab_n points (or, a partial table, the first wt windows: 0 =
- * all), the MSM's bases are the block's from tab_first on. */
+/* A block's table of multiples (msm.cuh table_fn) for the emulator: blk
+ * the block's tab_n points (window 0), tab windows 1 .. W - 1 of them ((W -
+ * 1) x tab_n points; or, a partial table, windows 1 .. wt - 1: 0 = all),
+ * the MSM's bases are the block's from tab_first on. */
 template <class F> struct emu_table {
-    const affine<F> *tab;
+    const affine<F> *blk, *tab;
     size_t tab_n, tab_first;
     int c, wt;
 };
@@ -276,7 +277,9 @@ static cz_status emulate(const typename T::caff *bases, const uint8_t *scalars, 
         for (size_t w = 0; w < (per_window ? nwin : 1); w++) {
             bufs<F> b;
             b.bases = dbases + off;
-            b.ebases = tb ? tb->tab : b.bases;
+            b.ebases = tb ? tb->blk : b.bases;
+            b.etab = tb ? tb->tab : NULL;
+            b.esplit = tb ? (uint32_t)tb->tab_n : SIGN;
             b.keys = keys.as<uint32_t>() + (per_window ? w * m : 0);
             b.vals = vals.as<uint32_t>() + (per_window ? w * m : 0);
             b.idx1 = idx1.as<uint32_t>();
@@ -1218,10 +1221,9 @@ template <class T> static void test_table(void)
     for (int c : cs) {
         if (g_quick && c == 11) continue;
         const int W = windows_of(c, T::bits);
-        std::vector<affine<F>> tab((size_t)W * nblk);
+        std::vector<affine<F>> tab((size_t)(W - 1) * nblk);
         std::vector<xyzz<F>> acc(nblk);
         const affine<F> *src = (const affine<F> *)B.bases.data();
-        memcpy(tab.data(), src, nblk * sizeof(affine<F>));
         const size_t piece = c == TAB_C_MIN ? nblk : nblk / 3 + 1, K = c == 13 ? 3 : TAB_K;
         host_exec ex;
         for (size_t lo = 0; lo < nblk; lo += piece) {
@@ -1231,7 +1233,7 @@ template <class T> static void test_table(void)
                 ex.run(make_op(f), (hi - lo + K - 1) / K);
             }
         }
-        for (int w = 0; w < W; w++) {
+        for (int w = 1; w < W; w++) {
             for (size_t i = 0; i < nblk; i += (w % 5 == 1 ? 1 : 7)) {
                 typename T::jac P, R, G;
                 T::from_affine(&P, &B.bases[i]);
@@ -1239,7 +1241,7 @@ template <class T> static void test_table(void)
                 k[(c * w) / 64] = 1ull << ((c * w) % 64);
                 T::mul(&R, &P, k, 5);
                 typename T::caff a;
-                memcpy(&a, &tab[(size_t)w * nblk + i], sizeof a);
+                memcpy(&a, &tab[(size_t)(w - 1) * nblk + i], sizeof a);
                 T::from_affine(&G, &a);
                 bad += !T::eq(&R, &G);
             }
@@ -1254,7 +1256,7 @@ template <class T> static void test_table(void)
         if (g_quick && (wt == 3 || wt == W - 1)) continue;
         std::vector<affine<F>> ptab(tab);
         if (wt > 0)
-            for (size_t q = (size_t)wt * nblk; q < (size_t)W * nblk; q++) ptab[q] = tab[(q + 1) % nblk];
+            for (size_t q = (size_t)(wt - 1) * nblk; q < (size_t)(W - 1) * nblk; q++) ptab[q] = tab[(q + 1) % nblk];
         for (int rg = 0; rg < 2; rg++) {
             const size_t first = rg ? 5 : 0, n = rg ? nblk - 9 : nblk;
             inst<T> I;
@@ -1271,7 +1273,7 @@ template <class T> static void test_table(void)
             I.sync();
             typename T::jac expect;
             oracle<T>(I, &expect);
-            emu_table<F> tb = {ptab.data(), nblk, first, c, wt};
+            emu_table<F> tb = {src, ptab.data(), nblk, first, c, wt};
             for (int mont = 0; mont < 2; mont++) {
                 xyzz<F> r;
                 emu_info info;
