@@ -645,7 +645,8 @@ CZ_HD void bf_lower_pair_lazy(F &x0, F &x1, F &x2, F &x3, const tw_t<F> &tw, uns
 }
 
 /* The sync phases of a pass of t levels: two levels at a time (radix 4,
- * pass_step), the last one alone when t is odd. */
+ * pass_step), one alone when t is odd (DIT: the last, local bit t - 1; DIF:
+ * the first, the same bit, so that a DIF pass still ends on bits 1 and 0). */
 CZ_HD unsigned pass_steps(unsigned t) { return (t + 1) / 2; }
 
 /* The level-(b + 1) twiddles of a radix-4 step: both loaded before the
@@ -731,7 +732,7 @@ template <class F> CZ_HD void pass_step_low(const pass_args<F> &a, uint32_t *sh,
  * inverse twiddles ti takes the joint step. */
 template <class F> CZ_HD bool h_joint(const tw_t<F> &ti, unsigned b0, unsigned t, unsigned c)
 {
-    return CZ_CUDA_NTT_H_JOINT && CZ_CUDA_NTT_LOW4 && b0 == 0 && c == 0 && t >= 2 && t % 2 == 0 && CZ_NTT_LOW4_OK(ti);
+    return CZ_CUDA_NTT_H_JOINT && CZ_CUDA_NTT_LOW4 && b0 == 0 && c == 0 && t >= 2 && CZ_NTT_LOW4_OK(ti);
 }
 /* The coset twiddles tc of the fused pass with the inverse's scale (ti:
  * lvl0 2) in its level 0: DIT's u s and v tw0 s (tw0 = 1 for lvl0 0). */
@@ -769,10 +770,13 @@ CZ_HD void pass_step_joint(const pass_args<F> &ai, const pass_args<F> &ac, uint3
 }
 
 /*
- * Phase 2 + s (s < pass_steps(a.t)): levels 2s and 2s + 1 of the pass in one
- * round trip through shared memory (the last level alone, pass_level, when t
- * is odd). Local bits lo and lo + 1 (DIT: lo = 2s; DIF, which runs the bits
- * downwards: lo = t - 2 - 2s), global levels b = b0 + lo and b + 1: each
+ * Phase 2 + s (s < pass_steps(a.t)): two levels of the pass in one round
+ * trip through shared memory, local bits lo and lo + 1 (DIT: lo = 2s, the
+ * last step of an odd t bit t - 1 alone; DIF, which runs the bits downwards:
+ * lo = t - 2 - 2s, and with t odd the first step bit t - 1 alone and lo = t
+ * - 1 - 2s after it, so that its last step is bits 1 and 0 whatever t:
+ * pass_step_low and h_joint apply to the odd first pass of an odd k's plan
+ * too), global levels b = b0 + lo and b + 1: each
  * thread takes quadruples x0..x3 at rows r, r + 2^lo, r + 2^(lo+1), r + 3 2^lo
  * (bits lo, lo + 1 of r zero) and does the four butterflies of the two levels
  * in registers: at level b the pairs (x0, x1), (x2, x3), both with tw(b, j),
@@ -787,13 +791,13 @@ CZ_HD void pass_step_joint(const pass_args<F> &ai, const pass_args<F> &ac, uint3
 template <class F, bool DIT, int ILP = 1>
 CZ_HD void pass_step(const pass_args<F> &a, uint32_t *sh, uint64_t blk, unsigned s, uint32_t tid, uint32_t nthr)
 {
-    const unsigned lv = 2 * s;
-    if (lv + 1 >= a.t) {
-        pass_level<F, DIT>(a, sh, blk, lv, tid, nthr);
+    const unsigned odd = a.t & 1;
+    if (DIT ? 2 * s + 1 >= a.t : odd && s == 0) { /* the lone level: local bit t - 1 */
+        pass_level<F, DIT>(a, sh, blk, 2 * s, tid, nthr); /* (DIF: s = 0) */
         return;
     }
     const uint32_t E = pass_elems(a);
-    const unsigned lo = DIT ? lv : a.t - 2 - lv, b = a.b0 + lo;
+    const unsigned lo = DIT ? 2 * s : a.t - 2 - 2 * s + odd, b = a.b0 + lo;
 #if CZ_CUDA_NTT_LOW4
     if (!DIT && b == 0 && CZ_NTT_LOW4_OK(a.tw)) {
         pass_step_low(a, sh, tid, nthr);

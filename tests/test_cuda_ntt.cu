@@ -236,7 +236,7 @@ template <class F> struct host_exec {
         if (rev != nt::REV_NONE) revs++;
         return run_pass(src, tw, NULL, p, dit, dst, rev);
     }
-    long joints = 0; /* fused passes through the joint step (ntt.cuh h_joint) */
+    long joints = 0, joints_odd = 0; /* fused passes through the joint step (ntt.cuh h_joint); of them, odd t */
     /* the H step's fused pass (cuda/ntt.cu k_pass_h): DIF steps with tw, then DIT ones with tw2 */
     cz_status pass_h(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> &tw2, const nt::pass_t &p)
     {
@@ -303,6 +303,7 @@ template <class F> struct host_exec {
                 nt::pass_load(a, sh.data(), blk, t, thr);
             if (tw2 && nt::h_joint(a.tw, a.b0, a.t, a.c)) { /* k_pass_h's joint step */
                 joints++;
+                joints_odd += a.t & 1;
                 steps(a, sh.data(), blk, thr, false, 0, nt::pass_steps(a.t) - 1);
                 for (uint32_t t = thr; t-- > 0;)
                     nt::pass_step_joint(a, a2, sh.data(), t, thr);
@@ -578,7 +579,7 @@ template <class F> static void test_compute_h(void)
     CHECK(cz_backend_cpu_create(&be, NULL, NULL) == CZ_OK);
     if (!be) return;
     const unsigned kmax = cz_test_iters(10) >= 5 ? 12 : 7;
-    long njoint = 0; /* fused passes through the joint step */
+    long njoint = 0, njoint_odd = 0; /* fused passes through the joint step; of them, odd passes (ntt.cuh pass_step) */
     for (unsigned k = 0; k <= kmax; k++) {
         const size_t n = (size_t)1 << k;
         std::vector<F> a = random_vec<F>(n), b = random_vec<F>(n), c = random_vec<F>(n);
@@ -627,9 +628,11 @@ template <class F> static void test_compute_h(void)
                           pw ? ", pointwise in c's last pass" : "");
                 if (k > 0) CHECK(ex.launches == 3 * (v < 0 ? 2 * (long)k : 2 * (long)pl.npass - fuse));
                 njoint += ex.joints;
+                njoint_odd += ex.joints_odd;
             }
     }
     CHECK(njoint > 0 || !CZ_CUDA_NTT_H_JOINT);
+    CHECK(njoint_odd > 0 || !CZ_CUDA_NTT_H_JOINT);
     cz_backend_free(be);
 }
 
