@@ -49,10 +49,13 @@
  * TODO(H200 tuning): radix 8 (three levels per round trip) once the
  * registers allow it, tile 12 with 512 threads, multi-threaded host copies
  * for pageable memory. Tried on the H100 and removed (bench/RESULTS.md,
- * 2026-12-06 14:30; commit 5924c43): a DIF pass's lone level first so that
- * level 1's twiddle 1 needs no product (n/4 products fewer, yet the forward
- * transform 2^24 4.64 -> 4.77 ms), and with it the fused pass's two middle
- * steps merged (the H step 27.05 -> 27.17 ms). (The ALU, adds and
+ * 2026-12-06 14:30; commit 5924c43), when the plans still had odd passes: a
+ * DIF pass's lone level first so that level 1's twiddle 1 needs no product
+ * (n/4 products fewer, yet the forward transform 2^24 4.64 -> 4.77 ms), and
+ * with it the fused pass's two middle steps merged (the H step 27.05 ->
+ * 27.17 ms). (Since 2026-12-07 only odd k's first pass is odd, and there the
+ * lone level does run first: ntt.cuh pass_step; 2^23 forward -1.2 to -1.5%.)
+ * (The ALU, adds and
  * conditional selects, was the busiest pipe before the lazy butterflies:
  * ncu, bench/RESULTS.md.)
  */
