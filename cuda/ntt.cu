@@ -162,6 +162,69 @@ __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass
     nt::pass_store(ac, sh, blk, threadIdx.x, blockDim.x);
 }
 
+/* The H step's three arrays together (ntt.cuh CZ_CUDA_NTT_H_TOGETHER,
+ * run_h_together): block blockIdx.x runs its tile of x0 = a, x1 = b and x2 =
+ * c in turn with the same twiddles (a.x unused: the pointers stay kernel
+ * parameters, not registers held across the arrays); LAST: the coset
+ * transform's last pass, h = a b - c into a (ntt.cuh pass_store_h3). */
+template <class F, bool DIT, bool LAST>
+__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass3(nt::pass_args<F> a, F *x0, F *x1, F *x2)
+{
+    extern __shared__ uint4 k_pass3_sh[];
+    uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass3_sh);
+    const uint64_t blk = blockIdx.x;
+    a.y = nullptr; /* in place, no bit reversal (as k_pass without IO) */
+    a.rev = nt::REV_NONE;
+#pragma unroll 1
+    for (int i = 0; i < 3; i++) {
+        a.x = i == 0 ? x0 : i == 1 ? x1 : x2;
+        if (i) __syncthreads(); /* the tile of the array before is stored */
+        nt::pass_load(a, sh, blk, threadIdx.x, blockDim.x);
+        __syncthreads();
+        tile_levels<F, DIT>(a, sh, blk, nt::pass_steps(a.t));
+        if (LAST)
+            nt::pass_store_h3(a, sh, blk, threadIdx.x, blockDim.x, i, x0);
+        else
+            nt::pass_store(a, sh, blk, threadIdx.x, blockDim.x);
+    }
+}
+
+/* k_pass_h over the three arrays together (run_h_together; ai.x, ac.x
+ * unused); LAST: the plan's only pass, h = a b - c into a; JOINT: whether
+ * it takes the joint step (nt::h_joint, known to the host: fewer registers
+ * held across the arrays) */
+template <class F, bool LAST, bool JOINT>
+__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h3(nt::pass_args<F> ai, nt::pass_args<F> ac,
+                                                                        F *x0, F *x1, F *x2)
+{
+    extern __shared__ uint4 k_pass_h3_sh[];
+    uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_h3_sh);
+    const uint64_t blk = blockIdx.x;
+    ai.y = ac.y = nullptr;
+    ai.rev = ac.rev = nt::REV_NONE;
+    const unsigned steps = nt::pass_steps(ai.t);
+#pragma unroll 1
+    for (int i = 0; i < 3; i++) {
+        ai.x = ac.x = i == 0 ? x0 : i == 1 ? x1 : x2;
+        if (i) __syncthreads();
+        nt::pass_load(ai, sh, blk, threadIdx.x, blockDim.x);
+        __syncthreads();
+        if (JOINT) { /* ac.tw: ntt.cuh h_joint_tw */
+            tile_levels<F, false>(ai, sh, blk, steps - 1);
+            nt::pass_step_joint(ai, ac, sh, threadIdx.x, blockDim.x);
+            __syncthreads();
+            tile_levels<F, true>(ac, sh, blk, steps, 1);
+        } else {
+            tile_levels<F, false>(ai, sh, blk, steps);
+            tile_levels<F, true>(ac, sh, blk, steps);
+        }
+        if (LAST)
+            nt::pass_store_h3(ac, sh, blk, threadIdx.x, blockDim.x, i, x0);
+        else
+            nt::pass_store(ac, sh, blk, threadIdx.x, blockDim.x);
+    }
+}
+
 template <class F> __global__ void k_bitrev(F *x, unsigned k, uint64_t n)
 {
     const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
@@ -258,6 +321,16 @@ template <class F> static cz_status pass_smem_setup(cz_cuda *ctx, size_t bytes, 
     if constexpr (CZ_CUDA_NTT_H_PW)
         CZ_CUDA_TRY(ctx, err,
                     cudaFuncSetAttribute(k_pass<F, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    if constexpr (CZ_CUDA_NTT_H_TOGETHER) {
+        const cudaFuncAttribute a = cudaFuncAttributeMaxDynamicSharedMemorySize;
+        CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass3<F, false, false>, a, (int)bytes));
+        CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass3<F, true, false>, a, (int)bytes));
+        CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass3<F, true, true>, a, (int)bytes));
+        CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass_h3<F, false, false>, a, (int)bytes));
+        CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass_h3<F, false, true>, a, (int)bytes));
+        CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass_h3<F, true, false>, a, (int)bytes));
+        CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass_h3<F, true, true>, a, (int)bytes));
+    }
     return CZ_OK;
 }
 
@@ -495,6 +568,62 @@ template <class F> struct gpu_exec {
     {
         return launch_pass(x, tw, &tw2, p, false);
     }
+    /* the H step's arrays together (ntt.cuh run_h_together) */
+    cz_status pass3(F *const x[3], const nt::tw_t<F> &tw, const nt::pass_t &p, bool dit)
+    {
+        return launch_pass3(x, tw, NULL, p, dit, false);
+    }
+    cz_status pass_h3(F *const x[3], const nt::tw_t<F> &tw, const nt::tw_t<F> &tw2, const nt::pass_t &p, bool last)
+    {
+        return launch_pass3(x, tw, &tw2, p, false, last);
+    }
+    cz_status pass_last3(F *const x[3], const nt::tw_t<F> &tw, const nt::pass_t &p)
+    {
+        return launch_pass3(x, tw, NULL, p, true, true);
+    }
+    cz_status launch_pass3(F *const x[3], const nt::tw_t<F> &tw, const nt::tw_t<F> *tw2, const nt::pass_t &p,
+                           bool dit, bool last)
+    {
+        if constexpr (!CZ_CUDA_NTT_H_TOGETHER) {
+            return cz_error_set(err, CZ_ERR_INTERNAL, "NTT: the H step's joint passes are not built");
+        } else {
+            nt::pass_args<F> a;
+            a.x = x[0];
+            a.tw = tw;
+            a.b0 = p.b0;
+            a.t = p.t;
+            a.c = p.c;
+            const uint32_t E = nt::pass_elems(a);
+            const uint64_t blocks = ((uint64_t)1 << tw.k) / E;
+            if (blocks > 0x7fffffffu)
+                return cz_error_set(err, CZ_ERR_RANGE, "NTT of 2^%u: %llu blocks of 2^%u (tile too small)", tw.k,
+                                    (unsigned long long)blocks, p.t + p.c);
+            const size_t smem = (size_t)E * sizeof(F);
+            const uint32_t thr = nt::pass_threads(E);
+            const unsigned g = (unsigned)blocks;
+            if (tw2) {
+                nt::pass_args<F> a2 = a;
+                a2.tw = *tw2;
+                const bool joint = nt::h_joint(a.tw, a.b0, a.t, a.c);
+                if (last && joint)
+                    k_pass_h3<F, true, true><<<g, thr, smem, ctx->compute>>>(a, a2, x[0], x[1], x[2]);
+                else if (last)
+                    k_pass_h3<F, true, false><<<g, thr, smem, ctx->compute>>>(a, a2, x[0], x[1], x[2]);
+                else if (joint)
+                    k_pass_h3<F, false, true><<<g, thr, smem, ctx->compute>>>(a, a2, x[0], x[1], x[2]);
+                else
+                    k_pass_h3<F, false, false><<<g, thr, smem, ctx->compute>>>(a, a2, x[0], x[1], x[2]);
+            } else if (last) {
+                k_pass3<F, true, true><<<g, thr, smem, ctx->compute>>>(a, x[0], x[1], x[2]);
+            } else if (dit) {
+                k_pass3<F, true, false><<<g, thr, smem, ctx->compute>>>(a, x[0], x[1], x[2]);
+            } else {
+                k_pass3<F, false, false><<<g, thr, smem, ctx->compute>>>(a, x[0], x[1], x[2]);
+            }
+            CZ_CUDA_TRY(ctx, err, cudaGetLastError());
+            return CZ_OK;
+        }
+    }
     cz_status launch_pass(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> *tw2, const nt::pass_t &p, bool dit,
                           F *y = NULL, unsigned rev = nt::REV_NONE)
     {
@@ -723,8 +852,23 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
     s->last_up_s = 0;
     s->last_up_bytes = 0;
     bool pw_done = false; /* the pointwise step in c's last pass */
+    /* the arrays together where they are on the device already (ntt.cuh
+     * CZ_CUDA_NTT_H_TOGETHER; ntt_h_arrays 2: uploaded ones too, once all three are) */
+    const int arrays = ctx->opts.ntt_h_arrays;
+    const bool together = k > 0 && !cfg->simple && nt::h_together_ok(&pl) && (host ? arrays == 2 : arrays != 1);
     if (host) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[0], ctx->h2d));
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 3 && together; i++) {
+        if (host) {
+            if ((st = upload(ctx, s, x[i], host[i], bytes, s->ev_up[i], err)) != CZ_OK) return st;
+            if (i == 2) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[1], ctx->h2d));
+            CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, s->ev_up[i], 0));
+        }
+        if (i == 2) {
+            if ((st = nt::run_h_together(ex, x, tw_inv, tw_cos, &pl)) != CZ_OK) return st;
+            pw_done = true;
+        }
+    }
+    for (int i = 0; i < 3 && !together; i++) {
         if (host) {
             if ((st = upload(ctx, s, x[i], host[i], bytes, s->ev_up[i], err)) != CZ_OK) return st;
             if (i == 2) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[1], ctx->h2d));
