@@ -220,8 +220,8 @@ int main(int argc, char **argv)
                            "  --cols=C       column log of the upper passes (ntt_cols)\n"
                            "  --rev-kernel   the bit reversal in a kernel of its own, in place (ntt_rev_kernel;\n"
                            "                 default: out of place, in a pass, where VRAM allows)\n"
-                           "  --h-arrays=N   the H step's a, b, c (ntt_h_arrays): 0 together where on the device,\n"
-                           "                 one by one as they upload (default); 1 one by one; 2 together\n");
+                           "  --h-arrays=N   the H step's a, b, c (ntt_h_arrays): 0 one by one (default); 1 together\n"
+                           "                 where on the device, one by one as they upload; 2 together always\n");
     if (rc >= 0) return rc;
     unsigned kmin = (unsigned)cz_bench_opt_long(&b, "--min", 20);
     unsigned kmax = (unsigned)cz_bench_opt_long(&b, "--max", 26);
@@ -251,7 +251,7 @@ int main(int argc, char **argv)
     char tile[16], cols[16];
     snprintf(tile, sizeof tile, "%d", co.ntt_tile);
     snprintf(cols, sizeof cols, "%d", co.ntt_cols);
-    static const char *const harr[3] = {"together where on the device, one by one as they upload", "one by one",
+    static const char *const harr[3] = {"one by one", "together where on the device, one by one as they upload",
                                         "together"};
     cz_bench_note(&b, "GPU: %s. Kernels: %s (tile log %s, column log %s; bit reversal %s; the H step's arrays %s).",
                   cz_cuda_name(ctx), co.ntt_simple ? "simple, one launch per level" : "shared-memory passes",

@@ -194,7 +194,7 @@ extern "C" cz_status cz_cuda_set_opts(cz_cuda *ctx, const cz_cuda_opts *o, cz_er
                             o->ntt_cols);
     if (o->ntt_h_arrays < 0 || o->ntt_h_arrays > 2)
         return cz_error_set(err, CZ_ERR_INVALID_ARG,
-                            "GPU H step arrays %d: expected 0 (together where on the device), 1 (one by one) or 2 "
+                            "GPU H step arrays %d: expected 0 (one by one), 1 (together where on the device) or 2 "
                             "(together)",
                             o->ntt_h_arrays);
     ctx->opts = *o;

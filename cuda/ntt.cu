@@ -852,10 +852,11 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
     s->last_up_s = 0;
     s->last_up_bytes = 0;
     bool pw_done = false; /* the pointwise step in c's last pass */
-    /* the arrays together where they are on the device already (ntt.cuh
-     * CZ_CUDA_NTT_H_TOGETHER; ntt_h_arrays 2: uploaded ones too, once all three are) */
+    /* the arrays together (ntt.cuh CZ_CUDA_NTT_H_TOGETHER) where
+     * ntt_h_arrays asks: 1 where they are on the device already, 2 uploaded
+     * ones too, once all three are */
     const int arrays = ctx->opts.ntt_h_arrays;
-    const bool together = k > 0 && !cfg->simple && nt::h_together_ok(&pl) && (host ? arrays == 2 : arrays != 1);
+    const bool together = k > 0 && !cfg->simple && nt::h_together_ok(&pl) && (host ? arrays == 2 : arrays >= 1);
     if (host) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[0], ctx->h2d));
     for (int i = 0; i < 3 && together; i++) {
         if (host) {

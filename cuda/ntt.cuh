@@ -1297,10 +1297,11 @@ static inline cz_status run_h_array(X &ex, F *x, const tw_t<F> &tw_inv, const tw
  * storing b's and c's coset values or reading them back from DRAM
  * (pass_store_h3). All three inverse transforms then carry the scale 1/n
  * (tw_inv as make_tw gives it; no CZ_CUDA_NTT_H_SCALE_B split: one set of
- * twiddles for the three). For device-resident arrays (cz_cuda_compute_h_dev)
- * unless cz_cuda_opts.ntt_h_arrays says otherwise; arrays uploaded by
- * cz_cuda_compute_h are transformed one by one as they arrive (so that the
- * upload of the next overlaps). 0: always one by one.
+ * twiddles for the three: 0.75 n products more than run_h_array's ~71.75 n).
+ * Built and emulated (tests/test_cuda_ntt.cu), not yet run on a GPU: taken
+ * only where cz_cuda_opts.ntt_h_arrays asks (1: device-resident arrays,
+ * cz_cuda_compute_h_dev; 2: uploaded ones too, after all three uploads
+ * instead of each array's transforms behind its own upload). 0: not built.
  */
 #ifndef CZ_CUDA_NTT_H_TOGETHER
 #define CZ_CUDA_NTT_H_TOGETHER 1

@@ -21,7 +21,7 @@
  *    plus two outputs of the forward transform checked by Horner's rule on
  *    the CPU (a wrong but invertible transform cannot pass);
  *  - the device-resident entry points cz_cuda_ntt_dev / cz_cuda_compute_h_dev
- *    (cuda/ntt.cuh; the H step's arrays together by default there) at 2^5 and
+ *    (cuda/ntt.cuh; the H step's arrays one by one and together) at 2^5 and
  *    2^21, and their refusal of misaligned pointers;
  *  - errors: sizes above the 2-adicity (CZ_ERR_RANGE), bad arguments, an H
  *    step that cannot fit (BLS12-381 2^32: CZ_ERR_DEVICE_MEMORY), and the
@@ -353,15 +353,20 @@ static void test_dev_api(const field_t *f, unsigned k)
         cz_error_clear(&err);
         CHECK(cpu_be->ops->compute_h(cpu_be, f->curve, k, want.data(), wb.data(), wc.data(), NULL, &err) == CZ_OK);
         const el *src[3] = {a.data(), b.data(), c.data()};
-        for (int i = 0; i < 3; i++)
-            CHECK(cudaMemcpy(d[i], src[i], bytes, cudaMemcpyHostToDevice) == cudaSuccess);
-        CHECK(cudaDeviceSynchronize() == cudaSuccess);
-        cz_error_clear(&err);
-        CHECK_MSG(cz_cuda_compute_h_dev(gpu, f->curve, k, d[0], d[1], d[2], &err) == CZ_OK, "%s",
-                  cz_error_msg(&err));
-        CHECK(cudaDeviceSynchronize() == cudaSuccess);
-        CHECK(cudaMemcpy(x.data(), d[0], bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
-        CHECK_MSG(memcmp(x.data(), want.data(), bytes) == 0, "%s cz_cuda_compute_h_dev 2^%u", f->name, k);
+        for (int m = 0; m < 2; m++) { /* one by one, then together (MODES[5]: ntt_h_arrays 2) */
+            set_mode(m ? 5 : 0);
+            for (int i = 0; i < 3; i++)
+                CHECK(cudaMemcpy(d[i], src[i], bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+            CHECK(cudaDeviceSynchronize() == cudaSuccess);
+            cz_error_clear(&err);
+            CHECK_MSG(cz_cuda_compute_h_dev(gpu, f->curve, k, d[0], d[1], d[2], &err) == CZ_OK, "%s",
+                      cz_error_msg(&err));
+            CHECK(cudaDeviceSynchronize() == cudaSuccess);
+            CHECK(cudaMemcpy(x.data(), d[0], bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+            CHECK_MSG(memcmp(x.data(), want.data(), bytes) == 0, "%s cz_cuda_compute_h_dev 2^%u (%s)", f->name, k,
+                      MODES[m ? 5 : 0].name);
+        }
+        set_mode(0);
         /* misaligned device pointers are refused */
         cz_error_clear(&err);
         CHECK(cz_cuda_ntt_dev(gpu, f->curve, k, (char *)d[0] + 8, 0, 0, &err) == CZ_ERR_INVALID_ARG);
