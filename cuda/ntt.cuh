@@ -1297,7 +1297,8 @@ static inline cz_status run_h_array(X &ex, F *x, const tw_t<F> &tw_inv, const tw
  * storing b's and c's coset values or reading them back from DRAM
  * (pass_store_h3). All three inverse transforms then carry the scale 1/n
  * (tw_inv as make_tw gives it; no CZ_CUDA_NTT_H_SCALE_B split: one set of
- * twiddles for the three: 0.75 n products more than run_h_array's ~71.75 n).
+ * twiddles for the three: a's scale costs the joint step's coset level 0 a
+ * second product a butterfly, 0.5 n more than run_h_array's ~71.75 n).
  * Built and emulated (tests/test_cuda_ntt.cu), not yet run on a GPU: taken
  * only where cz_cuda_opts.ntt_h_arrays asks (1: device-resident arrays,
  * cz_cuda_compute_h_dev; 2: uploaded ones too, after all three uploads
