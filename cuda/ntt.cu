@@ -22,8 +22,11 @@
  *    inverse's last radix-4 step and the coset one's first in one step,
  *    CZ_CUDA_NTT_H_JOINT),
  *    k_pass<F, true, true> (c's last pass of the H step with the pointwise
- *    step in its store, ntt.cuh CZ_CUDA_NTT_H_PW), k_pointwise (a = a b - c)
- *    and k_table (builds a twiddle table).
+ *    step in its store, ntt.cuh CZ_CUDA_NTT_H_PW), k_pass3 and k_pass_h3
+ *    (the H step's passes over its three arrays at once, a block's tile of
+ *    each in turn, the last one leaving h = a b - c: ntt.cuh
+ *    CZ_CUDA_NTT_H_TOGETHER), k_pointwise (a = a b - c) and k_table (builds a
+ *    twiddle table).
  *  - Tables: per (curve, log_n, kind) in device memory, cached in
  *    ctx->ntt_state (at most NTT_MAX_TABLES and an eighth of the VRAM beyond
  *    the tables of the current call, least recently used evicted first; all
@@ -42,9 +45,10 @@
  *  - Knobs (cz_cuda_opts, read per call): ntt_simple (the per-level
  *    kernels), ntt_tile (tile log; 0: 10, or 11 where that takes fewer
  *    passes, at most what shared memory allows: ntt.cuh make_default_plan),
- *    ntt_cols (column log of the upper passes, default 2) and ntt_rev_kernel
+ *    ntt_cols (column log of the upper passes, default 2), ntt_rev_kernel
  *    (the bit reversal's own kernel even where a pass could carry it: ntt.cuh
- *    CZ_CUDA_NTT_FUSED_REV).
+ *    CZ_CUDA_NTT_FUSED_REV) and ntt_h_arrays (the H step's arrays one by one,
+ *    the default, or together: on the device, or after their uploads).
  *
  * TODO(H200 tuning): radix 8 (three levels per round trip) once the
  * registers allow it, tile 12 with 512 threads, multi-threaded host copies
@@ -585,7 +589,7 @@ template <class F> struct gpu_exec {
                            bool dit, bool last)
     {
         if constexpr (!CZ_CUDA_NTT_H_TOGETHER) {
-            return cz_error_set(err, CZ_ERR_INTERNAL, "NTT: the H step's joint passes are not built");
+            return cz_error_set(err, CZ_ERR_INTERNAL, "NTT: the H step's passes over three arrays are not built");
         } else {
             nt::pass_args<F> a;
             a.x = x[0];
@@ -858,22 +862,16 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
     const int arrays = ctx->opts.ntt_h_arrays;
     const bool together = k > 0 && !cfg->simple && nt::h_together_ok(&pl) && (host ? arrays == 2 : arrays >= 1);
     if (host) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[0], ctx->h2d));
-    for (int i = 0; i < 3 && together; i++) {
+    for (int i = 0; i < 3; i++) {
         if (host) {
             if ((st = upload(ctx, s, x[i], host[i], bytes, s->ev_up[i], err)) != CZ_OK) return st;
             if (i == 2) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[1], ctx->h2d));
             CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, s->ev_up[i], 0));
         }
-        if (i == 2) {
-            if ((st = nt::run_h_together(ex, x, tw_inv, tw_cos, &pl)) != CZ_OK) return st;
-            pw_done = true;
-        }
-    }
-    for (int i = 0; i < 3 && !together; i++) {
-        if (host) {
-            if ((st = upload(ctx, s, x[i], host[i], bytes, s->ev_up[i], err)) != CZ_OK) return st;
-            if (i == 2) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[1], ctx->h2d));
-            CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, s->ev_up[i], 0));
+        if (together) { /* (h_together_ok: run_h_together's executor set err on failure) */
+            if (i == 2 && (st = nt::run_h_together(ex, x, tw_inv, tw_cos, &pl)) != CZ_OK) return st;
+            pw_done = i == 2;
+            continue;
         }
         const bool pw = i == 2 && CZ_CUDA_NTT_H_PW && nt::h_pw_ok(cfg->simple ? NULL : &pl, CZ_CUDA_NTT_H_FUSE);
         if (k > 0 && (st = nt::run_h_array(ex, x[i], nt::h_tw_inv(tw_inv, i), tw_cos, cfg->simple ? NULL : &pl,

@@ -26,7 +26,9 @@
  *  - the H step (run_h_array x 3 + pointwise) byte-identical to the CPU
  *    backend's compute_h, in two passes or fused, with the switches of
  *    ntt.cuh (H_SCALE_B, H_PW) on and off, the pointwise pass counted where
- *    it applies;
+ *    it applies; and the three arrays together (run_h_together, k_pass3 /
+ *    k_pass_h3: each block's tile of a, b, c in turn, blocks in a random
+ *    order) on every plan, its launches counted;
  *  - the host bit reversal against cz_ntt_bitrev_index, and the tiled one of
  *    the pass path (k_bitrev_tiles, blocks in a random order) against the
  *    element-wise one.
