@@ -141,6 +141,25 @@ __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass(nt::pass_a
         nt::pass_store(a, sh, blk, threadIdx.x, blockDim.x);
 }
 
+/* The levels of the H step's fused pass on a loaded tile (steps: radix-4
+ * steps a transform): ai's DIF levels, then ac's DIT levels (only the
+ * twiddles differ); joint: through the joint step (nt::h_joint; ac.tw then
+ * from ntt.cuh h_joint_tw) */
+template <class F>
+__device__ __forceinline__ void fused_levels(const nt::pass_args<F> &ai, const nt::pass_args<F> &ac, uint32_t *sh,
+                                             uint64_t blk, unsigned steps, bool joint)
+{
+    if (joint) {
+        tile_levels<F, false>(ai, sh, blk, steps - 1);
+        nt::pass_step_joint(ai, ac, sh, threadIdx.x, blockDim.x);
+        __syncthreads();
+        tile_levels<F, true>(ac, sh, blk, steps, 1);
+    } else {
+        tile_levels<F, false>(ai, sh, blk, steps);
+        tile_levels<F, true>(ac, sh, blk, steps);
+    }
+}
+
 /* The H step's fused pass (ntt.cuh CZ_CUDA_NTT_H_FUSE): ai's DIF levels, then
  * ac's DIT levels (the same tile: only the twiddles differ) */
 template <class F>
@@ -154,15 +173,7 @@ __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass
     nt::pass_load(ai, sh, blk, threadIdx.x, blockDim.x);
     __syncthreads();
     const unsigned steps = nt::pass_steps(ai.t); /* (ac.t: the same) */
-    if (nt::h_joint(ai.tw, ai.b0, ai.t, ai.c)) { /* ac.tw: ntt.cuh h_joint_tw */
-        tile_levels<F, false>(ai, sh, blk, steps - 1);
-        nt::pass_step_joint(ai, ac, sh, threadIdx.x, blockDim.x);
-        __syncthreads();
-        tile_levels<F, true>(ac, sh, blk, steps, 1);
-    } else {
-        tile_levels<F, false>(ai, sh, blk, steps);
-        tile_levels<F, true>(ac, sh, blk, steps);
-    }
+    fused_levels(ai, ac, sh, blk, steps, nt::h_joint(ai.tw, ai.b0, ai.t, ai.c));
     nt::pass_store(ac, sh, blk, threadIdx.x, blockDim.x);
 }
 
@@ -206,22 +217,13 @@ __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h3(nt::pas
     const uint64_t blk = blockIdx.x;
     ai.y = ac.y = nullptr;
     ai.rev = ac.rev = nt::REV_NONE;
-    const unsigned steps = nt::pass_steps(ai.t);
 #pragma unroll 1
     for (int i = 0; i < 3; i++) {
         ai.x = ac.x = i == 0 ? x0 : i == 1 ? x1 : x2;
         if (i) __syncthreads();
         nt::pass_load(ai, sh, blk, threadIdx.x, blockDim.x);
         __syncthreads();
-        if (JOINT) { /* ac.tw: ntt.cuh h_joint_tw */
-            tile_levels<F, false>(ai, sh, blk, steps - 1);
-            nt::pass_step_joint(ai, ac, sh, threadIdx.x, blockDim.x);
-            __syncthreads();
-            tile_levels<F, true>(ac, sh, blk, steps, 1);
-        } else {
-            tile_levels<F, false>(ai, sh, blk, steps);
-            tile_levels<F, true>(ac, sh, blk, steps);
-        }
+        fused_levels(ai, ac, sh, blk, nt::pass_steps(ai.t), JOINT);
         if (LAST)
             nt::pass_store_h3(ac, sh, blk, threadIdx.x, blockDim.x, i, x0);
         else
@@ -572,6 +574,19 @@ template <class F> struct gpu_exec {
     {
         return launch_pass(x, tw, &tw2, p, false);
     }
+    /* a pass kernel's launch: blocks (one per tile), threads, shared memory */
+    cz_status geometry(const nt::pass_args<F> &a, unsigned *blocks, uint32_t *thr, size_t *smem)
+    {
+        const uint32_t E = nt::pass_elems(a);
+        const uint64_t nb = ((uint64_t)1 << a.tw.k) / E;
+        if (nb > 0x7fffffffu)
+            return cz_error_set(err, CZ_ERR_RANGE, "NTT of 2^%u: %llu blocks of 2^%u (tile too small)", a.tw.k,
+                                (unsigned long long)nb, a.t + a.c);
+        *blocks = (unsigned)nb;
+        *thr = nt::pass_threads(E);
+        *smem = (size_t)E * sizeof(F);
+        return CZ_OK;
+    }
     /* the H step's arrays together (ntt.cuh run_h_together) */
     cz_status pass3(F *const x[3], const nt::tw_t<F> &tw, const nt::pass_t &p, bool dit)
     {
@@ -591,20 +606,12 @@ template <class F> struct gpu_exec {
         if constexpr (!CZ_CUDA_NTT_H_TOGETHER) {
             return cz_error_set(err, CZ_ERR_INTERNAL, "NTT: the H step's passes over three arrays are not built");
         } else {
-            nt::pass_args<F> a;
-            a.x = x[0];
-            a.tw = tw;
-            a.b0 = p.b0;
-            a.t = p.t;
-            a.c = p.c;
-            const uint32_t E = nt::pass_elems(a);
-            const uint64_t blocks = ((uint64_t)1 << tw.k) / E;
-            if (blocks > 0x7fffffffu)
-                return cz_error_set(err, CZ_ERR_RANGE, "NTT of 2^%u: %llu blocks of 2^%u (tile too small)", tw.k,
-                                    (unsigned long long)blocks, p.t + p.c);
-            const size_t smem = (size_t)E * sizeof(F);
-            const uint32_t thr = nt::pass_threads(E);
-            const unsigned g = (unsigned)blocks;
+            const nt::pass_args<F> a = nt::pass_args_of(x[0], tw, p);
+            unsigned g = 0;
+            uint32_t thr = 0;
+            size_t smem = 0;
+            const cz_status st = geometry(a, &g, &thr, &smem);
+            if (st != CZ_OK) return st;
             if (tw2) {
                 nt::pass_args<F> a2 = a;
                 a2.tw = *tw2;
@@ -631,39 +638,30 @@ template <class F> struct gpu_exec {
     cz_status launch_pass(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> *tw2, const nt::pass_t &p, bool dit,
                           F *y = NULL, unsigned rev = nt::REV_NONE)
     {
-        nt::pass_args<F> a;
-        a.x = x;
-        a.tw = tw;
-        a.b0 = p.b0;
-        a.t = p.t;
-        a.c = p.c;
-        a.y = y;
-        a.rev = rev;
-        const uint32_t E = nt::pass_elems(a);
-        const uint64_t blocks = ((uint64_t)1 << tw.k) / E;
-        if (blocks > 0x7fffffffu)
-            return cz_error_set(err, CZ_ERR_RANGE, "NTT of 2^%u: %llu blocks of 2^%u (tile too small)", tw.k,
-                                (unsigned long long)blocks, p.t + p.c);
-        const size_t smem = (size_t)E * sizeof(F);
-        const uint32_t thr = nt::pass_threads(E);
+        const nt::pass_args<F> a = nt::pass_args_of(x, tw, p, y, rev);
+        unsigned blocks = 0;
+        uint32_t thr = 0;
+        size_t smem = 0;
+        const cz_status st = geometry(a, &blocks, &thr, &smem);
+        if (st != CZ_OK) return st;
         if (tw2) {
             nt::pass_args<F> a2 = a;
             a2.tw = *tw2;
-            k_pass_h<F><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, a2);
+            k_pass_h<F><<<blocks, thr, smem, ctx->compute>>>(a, a2);
         } else if (dit && pw_a) {
             if constexpr (CZ_CUDA_NTT_H_PW)
-                k_pass<F, true, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, pw_a, pw_b);
+                k_pass<F, true, true><<<blocks, thr, smem, ctx->compute>>>(a, pw_a, pw_b);
             else
                 return cz_error_set(err, CZ_ERR_INTERNAL, "NTT: the pointwise pass is not built (CZ_CUDA_NTT_H_PW)");
         } else if ((y && y != x) || rev != nt::REV_NONE) { /* out of place (run_op) */
             if (dit)
-                k_pass<F, true, false, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
+                k_pass<F, true, false, true><<<blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
             else
-                k_pass<F, false, false, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
+                k_pass<F, false, false, true><<<blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
         } else if (dit) {
-            k_pass<F, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
+            k_pass<F, true><<<blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
         } else {
-            k_pass<F, false><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
+            k_pass<F, false><<<blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
         }
         CZ_CUDA_TRY(ctx, err, cudaGetLastError());
         return CZ_OK;

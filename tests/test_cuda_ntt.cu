@@ -272,6 +272,12 @@ template <class F> struct host_exec {
                 else
                     nt::pass_step<F, false>(a, sh, blk, st, t, thr);
     }
+    /* threads a block of E elements (half the kernel's with two quadruples a thread) */
+    uint32_t threads(uint32_t E) const
+    {
+        const uint32_t thr = nt::pass_threads(E);
+        return ilp == 2 && thr > 1 ? thr / 2 : thr;
+    }
     /* a tile's load and levels (k_pass, or k_pass_h where fused: a's DIF
      * levels, then a2's DIT ones), on stale shared memory */
     void tile_run(const nt::pass_args<F> &a, const nt::pass_args<F> &a2, bool fused, bool dit,
@@ -315,17 +321,10 @@ template <class F> struct host_exec {
         launches++;
         together++;
         lasts += last;
-        nt::pass_args<F> a;
-        a.x = x[0];
-        a.tw = tw;
-        a.b0 = p.b0;
-        a.t = p.t;
-        a.c = p.c;
+        nt::pass_args<F> a = nt::pass_args_of(x[0], tw, p);
         nt::pass_args<F> a2 = a;
         if (tw2) a2.tw = *tw2;
-        const uint32_t E = nt::pass_elems(a);
-        uint32_t thr = nt::pass_threads(E);
-        if (ilp == 2 && thr > 1) thr /= 2;
+        const uint32_t E = nt::pass_elems(a), thr = threads(E);
         const uint64_t blocks = ((uint64_t)1 << tw.k) / E;
         std::vector<uint64_t> order(blocks);
         for (uint64_t b = 0; b < blocks; b++) order[b] = b;
@@ -347,19 +346,10 @@ template <class F> struct host_exec {
                        F *y = NULL, unsigned rev = nt::REV_NONE)
     {
         launches++;
-        nt::pass_args<F> a;
-        a.x = x;
-        a.tw = tw;
-        a.b0 = p.b0;
-        a.t = p.t;
-        a.c = p.c;
-        a.y = y;
-        a.rev = rev;
+        const nt::pass_args<F> a = nt::pass_args_of(x, tw, p, y, rev);
         nt::pass_args<F> a2 = a;
         if (tw2) a2.tw = *tw2;
-        const uint32_t E = nt::pass_elems(a);
-        uint32_t thr = nt::pass_threads(E);
-        if (ilp == 2 && thr > 1) thr /= 2;
+        const uint32_t E = nt::pass_elems(a), thr = threads(E);
         const uint64_t blocks = ((uint64_t)1 << tw.k) / E;
         std::vector<uint32_t> sh((size_t)E * F::N);
         std::vector<int> seen(rev != nt::REV_NONE ? blocks : 0, 0);
