@@ -56,19 +56,6 @@ cz_status cz_backend_msm_table_windows_parse(const char *text, int *windows, cz_
     return CZ_OK;
 }
 
-cz_status cz_backend_ntt_h_arrays_parse(const char *text, int *arrays, cz_error *err)
-{
-    static const char *const words[] = {"apart", "device", "together"}; /* cz_cuda_opts ntt_h_arrays 0, 1, 2 */
-    *arrays = 0;
-    if (!text || !*text) return CZ_OK;
-    for (int i = 0; i < 3; i++)
-        if (!strcmp(text, words[i])) {
-            *arrays = i;
-            return CZ_OK;
-        }
-    return cz_error_set(err, CZ_ERR_INVALID_ARG, "expected apart, device or together");
-}
-
 size_t cz_backend_scratch_bytes(cz_backend *be, cz_curve curve, unsigned log_n, size_t n)
 {
     return be && be->ops->scratch_bytes ? be->ops->scratch_bytes(be, curve, log_n, n) : 0;

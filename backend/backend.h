@@ -151,9 +151,6 @@ typedef struct cz_backend_opts {
      * tile/cols: shared-memory pass shape (0: automatic) */
     int ntt_simple;
     int ntt_tile, ntt_cols;
-    int ntt_h_arrays;      /* CUDA: the H step's a, b, c one by one (0), together where on the device
-                            * (1) or together after their uploads (2): cz_cuda_opts; the CLI maps
-                            * CZ_NTT_H_ARRAYS=apart|device|together here */
     /* 1: wrap a CUDA backend in the CPU fallback (cz_backend_fallback_create)
      * sharing these options */
     int fallback;
@@ -198,8 +195,5 @@ size_t cz_backend_scratch_bytes(cz_backend *be, cz_curve curve, unsigned log_n, 
  * says what is expected; NULL or "" give the defaults, auto and whole). */
 cz_status cz_backend_msm_table_parse(const char *text, int *mode, cz_error *err);
 cz_status cz_backend_msm_table_windows_parse(const char *text, int *windows, cz_error *err);
-/* "apart" | "device" | "together" into *arrays (ntt_h_arrays: 0, 1, 2; NULL
- * or "" give apart); CZ_ERR_INVALID_ARG for anything else. */
-cz_status cz_backend_ntt_h_arrays_parse(const char *text, int *arrays, cz_error *err);
 
 #endif

@@ -212,7 +212,6 @@ cz_status cz_backend_cuda_create(cz_backend **out, int device, const cz_backend_
         co.ntt_simple = opts->ntt_simple;
         co.ntt_tile = opts->ntt_tile;
         co.ntt_cols = opts->ntt_cols;
-        co.ntt_h_arrays = opts->ntt_h_arrays;
         co.msm_trace = opts->log && cz_log_enabled(opts->log, CZ_LOG_DEBUG) && opts->msm_trace;
         st = cz_cuda_set_opts(cx->gpu, &co, err);
         if (opts->log) {

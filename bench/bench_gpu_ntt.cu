@@ -18,9 +18,8 @@
  * Flags (besides the harness's): --min=K, --max=K (sizes), --field=bn254 |
  * bls12_381 (default both), --simple (the per-level kernels, cz_cuda_opts
  * ntt_simple), --tile=T and --cols=C (ntt_tile / ntt_cols; without --tile
- * the default plan: tiles of 2^10, or 2^11 where that saves a pass),
- * --h-arrays=N (ntt_h_arrays: the H step's a, b, c together or one by one).
- * Exits 77 when there is no GPU.
+ * the default plan: tiles of 2^10, or 2^11 where that saves a pass). Exits
+ * 77 when there is no GPU.
  */
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -209,7 +208,7 @@ int main(int argc, char **argv)
 {
     cz_bench b;
     static const char *const own[] = {"--min",  "--max",  "--field",      "--simple",
-                                      "--tile", "--cols", "--rev-kernel", "--h-arrays", NULL};
+                                      "--tile", "--cols", "--rev-kernel", NULL};
     int rc = cz_bench_init(&b, "bench_gpu_ntt", argc, argv, own,
                            "  --min=K        smallest size 2^K (default 20)\n"
                            "  --max=K        largest size 2^K (default 26)\n"
@@ -219,9 +218,7 @@ int main(int argc, char **argv)
                            "                 where that saves a pass)\n"
                            "  --cols=C       column log of the upper passes (ntt_cols)\n"
                            "  --rev-kernel   the bit reversal in a kernel of its own, in place (ntt_rev_kernel;\n"
-                           "                 default: out of place, in a pass, where VRAM allows)\n"
-                           "  --h-arrays=N   the H step's a, b, c (ntt_h_arrays): 0 one by one (default); 1 together\n"
-                           "                 where on the device, one by one as they upload; 2 together always\n");
+                           "                 default: out of place, in a pass, where VRAM allows)\n");
     if (rc >= 0) return rc;
     unsigned kmin = (unsigned)cz_bench_opt_long(&b, "--min", 20);
     unsigned kmax = (unsigned)cz_bench_opt_long(&b, "--max", 26);
@@ -233,7 +230,6 @@ int main(int argc, char **argv)
     co.ntt_tile = (int)cz_bench_opt_long(&b, "--tile", 0);
     co.ntt_cols = (int)cz_bench_opt_long(&b, "--cols", 0);
     co.ntt_rev_kernel = cz_bench_has(&b, "--rev-kernel");
-    co.ntt_h_arrays = (int)cz_bench_opt_long(&b, "--h-arrays", 0);
 
     cz_cuda *ctx = NULL;
     cz_error err;
@@ -251,13 +247,10 @@ int main(int argc, char **argv)
     char tile[16], cols[16];
     snprintf(tile, sizeof tile, "%d", co.ntt_tile);
     snprintf(cols, sizeof cols, "%d", co.ntt_cols);
-    static const char *const harr[3] = {"one by one", "together where on the device, one by one as they upload",
-                                        "together"};
-    cz_bench_note(&b, "GPU: %s. Kernels: %s (tile log %s, column log %s; bit reversal %s; the H step's arrays %s).",
-                  cz_cuda_name(ctx), co.ntt_simple ? "simple, one launch per level" : "shared-memory passes",
+    cz_bench_note(&b, "GPU: %s. Kernels: %s (tile log %s, column log %s; bit reversal %s).", cz_cuda_name(ctx),
+                  co.ntt_simple ? "simple, one launch per level" : "shared-memory passes",
                   co.ntt_tile ? tile : "default 10, 11 where that saves a pass", co.ntt_cols ? cols : "default 2",
-                  co.ntt_simple || co.ntt_rev_kernel ? "in a kernel of its own" : "in a pass where VRAM allows",
-                  harr[co.ntt_h_arrays >= 0 && co.ntt_h_arrays <= 2 ? co.ntt_h_arrays : 0]);
+                  co.ntt_simple || co.ntt_rev_kernel ? "in a kernel of its own" : "in a pass where VRAM allows");
     cz_bench_note(&b, "Device ms: CUDA events, data in VRAM, natural order in and out (one bit reversal per "
                       "transform); H = 3 inverse + 3 coset NTTs + a*b - c (no permutation). Whole-call ms: "
                       "host memory in and out, including transfers. Goal: H at 2^24 <= 15 ms; sppark's "

@@ -162,9 +162,9 @@ static void stderr_log(void *ctx, cz_log_level level, const char *component, con
 }
 const cz_logger cli_log = {stderr_log, NULL, CZ_LOG_WARN};
 
-int cli_gpu_env(cz_backend_opts *o)
+int cli_msm_table_env(cz_backend_opts *o)
 {
-    const char *t = getenv("CZ_MSM_TABLE"), *w = getenv("CZ_MSM_TABLE_WINDOWS"), *h = getenv("CZ_NTT_H_ARRAYS");
+    const char *t = getenv("CZ_MSM_TABLE"), *w = getenv("CZ_MSM_TABLE_WINDOWS");
     cz_error e;
     cz_error_clear(&e);
     if (cz_backend_msm_table_parse(t, &o->msm_table, &e) != CZ_OK) {
@@ -175,16 +175,12 @@ int cli_gpu_env(cz_backend_opts *o)
         msg("CZ_MSM_TABLE_WINDOWS='%s': %s", w, cz_error_msg(&e));
         return 0;
     }
-    if (cz_backend_ntt_h_arrays_parse(h, &o->ntt_h_arrays, &e) != CZ_OK) {
-        msg("CZ_NTT_H_ARRAYS='%s': %s", h, cz_error_msg(&e));
-        return 0;
-    }
     return 1;
 }
 
 int cli_engine_env(cz_engine_config *c)
 {
-    if (!cli_gpu_env(&c->backend)) return 0;
+    if (!cli_msm_table_env(&c->backend)) return 0;
     const char *tl = getenv("CZ_ENGINE_TIMELINE");
     c->timeline = tl && *tl == '1';
     c->log = cli_log;

@@ -62,18 +62,15 @@ extern const cz_logger cli_log;
 /* The environment variables the CLI maps onto the engine's configuration
  * (the library reads none): CZ_ENGINE_TIMELINE=1 (the per-stage timeline,
  * debug lines on stderr), CZ_ENGINE_FAIL_DEVICE=D:K (device D fails at
- * its K-th step), and CZ_MSM_TABLE[_WINDOWS] and CZ_NTT_H_ARRAYS
- * (cli_gpu_env, into c->backend); also sets c->log to cli_log. 0 after a
- * message when one is malformed. */
+ * its K-th step) and CZ_MSM_TABLE[_WINDOWS] (cli_msm_table_env, into c->backend);
+ * also sets c->log to cli_log. 0 after a message when one is malformed. */
 int cli_engine_env(cz_engine_config *c);
 /* CZ_MSM_TABLE=auto|off|eager (the GPU MSM's tables of multiples of resident
- * bases, cz_backend_opts.msm_table; unset: auto),
+ * bases, cz_backend_opts.msm_table; unset: auto) and
  * CZ_MSM_TABLE_WINDOWS=whole|fit|K (msm_table_windows: whole tables only,
- * the default; the largest table that fits; at most K windows), and
- * CZ_NTT_H_ARRAYS=apart|device|together (the GPU H step's a, b, c one by one,
- * the default, or together: ntt_h_arrays, for comparisons) into *o; 0 (after
- * a message) on another value. */
-int cli_gpu_env(cz_backend_opts *o);
+ * the default; the largest table that fits; at most K windows) into *o; 0
+ * (after a message) on another value. */
+int cli_msm_table_env(cz_backend_opts *o);
 
 /* The environment variable the CLI maps onto a library setting for every
  * command (the library reads none): CZ_RNG_FAIL=1 makes every draw from

@@ -53,9 +53,7 @@ const char USAGE_PROVE[] =
     "eager: on its first; -v names each one built); CZ_MSM_TABLE_WINDOWS=\n"
     "whole|fit|K: whole tables only (the default), or the largest that fits in\n"
     "VRAM (a partial table: fewer windows, one bucket set per group), or at most\n"
-    "K windows. CZ_NTT_H_ARRAYS=apart|device|together: the GPU H step's a, b, c\n"
-    "one by one (the default) or each pass over the three at once, for\n"
-    "comparisons. A bad value of any is a usage error (exit 2).\n"
+    "K windows. A bad value of either is a usage error (exit 2).\n"
     "\n"
     "The outputs appear together or not at all (see `cuzk --help`); proof.json or\n"
     "public.json may be '-', standard output. An output that is an input or\n"
@@ -169,7 +167,7 @@ static int prove_parse(prove_cmd *pc, int argc, char **argv)
     pc->proof_path = argv[optind + 2 - native];
     pc->public_path = argv[optind + 3 - native];
     if (!cli_device(pc->device, 1, 1)) return EXIT_USAGE;
-    if (!cli_gpu_env(&pc->bo)) return EXIT_USAGE;
+    if (!cli_msm_table_env(&pc->bo)) return EXIT_USAGE;
     const char *in[3] = {pc->zkey_path, native ? pc->nat.input : pc->wtns_path, pc->check}, *out[3] = {pc->proof_path, pc->public_path, pc->bin};
     const int dash[3] = {1, 1, 0};
     int rc = cli_files(in, 3, out, dash, 3);

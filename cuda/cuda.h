@@ -63,10 +63,6 @@ typedef struct cz_cuda_opts {
     int ntt_rev_kernel; /* 1: cz_cuda_ntt's bit reversal in a kernel of its own, in place, even where
                          * a pass could do it out of place (cuda/ntt.cuh CZ_CUDA_NTT_FUSED_REV;
                          * for comparisons) */
-    int ntt_h_arrays;   /* the H step's a, b, c (cuda/ntt.cuh CZ_CUDA_NTT_H_TOGETHER): 0 one by one
-                         * (the default until the together passes are measured on a GPU); 1 together
-                         * where they are on the device already (cz_cuda_compute_h_dev), one by one as
-                         * they upload (cz_cuda_compute_h); 2 together always (uploads first) */
 } cz_cuda_opts;
 /* msm_table: AUTO builds a resident block's table on the second MSM call
  * that would use one (a key kept for many proofs; not for a one-off), when

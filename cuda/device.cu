@@ -192,11 +192,6 @@ extern "C" cz_status cz_cuda_set_opts(cz_cuda *ctx, const cz_cuda_opts *o, cz_er
     if (o->ntt_tile < 0 || o->ntt_cols < 0)
         return cz_error_set(err, CZ_ERR_INVALID_ARG, "GPU NTT tile %d / cols %d: expected >= 0", o->ntt_tile,
                             o->ntt_cols);
-    if (o->ntt_h_arrays < 0 || o->ntt_h_arrays > 2)
-        return cz_error_set(err, CZ_ERR_INVALID_ARG,
-                            "GPU H step arrays %d: expected 0 (one by one), 1 (together where on the device) or 2 "
-                            "(together)",
-                            o->ntt_h_arrays);
     ctx->opts = *o;
     return CZ_OK;
 }

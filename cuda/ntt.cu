@@ -22,11 +22,8 @@
  *    inverse's last radix-4 step and the coset one's first in one step,
  *    CZ_CUDA_NTT_H_JOINT),
  *    k_pass<F, true, true> (c's last pass of the H step with the pointwise
- *    step in its store, ntt.cuh CZ_CUDA_NTT_H_PW), k_pass3 and k_pass_h3
- *    (the H step's passes over its three arrays at once, a block's tile of
- *    each in turn, the last one leaving h = a b - c: ntt.cuh
- *    CZ_CUDA_NTT_H_TOGETHER), k_pointwise (a = a b - c) and k_table (builds a
- *    twiddle table).
+ *    step in its store, ntt.cuh CZ_CUDA_NTT_H_PW), k_pointwise (a = a b - c)
+ *    and k_table (builds a twiddle table).
  *  - Tables: per (curve, log_n, kind) in device memory, cached in
  *    ctx->ntt_state (at most NTT_MAX_TABLES and an eighth of the VRAM beyond
  *    the tables of the current call, least recently used evicted first; all
@@ -45,10 +42,9 @@
  *  - Knobs (cz_cuda_opts, read per call): ntt_simple (the per-level
  *    kernels), ntt_tile (tile log; 0: 10, or 11 where that takes fewer
  *    passes, at most what shared memory allows: ntt.cuh make_default_plan),
- *    ntt_cols (column log of the upper passes, default 2), ntt_rev_kernel
+ *    ntt_cols (column log of the upper passes, default 2) and ntt_rev_kernel
  *    (the bit reversal's own kernel even where a pass could carry it: ntt.cuh
- *    CZ_CUDA_NTT_FUSED_REV) and ntt_h_arrays (the H step's arrays one by one,
- *    the default, or together: on the device, or after their uploads).
+ *    CZ_CUDA_NTT_FUSED_REV).
  *
  * TODO(H200 tuning): radix 8 (three levels per round trip) once the
  * registers allow it, tile 12 with 512 threads, multi-threaded host copies
@@ -141,25 +137,6 @@ __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass(nt::pass_a
         nt::pass_store(a, sh, blk, threadIdx.x, blockDim.x);
 }
 
-/* The levels of the H step's fused pass on a loaded tile (steps: radix-4
- * steps a transform): ai's DIF levels, then ac's DIT levels (only the
- * twiddles differ); joint: through the joint step (nt::h_joint; ac.tw then
- * from ntt.cuh h_joint_tw) */
-template <class F>
-__device__ __forceinline__ void fused_levels(const nt::pass_args<F> &ai, const nt::pass_args<F> &ac, uint32_t *sh,
-                                             uint64_t blk, unsigned steps, bool joint)
-{
-    if (joint) {
-        tile_levels<F, false>(ai, sh, blk, steps - 1);
-        nt::pass_step_joint(ai, ac, sh, threadIdx.x, blockDim.x);
-        __syncthreads();
-        tile_levels<F, true>(ac, sh, blk, steps, 1);
-    } else {
-        tile_levels<F, false>(ai, sh, blk, steps);
-        tile_levels<F, true>(ac, sh, blk, steps);
-    }
-}
-
 /* The H step's fused pass (ntt.cuh CZ_CUDA_NTT_H_FUSE): ai's DIF levels, then
  * ac's DIT levels (the same tile: only the twiddles differ) */
 template <class F>
@@ -173,62 +150,16 @@ __global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h(nt::pass
     nt::pass_load(ai, sh, blk, threadIdx.x, blockDim.x);
     __syncthreads();
     const unsigned steps = nt::pass_steps(ai.t); /* (ac.t: the same) */
-    fused_levels(ai, ac, sh, blk, steps, nt::h_joint(ai.tw, ai.b0, ai.t, ai.c));
+    if (nt::h_joint(ai.tw, ai.b0, ai.t, ai.c)) { /* ac.tw: ntt.cuh h_joint_tw */
+        tile_levels<F, false>(ai, sh, blk, steps - 1);
+        nt::pass_step_joint(ai, ac, sh, threadIdx.x, blockDim.x);
+        __syncthreads();
+        tile_levels<F, true>(ac, sh, blk, steps, 1);
+    } else {
+        tile_levels<F, false>(ai, sh, blk, steps);
+        tile_levels<F, true>(ac, sh, blk, steps);
+    }
     nt::pass_store(ac, sh, blk, threadIdx.x, blockDim.x);
-}
-
-/* The H step's three arrays together (ntt.cuh CZ_CUDA_NTT_H_TOGETHER,
- * run_h_together): block blockIdx.x runs its tile of x0 = a, x1 = b and x2 =
- * c in turn with the same twiddles (a.x unused: the pointers stay kernel
- * parameters, not registers held across the arrays); LAST: the coset
- * transform's last pass, h = a b - c into a (ntt.cuh pass_store_h3). */
-template <class F, bool DIT, bool LAST>
-__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass3(nt::pass_args<F> a, F *x0, F *x1, F *x2)
-{
-    extern __shared__ uint4 k_pass3_sh[];
-    uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass3_sh);
-    const uint64_t blk = blockIdx.x;
-    a.y = nullptr; /* in place, no bit reversal (as k_pass without IO) */
-    a.rev = nt::REV_NONE;
-#pragma unroll 1
-    for (int i = 0; i < 3; i++) {
-        a.x = i == 0 ? x0 : i == 1 ? x1 : x2;
-        if (i) __syncthreads(); /* the tile of the array before is stored */
-        nt::pass_load(a, sh, blk, threadIdx.x, blockDim.x);
-        __syncthreads();
-        tile_levels<F, DIT>(a, sh, blk, nt::pass_steps(a.t));
-        if (LAST)
-            nt::pass_store_h3(a, sh, blk, threadIdx.x, blockDim.x, i, x0);
-        else
-            nt::pass_store(a, sh, blk, threadIdx.x, blockDim.x);
-    }
-}
-
-/* k_pass_h over the three arrays together (run_h_together; ai.x, ac.x
- * unused); LAST: the plan's only pass, h = a b - c into a; JOINT: whether
- * it takes the joint step (nt::h_joint, known to the host: fewer registers
- * held across the arrays) */
-template <class F, bool LAST, bool JOINT>
-__global__ void __launch_bounds__(256, CZ_NTT_PASS_MIN_BLOCKS) k_pass_h3(nt::pass_args<F> ai, nt::pass_args<F> ac,
-                                                                        F *x0, F *x1, F *x2)
-{
-    extern __shared__ uint4 k_pass_h3_sh[];
-    uint32_t *sh = reinterpret_cast<uint32_t *>(k_pass_h3_sh);
-    const uint64_t blk = blockIdx.x;
-    ai.y = ac.y = nullptr;
-    ai.rev = ac.rev = nt::REV_NONE;
-#pragma unroll 1
-    for (int i = 0; i < 3; i++) {
-        ai.x = ac.x = i == 0 ? x0 : i == 1 ? x1 : x2;
-        if (i) __syncthreads();
-        nt::pass_load(ai, sh, blk, threadIdx.x, blockDim.x);
-        __syncthreads();
-        fused_levels(ai, ac, sh, blk, nt::pass_steps(ai.t), JOINT);
-        if (LAST)
-            nt::pass_store_h3(ac, sh, blk, threadIdx.x, blockDim.x, i, x0);
-        else
-            nt::pass_store(ac, sh, blk, threadIdx.x, blockDim.x);
-    }
 }
 
 template <class F> __global__ void k_bitrev(F *x, unsigned k, uint64_t n)
@@ -327,16 +258,6 @@ template <class F> static cz_status pass_smem_setup(cz_cuda *ctx, size_t bytes, 
     if constexpr (CZ_CUDA_NTT_H_PW)
         CZ_CUDA_TRY(ctx, err,
                     cudaFuncSetAttribute(k_pass<F, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-    if constexpr (CZ_CUDA_NTT_H_TOGETHER) {
-        const cudaFuncAttribute a = cudaFuncAttributeMaxDynamicSharedMemorySize;
-        CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass3<F, false, false>, a, (int)bytes));
-        CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass3<F, true, false>, a, (int)bytes));
-        CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass3<F, true, true>, a, (int)bytes));
-        CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass_h3<F, false, false>, a, (int)bytes));
-        CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass_h3<F, false, true>, a, (int)bytes));
-        CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass_h3<F, true, false>, a, (int)bytes));
-        CZ_CUDA_TRY(ctx, err, cudaFuncSetAttribute(k_pass_h3<F, true, true>, a, (int)bytes));
-    }
     return CZ_OK;
 }
 
@@ -574,94 +495,42 @@ template <class F> struct gpu_exec {
     {
         return launch_pass(x, tw, &tw2, p, false);
     }
-    /* a pass kernel's launch: blocks (one per tile), threads, shared memory */
-    cz_status geometry(const nt::pass_args<F> &a, unsigned *blocks, uint32_t *thr, size_t *smem)
-    {
-        const uint32_t E = nt::pass_elems(a);
-        const uint64_t nb = ((uint64_t)1 << a.tw.k) / E;
-        if (nb > 0x7fffffffu)
-            return cz_error_set(err, CZ_ERR_RANGE, "NTT of 2^%u: %llu blocks of 2^%u (tile too small)", a.tw.k,
-                                (unsigned long long)nb, a.t + a.c);
-        *blocks = (unsigned)nb;
-        *thr = nt::pass_threads(E);
-        *smem = (size_t)E * sizeof(F);
-        return CZ_OK;
-    }
-    /* the H step's arrays together (ntt.cuh run_h_together) */
-    cz_status pass3(F *const x[3], const nt::tw_t<F> &tw, const nt::pass_t &p, bool dit)
-    {
-        return launch_pass3(x, tw, NULL, p, dit, false);
-    }
-    cz_status pass_h3(F *const x[3], const nt::tw_t<F> &tw, const nt::tw_t<F> &tw2, const nt::pass_t &p, bool last)
-    {
-        return launch_pass3(x, tw, &tw2, p, false, last);
-    }
-    cz_status pass_last3(F *const x[3], const nt::tw_t<F> &tw, const nt::pass_t &p)
-    {
-        return launch_pass3(x, tw, NULL, p, true, true);
-    }
-    cz_status launch_pass3(F *const x[3], const nt::tw_t<F> &tw, const nt::tw_t<F> *tw2, const nt::pass_t &p,
-                           bool dit, bool last)
-    {
-        if constexpr (!CZ_CUDA_NTT_H_TOGETHER) {
-            return cz_error_set(err, CZ_ERR_INTERNAL, "NTT: the H step's passes over three arrays are not built");
-        } else {
-            const nt::pass_args<F> a = nt::pass_args_of(x[0], tw, p);
-            unsigned g = 0;
-            uint32_t thr = 0;
-            size_t smem = 0;
-            const cz_status st = geometry(a, &g, &thr, &smem);
-            if (st != CZ_OK) return st;
-            if (tw2) {
-                nt::pass_args<F> a2 = a;
-                a2.tw = *tw2;
-                const bool joint = nt::h_joint(a.tw, a.b0, a.t, a.c);
-                if (last && joint)
-                    k_pass_h3<F, true, true><<<g, thr, smem, ctx->compute>>>(a, a2, x[0], x[1], x[2]);
-                else if (last)
-                    k_pass_h3<F, true, false><<<g, thr, smem, ctx->compute>>>(a, a2, x[0], x[1], x[2]);
-                else if (joint)
-                    k_pass_h3<F, false, true><<<g, thr, smem, ctx->compute>>>(a, a2, x[0], x[1], x[2]);
-                else
-                    k_pass_h3<F, false, false><<<g, thr, smem, ctx->compute>>>(a, a2, x[0], x[1], x[2]);
-            } else if (last) {
-                k_pass3<F, true, true><<<g, thr, smem, ctx->compute>>>(a, x[0], x[1], x[2]);
-            } else if (dit) {
-                k_pass3<F, true, false><<<g, thr, smem, ctx->compute>>>(a, x[0], x[1], x[2]);
-            } else {
-                k_pass3<F, false, false><<<g, thr, smem, ctx->compute>>>(a, x[0], x[1], x[2]);
-            }
-            CZ_CUDA_TRY(ctx, err, cudaGetLastError());
-            return CZ_OK;
-        }
-    }
     cz_status launch_pass(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> *tw2, const nt::pass_t &p, bool dit,
                           F *y = NULL, unsigned rev = nt::REV_NONE)
     {
-        const nt::pass_args<F> a = nt::pass_args_of(x, tw, p, y, rev);
-        unsigned blocks = 0;
-        uint32_t thr = 0;
-        size_t smem = 0;
-        const cz_status st = geometry(a, &blocks, &thr, &smem);
-        if (st != CZ_OK) return st;
+        nt::pass_args<F> a;
+        a.x = x;
+        a.tw = tw;
+        a.b0 = p.b0;
+        a.t = p.t;
+        a.c = p.c;
+        a.y = y;
+        a.rev = rev;
+        const uint32_t E = nt::pass_elems(a);
+        const uint64_t blocks = ((uint64_t)1 << tw.k) / E;
+        if (blocks > 0x7fffffffu)
+            return cz_error_set(err, CZ_ERR_RANGE, "NTT of 2^%u: %llu blocks of 2^%u (tile too small)", tw.k,
+                                (unsigned long long)blocks, p.t + p.c);
+        const size_t smem = (size_t)E * sizeof(F);
+        const uint32_t thr = nt::pass_threads(E);
         if (tw2) {
             nt::pass_args<F> a2 = a;
             a2.tw = *tw2;
-            k_pass_h<F><<<blocks, thr, smem, ctx->compute>>>(a, a2);
+            k_pass_h<F><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, a2);
         } else if (dit && pw_a) {
             if constexpr (CZ_CUDA_NTT_H_PW)
-                k_pass<F, true, true><<<blocks, thr, smem, ctx->compute>>>(a, pw_a, pw_b);
+                k_pass<F, true, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, pw_a, pw_b);
             else
                 return cz_error_set(err, CZ_ERR_INTERNAL, "NTT: the pointwise pass is not built (CZ_CUDA_NTT_H_PW)");
         } else if ((y && y != x) || rev != nt::REV_NONE) { /* out of place (run_op) */
             if (dit)
-                k_pass<F, true, false, true><<<blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
+                k_pass<F, true, false, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
             else
-                k_pass<F, false, false, true><<<blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
+                k_pass<F, false, false, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
         } else if (dit) {
-            k_pass<F, true><<<blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
+            k_pass<F, true><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
         } else {
-            k_pass<F, false><<<blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
+            k_pass<F, false><<<(unsigned)blocks, thr, smem, ctx->compute>>>(a, NULL, NULL);
         }
         CZ_CUDA_TRY(ctx, err, cudaGetLastError());
         return CZ_OK;
@@ -854,22 +723,12 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
     s->last_up_s = 0;
     s->last_up_bytes = 0;
     bool pw_done = false; /* the pointwise step in c's last pass */
-    /* the arrays together (ntt.cuh CZ_CUDA_NTT_H_TOGETHER) where
-     * ntt_h_arrays asks: 1 where they are on the device already, 2 uploaded
-     * ones too, once all three are */
-    const int arrays = ctx->opts.ntt_h_arrays;
-    const bool together = k > 0 && !cfg->simple && nt::h_together_ok(&pl) && (host ? arrays == 2 : arrays >= 1);
     if (host) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[0], ctx->h2d));
     for (int i = 0; i < 3; i++) {
         if (host) {
             if ((st = upload(ctx, s, x[i], host[i], bytes, s->ev_up[i], err)) != CZ_OK) return st;
             if (i == 2) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[1], ctx->h2d));
             CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, s->ev_up[i], 0));
-        }
-        if (together) { /* (h_together_ok: run_h_together's executor set err on failure) */
-            if (i == 2 && (st = nt::run_h_together(ex, x, tw_inv, tw_cos, &pl)) != CZ_OK) return st;
-            pw_done = i == 2;
-            continue;
         }
         const bool pw = i == 2 && CZ_CUDA_NTT_H_PW && nt::h_pw_ok(cfg->simple ? NULL : &pl, CZ_CUDA_NTT_H_FUSE);
         if (k > 0 && (st = nt::run_h_array(ex, x[i], nt::h_tw_inv(tw_inv, i), tw_cos, cfg->simple ? NULL : &pl,

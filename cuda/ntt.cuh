@@ -409,21 +409,6 @@ template <class F> struct pass_args {
     unsigned rev = REV_NONE; /* REV_STORE / REV_LOAD: only in a pass of bits [0, t), c = 0 */
 };
 
-/* The arguments of pass p over x with twiddles tw (the executors' launches) */
-template <class F>
-CZ_HD pass_args<F> pass_args_of(F *x, const tw_t<F> &tw, const pass_t &p, F *y = nullptr, unsigned rev = REV_NONE)
-{
-    pass_args<F> a;
-    a.x = x;
-    a.tw = tw;
-    a.b0 = p.b0;
-    a.t = p.t;
-    a.c = p.c;
-    a.y = y;
-    a.rev = rev;
-    return a;
-}
-
 /* elements per tile */
 template <class F> CZ_HD uint32_t pass_elems(const pass_args<F> &a) { return (uint32_t)1 << (a.t + a.c); }
 
@@ -927,31 +912,6 @@ CZ_HD void pass_store_pw(const pass_args<F> &a, const uint32_t *sh, uint64_t blk
     }
 }
 
-/* The H step's last pass of its three arrays together (run_h_together,
- * cuda/ntt.cu k_pass3 / k_pass_h3 with LAST): array i's coset values (the
- * tile) go into pa, a's array: a's are stored (i = 0), b's multiplied into
- * them (1), c's subtracted (2), so that pa ends as h = a b - c, the
- * pointwise step's bytes, and b's and c's arrays keep what the pass loaded.
- * Each thread reads back only the elements it stored itself for array i - 1
- * of the same tile (the same e, the same thread), so no other block's or
- * thread's store is involved. */
-template <class F>
-CZ_HD void pass_store_h3(const pass_args<F> &a, const uint32_t *sh, uint64_t blk, uint32_t tid, uint32_t nthr, int i,
-                         F *pa)
-{
-    const uint32_t E = pass_elems(a);
-    for (uint32_t e = tid; e < E; e += nthr) {
-        const uint64_t g = pass_gidx(a, blk, e);
-        const F v = tile_get<F>(sh, E, pass_sw(e)).reduced();
-        if (i == 0)
-            store_el(pa + g, v);
-        else if (i == 1)
-            store_el(pa + g, load_el(pa + g) * v);
-        else
-            store_el(pa + g, load_el(pa + g) - v);
-    }
-}
-
 /* Threads per block of a pass kernel: two quadruples a thread per radix-4
  * step (E / 8: 128 threads for the default 2^10-element tiles, 256 for 2^11;
  * at least a warp, or E / 2 below that), at most 256 (the launch bounds).
@@ -1299,57 +1259,6 @@ static inline cz_status run_h_array(X &ex, F *x, const tw_t<F> &tw_inv, const tw
     }
     for (unsigned i = first; i < pl->npass && st == CZ_OK; i++)
         st = pw_a && i + 1 == pl->npass ? ex.pass_pw(x, tw_cos, pl->p[i], pw_a, pw_b) : ex.pass(x, tw_cos, pl->p[i], true);
-    return st;
-}
-
-/*
- * 1: the H step's three arrays together (run_h_together): each pass of the
- * plan runs once for a, b and c, a block taking the same tile of the three
- * arrays one after the other (cuda/ntt.cu k_pass3, k_pass_h3), so that the
- * twiddles a tile loads are read from DRAM once and then hit in L2 for the
- * other two (the top passes read ~n/2 distinct twiddles each: 256-512 MiB an
- * array at 2^24), and the last pass keeps h = a b - c in a's array without
- * storing b's and c's coset values or reading them back from DRAM
- * (pass_store_h3). All three inverse transforms then carry the scale 1/n
- * (tw_inv as make_tw gives it; no CZ_CUDA_NTT_H_SCALE_B split: one set of
- * twiddles for the three: a's scale costs the joint step's coset level 0 a
- * second product a butterfly, 0.5 n more than run_h_array's ~71.75 n).
- * Built and emulated (tests/test_cuda_ntt.cu), not yet run on a GPU: taken
- * only where cz_cuda_opts.ntt_h_arrays asks (1: device-resident arrays,
- * cz_cuda_compute_h_dev; 2: uploaded ones too, after all three uploads
- * instead of each array's transforms behind its own upload). 0: not built.
- */
-#ifndef CZ_CUDA_NTT_H_TOGETHER
-#define CZ_CUDA_NTT_H_TOGETHER 1
-#endif
-/* whether plan pl can take the three arrays together (one fused pass at least) */
-static inline bool h_together_ok(const plan_t *pl)
-{
-    return CZ_CUDA_NTT_H_TOGETHER && CZ_CUDA_NTT_H_FUSE && pl && pl->k > 0 && pl->npass >= 1;
-}
-
-/* The H step of x[0..2] = a, b, c with h_together_ok(pl): h = a b - c into
- * x[0]. tw_inv: make_tw(TAB_INV, scale 1), tw_cos: make_tw(TAB_COSET_FWD,
- * scale 0). X::pass3(x, tw, pass, dit) runs a plain pass over the three
- * arrays, X::pass_h3(x, tw_inv, tw_cos, pass, last) the fused one, and
- * X::pass_last3(x, tw, pass) the coset transform's last pass with the
- * pointwise step (pass_store_h3; the fused pass takes it, last, where it is
- * the plan's only pass). */
-template <class F, class X>
-static inline cz_status run_h_together(X &ex, F *const x[3], const tw_t<F> &tw_inv, const tw_t<F> &tw_cos,
-                                       const plan_t *pl)
-{
-    if (!h_together_ok(pl)) return CZ_ERR_INTERNAL;
-    cz_status st = CZ_OK;
-    const unsigned np = pl->npass;
-    for (unsigned i = np; i-- > 1 && st == CZ_OK;)
-        st = ex.pass3(x, tw_inv, pl->p[i], false);
-    const pass_t &p0 = pl->p[0];
-    if (st == CZ_OK)
-        st = ex.pass_h3(x, tw_inv, h_joint(tw_inv, p0.b0, p0.t, p0.c) ? h_joint_tw(tw_inv, tw_cos) : tw_cos, p0,
-                        np == 1);
-    for (unsigned i = 1; i < np && st == CZ_OK; i++)
-        st = i + 1 == np ? ex.pass_last3(x, tw_cos, pl->p[i]) : ex.pass3(x, tw_cos, pl->p[i], true);
     return st;
 }
 

@@ -142,12 +142,6 @@ for v in 1 65 x 4x; do
   check test "$(wc -l <"$tmp/err")" = 1
 done
 CZ_MSM_TABLE_WINDOWS=0 expect_fail 2 "CZ_MSM_TABLE_WINDOWS='0'" bench-engine -q -d cpu -j 1 -p 1 "$F/circuit.zkey" "$F/witness.wtns"
-CZ_NTT_H_ARRAYS=both expect_fail 2 "CZ_NTT_H_ARRAYS='both': expected apart, device or together" prove -d cpu "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}"
-check test "$(wc -l <"$tmp/err")" = 1
-CZ_NTT_H_ARRAYS=2 expect_fail 2 "CZ_NTT_H_ARRAYS='2'" bench-engine -q -d cpu -j 1 -p 1 "$F/circuit.zkey" "$F/witness.wtns"
-CZ_NTT_H_ARRAYS=together "$cuzk" prove -q -d cpu "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}" 2>"$tmp/err"
-check test "$?" = 0
-check sj_accepts "$F/verification_key.json" "${P[1]}" "${P[0]}"
 for v in whole fit 2 64; do
   CZ_MSM_TABLE_WINDOWS=$v "$cuzk" prove -q -d cpu "$F/circuit.zkey" "$F/witness.wtns" "${P[@]}" 2>"$tmp/err"
   check test "$?" = 0

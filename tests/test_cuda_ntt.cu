@@ -26,9 +26,7 @@
  *  - the H step (run_h_array x 3 + pointwise) byte-identical to the CPU
  *    backend's compute_h, in two passes or fused, with the switches of
  *    ntt.cuh (H_SCALE_B, H_PW) on and off, the pointwise pass counted where
- *    it applies; and the three arrays together (run_h_together, k_pass3 /
- *    k_pass_h3: each block's tile of a, b, c in turn, blocks in a random
- *    order) on every plan, its launches counted;
+ *    it applies;
  *  - the host bit reversal against cz_ntt_bitrev_index, and the tiled one of
  *    the pass path (k_bitrev_tiles, blocks in a random order) against the
  *    element-wise one.
@@ -272,84 +270,23 @@ template <class F> struct host_exec {
                 else
                     nt::pass_step<F, false>(a, sh, blk, st, t, thr);
     }
-    /* threads a block of E elements (half the kernel's with two quadruples a thread) */
-    uint32_t threads(uint32_t E) const
-    {
-        const uint32_t thr = nt::pass_threads(E);
-        return ilp == 2 && thr > 1 ? thr / 2 : thr;
-    }
-    /* a tile's load and levels (k_pass, or k_pass_h where fused: a's DIF
-     * levels, then a2's DIT ones), on stale shared memory */
-    void tile_run(const nt::pass_args<F> &a, const nt::pass_args<F> &a2, bool fused, bool dit,
-                  std::vector<uint32_t> &sh, uint64_t blk, uint32_t thr, uint32_t stale)
-    {
-        for (size_t i = 0; i < sh.size(); i++)
-            sh[i] = stale ^ (uint32_t)i;
-        for (uint32_t t = 0; t < thr; t++)
-            nt::pass_load(a, sh.data(), blk, t, thr);
-        if (fused && nt::h_joint(a.tw, a.b0, a.t, a.c)) { /* k_pass_h's joint step */
-            joints++;
-            joints_odd += a.t & 1;
-            steps(a, sh.data(), blk, thr, false, 0, nt::pass_steps(a.t) - 1);
-            for (uint32_t t = thr; t-- > 0;)
-                nt::pass_step_joint(a, a2, sh.data(), t, thr);
-            steps(a2, sh.data(), blk, thr, true, 1);
-        } else {
-            steps(a, sh.data(), blk, thr, fused ? false : dit);
-            if (fused) steps(a2, sh.data(), blk, thr, true);
-        }
-    }
-    /* the H step's arrays together (cuda/ntt.cu k_pass3, k_pass_h3; ntt.cuh
-     * run_h_together): each block runs its tile of x[0], x[1], x[2] in turn,
-     * the blocks in a random order; last: the store of pass_store_h3 */
-    long together = 0, lasts = 0;
-    cz_status pass3(F *const x[3], const nt::tw_t<F> &tw, const nt::pass_t &p, bool dit)
-    {
-        return run_pass3(x, tw, NULL, p, dit, false);
-    }
-    cz_status pass_h3(F *const x[3], const nt::tw_t<F> &tw, const nt::tw_t<F> &tw2, const nt::pass_t &p, bool last)
-    {
-        return run_pass3(x, tw, &tw2, p, false, last);
-    }
-    cz_status pass_last3(F *const x[3], const nt::tw_t<F> &tw, const nt::pass_t &p)
-    {
-        return run_pass3(x, tw, NULL, p, true, true);
-    }
-    cz_status run_pass3(F *const x[3], const nt::tw_t<F> &tw, const nt::tw_t<F> *tw2, const nt::pass_t &p, bool dit,
-                        bool last)
-    {
-        launches++;
-        together++;
-        lasts += last;
-        nt::pass_args<F> a = nt::pass_args_of(x[0], tw, p);
-        nt::pass_args<F> a2 = a;
-        if (tw2) a2.tw = *tw2;
-        const uint32_t E = nt::pass_elems(a), thr = threads(E);
-        const uint64_t blocks = ((uint64_t)1 << tw.k) / E;
-        std::vector<uint64_t> order(blocks);
-        for (uint64_t b = 0; b < blocks; b++) order[b] = b;
-        for (uint64_t b = blocks; b > 1; b--) std::swap(order[b - 1], order[cz_rng_u64(&rng) % b]);
-        std::vector<uint32_t> sh((size_t)E * F::N);
-        for (uint64_t blk : order)
-            for (int i = 0; i < 3; i++) {
-                a.x = a2.x = x[i];
-                tile_run(a, a2, tw2 != NULL, dit, sh, blk, thr, 0x3c3c3c3cu * (uint32_t)(i + 1));
-                for (uint32_t t = thr; t-- > 0;) /* any order: each thread reads back its own stores */
-                    if (last)
-                        nt::pass_store_h3(a2, sh.data(), blk, t, thr, i, x[0]);
-                    else
-                        nt::pass_store(a2, sh.data(), blk, t, thr);
-            }
-        return CZ_OK;
-    }
     cz_status run_pass(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> *tw2, const nt::pass_t &p, bool dit,
                        F *y = NULL, unsigned rev = nt::REV_NONE)
     {
         launches++;
-        const nt::pass_args<F> a = nt::pass_args_of(x, tw, p, y, rev);
+        nt::pass_args<F> a;
+        a.x = x;
+        a.tw = tw;
+        a.b0 = p.b0;
+        a.t = p.t;
+        a.c = p.c;
+        a.y = y;
+        a.rev = rev;
         nt::pass_args<F> a2 = a;
         if (tw2) a2.tw = *tw2;
-        const uint32_t E = nt::pass_elems(a), thr = threads(E);
+        const uint32_t E = nt::pass_elems(a);
+        uint32_t thr = nt::pass_threads(E);
+        if (ilp == 2 && thr > 1) thr /= 2;
         const uint64_t blocks = ((uint64_t)1 << tw.k) / E;
         std::vector<uint32_t> sh((size_t)E * F::N);
         std::vector<int> seen(rev != nt::REV_NONE ? blocks : 0, 0);
@@ -360,7 +297,21 @@ template <class F> struct host_exec {
             } else if (blk != bi) {
                 return CZ_ERR_INTERNAL;
             }
-            tile_run(a, a2, tw2 != NULL, dit, sh, blk, thr, 0xa5a5a5a5u);
+            for (size_t i = 0; i < sh.size(); i++)
+                sh[i] = 0xa5a5a5a5u ^ (uint32_t)i; /* stale shared memory */
+            for (uint32_t t = 0; t < thr; t++)
+                nt::pass_load(a, sh.data(), blk, t, thr);
+            if (tw2 && nt::h_joint(a.tw, a.b0, a.t, a.c)) { /* k_pass_h's joint step */
+                joints++;
+                joints_odd += a.t & 1;
+                steps(a, sh.data(), blk, thr, false, 0, nt::pass_steps(a.t) - 1);
+                for (uint32_t t = thr; t-- > 0;)
+                    nt::pass_step_joint(a, a2, sh.data(), t, thr);
+                steps(a2, sh.data(), blk, thr, true, 1);
+            } else {
+                steps(a, sh.data(), blk, thr, tw2 ? false : dit);
+                if (tw2) steps(a2, sh.data(), blk, thr, true);
+            }
             for (uint32_t t = 0; t < thr; t++)
                 if (pw_a)
                     nt::pass_store_pw(a2, sh.data(), blk, t, thr, pw_a, pw_b);
@@ -629,7 +580,6 @@ template <class F> static void test_compute_h(void)
     if (!be) return;
     const unsigned kmax = cz_test_iters(10) >= 5 ? 12 : 7;
     long njoint = 0, njoint_odd = 0; /* fused passes through the joint step; of them, odd passes (ntt.cuh pass_step) */
-    long ntogether = 0;              /* H steps with the arrays together */
     for (unsigned k = 0; k <= kmax; k++) {
         const size_t n = (size_t)1 << k;
         std::vector<F> a = random_vec<F>(n), b = random_vec<F>(n), c = random_vec<F>(n);
@@ -680,29 +630,9 @@ template <class F> static void test_compute_h(void)
                 njoint += ex.joints;
                 njoint_odd += ex.joints_odd;
             }
-        /* the three arrays together (CZ_CUDA_NTT_H_TOGETHER): every plan,
-         * one launch per pass of each transform (the fused one shared),
-         * every inverse scaled by 1/n */
-        for (int v = 0; v < NPLANS && k > 0 && CZ_CUDA_NTT_H_TOGETHER; v++) {
-            std::vector<F> x[3] = {a, b, c};
-            F *const xp[3] = {x[0].data(), x[1].data(), x[2].data()};
-            host_exec<F> ex = {0, false, 1 + (v & 1)};
-            nt::plan_t pl;
-            plan_of(&pl, v, k);
-            CHECK(nt::h_together_ok(&pl));
-            CHECK(nt::run_h_together(ex, xp, ti, tcs, &pl) == CZ_OK);
-            CHECK_MSG(memcmp(x[0].data(), wa.data(), n * sizeof(F)) == 0, "%s H step 2^%u, arrays together, plan %d",
-                      P::name(), k, v);
-            CHECK_MSG(ex.launches == 2 * (long)pl.npass - 1 && ex.together == ex.launches && ex.lasts == 1,
-                      "2^%u plan %d: %ld launches, %ld together, %ld last, %u passes", k, v, ex.launches,
-                      ex.together, ex.lasts, pl.npass);
-            njoint += ex.joints;
-            ntogether++;
-        }
     }
     CHECK(njoint > 0 || !CZ_CUDA_NTT_H_JOINT);
     CHECK(njoint_odd > 0 || !CZ_CUDA_NTT_H_JOINT);
-    CHECK(ntogether > 0 || !CZ_CUDA_NTT_H_TOGETHER);
     cz_backend_free(be);
 }
 

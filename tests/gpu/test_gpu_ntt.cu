@@ -13,16 +13,14 @@
  *    of shared memory) and the default passes with the bit reversal's own
  *    kernel (ntt_rev_kernel); pageable host memory, and pinned memory at a
  *    few sizes;
- *  - compute_h for 2^0..2^22 (2^24 with BIG) in the same modes and three
- *    more with the H step's arrays together (ntt_h_arrays 2: default passes,
- *    2^4 and 2^12 tiles), against the CPU backend; from pageable, pinned and
- *    mixed host memory (chunked staging from 2^20 on);
+ *  - compute_h for 2^0..2^22 (2^24 with BIG) in the same modes, against the
+ *    CPU backend; from pageable, pinned and mixed host memory (chunked
+ *    staging from 2^20 on);
  *  - 2^24: inverse(forward(x)) = x and coset_inverse(coset_forward(x)) = x,
  *    plus two outputs of the forward transform checked by Horner's rule on
  *    the CPU (a wrong but invertible transform cannot pass);
  *  - the device-resident entry points cz_cuda_ntt_dev / cz_cuda_compute_h_dev
- *    (cuda/ntt.cuh; the H step's arrays one by one and together) at 2^5 and
- *    2^21, and their refusal of misaligned pointers;
+ *    (cuda/ntt.cuh) at 2^5 and 2^21, and their refusal of misaligned pointers;
  *  - errors: sizes above the 2-adicity (CZ_ERR_RANGE), bad arguments, an H
  *    step that cannot fit (BLS12-381 2^32: CZ_ERR_DEVICE_MEMORY), and the
  *    context still working afterwards; with BIG also BN254 at its limit 2^28
@@ -117,21 +115,15 @@ static void fill(const field_t *f, el *a, size_t n)
 typedef struct {
     const char *name, *ntt, *tile, *cols;
     int rev_kernel;
-    int h_arrays; /* cz_cuda_opts ntt_h_arrays (the H step only) */
 } mode_t_;
 static const mode_t_ MODES[] = {
-    {"passes", NULL, NULL, NULL, 0, 0},
-    {"simple", "simple", NULL, NULL, 0, 0},
-    {"2^4 tiles", NULL, "4", "1", 0, 0},
-    {"2^12 tiles", NULL, "12", "3", 0, 0},
-    {"passes, bit reversal kernel", NULL, NULL, NULL, 1, 0},
-    /* the H step's arrays together (cuda/ntt.cuh CZ_CUDA_NTT_H_TOGETHER)
-     * from host memory too */
-    {"passes, H arrays together", NULL, NULL, NULL, 0, 2},
-    {"2^4 tiles, H arrays together", NULL, "4", "1", 0, 2},
-    {"2^12 tiles, H arrays together", NULL, "12", "3", 0, 2},
+    {"passes", NULL, NULL, NULL, 0},
+    {"simple", "simple", NULL, NULL, 0},
+    {"2^4 tiles", NULL, "4", "1", 0},
+    {"2^12 tiles", NULL, "12", "3", 0},
+    {"passes, bit reversal kernel", NULL, NULL, NULL, 1},
 };
-enum { NMODES = sizeof MODES / sizeof MODES[0], NMODES_NTT = 5 /* the modes the transforms differ in */ };
+enum { NMODES = sizeof MODES / sizeof MODES[0] };
 
 static void set_mode(int m)
 {
@@ -141,7 +133,6 @@ static void set_mode(int m)
     o.ntt_tile = MODES[m].tile ? atoi(MODES[m].tile) : 0;
     o.ntt_cols = MODES[m].cols ? atoi(MODES[m].cols) : 0;
     o.ntt_rev_kernel = MODES[m].rev_kernel;
-    o.ntt_h_arrays = MODES[m].h_arrays;
     cz_error e;
     cz_error_clear(&e);
     CHECK_MSG(cz_cuda_set_opts(gpu, &o, &e) == CZ_OK, "cz_cuda_set_opts: %s", cz_error_msg(&e));
@@ -187,7 +178,7 @@ static void test_ops(const field_t *f)
         for (int op = 0; op < 4; op++) {
             want = in;
             CHECK(f->op(d, want.data(), op, k) == CZ_OK);
-            for (int m = 0; m < NMODES_NTT; m++) {
+            for (int m = 0; m < NMODES; m++) {
                 set_mode(m);
                 got = in;
                 cz_error err;
@@ -259,9 +250,6 @@ static void test_h(const field_t *f)
             run_h(f, k, a.data(), b.data(), c.data(), want.data(), 1, 1, 1, "pinned");
             run_h(f, k, a.data(), b.data(), c.data(), want.data(), 1, 0, 1, "pinned a, c");
             run_h(f, k, a.data(), b.data(), c.data(), want.data(), 0, 1, 0, "pinned b");
-            set_mode(5); /* the arrays together */
-            run_h(f, k, a.data(), b.data(), c.data(), want.data(), 1, 0, 1, "pinned a, c, H arrays together");
-            set_mode(0);
         }
     }
 }
@@ -353,20 +341,15 @@ static void test_dev_api(const field_t *f, unsigned k)
         cz_error_clear(&err);
         CHECK(cpu_be->ops->compute_h(cpu_be, f->curve, k, want.data(), wb.data(), wc.data(), NULL, &err) == CZ_OK);
         const el *src[3] = {a.data(), b.data(), c.data()};
-        for (int m = 0; m < 2; m++) { /* one by one, then together (MODES[5]: ntt_h_arrays 2) */
-            set_mode(m ? 5 : 0);
-            for (int i = 0; i < 3; i++)
-                CHECK(cudaMemcpy(d[i], src[i], bytes, cudaMemcpyHostToDevice) == cudaSuccess);
-            CHECK(cudaDeviceSynchronize() == cudaSuccess);
-            cz_error_clear(&err);
-            CHECK_MSG(cz_cuda_compute_h_dev(gpu, f->curve, k, d[0], d[1], d[2], &err) == CZ_OK, "%s",
-                      cz_error_msg(&err));
-            CHECK(cudaDeviceSynchronize() == cudaSuccess);
-            CHECK(cudaMemcpy(x.data(), d[0], bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
-            CHECK_MSG(memcmp(x.data(), want.data(), bytes) == 0, "%s cz_cuda_compute_h_dev 2^%u (%s)", f->name, k,
-                      MODES[m ? 5 : 0].name);
-        }
-        set_mode(0);
+        for (int i = 0; i < 3; i++)
+            CHECK(cudaMemcpy(d[i], src[i], bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+        CHECK(cudaDeviceSynchronize() == cudaSuccess);
+        cz_error_clear(&err);
+        CHECK_MSG(cz_cuda_compute_h_dev(gpu, f->curve, k, d[0], d[1], d[2], &err) == CZ_OK, "%s",
+                  cz_error_msg(&err));
+        CHECK(cudaDeviceSynchronize() == cudaSuccess);
+        CHECK(cudaMemcpy(x.data(), d[0], bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+        CHECK_MSG(memcmp(x.data(), want.data(), bytes) == 0, "%s cz_cuda_compute_h_dev 2^%u", f->name, k);
         /* misaligned device pointers are refused */
         cz_error_clear(&err);
         CHECK(cz_cuda_ntt_dev(gpu, f->curve, k, (char *)d[0] + 8, 0, 0, &err) == CZ_ERR_INVALID_ARG);
