@@ -498,14 +498,7 @@ template <class F> struct gpu_exec {
     cz_status launch_pass(F *x, const nt::tw_t<F> &tw, const nt::tw_t<F> *tw2, const nt::pass_t &p, bool dit,
                           F *y = NULL, unsigned rev = nt::REV_NONE)
     {
-        nt::pass_args<F> a;
-        a.x = x;
-        a.tw = tw;
-        a.b0 = p.b0;
-        a.t = p.t;
-        a.c = p.c;
-        a.y = y;
-        a.rev = rev;
+        nt::pass_args<F> a = nt::pass_args_of(x, tw, p, y, rev);
         const uint32_t E = nt::pass_elems(a);
         const uint64_t blocks = ((uint64_t)1 << tw.k) / E;
         if (blocks > 0x7fffffffu)

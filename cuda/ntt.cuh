@@ -409,6 +409,21 @@ template <class F> struct pass_args {
     unsigned rev = REV_NONE; /* REV_STORE / REV_LOAD: only in a pass of bits [0, t), c = 0 */
 };
 
+/* The arguments of pass p over x with twiddles tw (the executors' launches) */
+template <class F>
+CZ_HD pass_args<F> pass_args_of(F *x, const tw_t<F> &tw, const pass_t &p, F *y = nullptr, unsigned rev = REV_NONE)
+{
+    pass_args<F> a;
+    a.x = x;
+    a.tw = tw;
+    a.b0 = p.b0;
+    a.t = p.t;
+    a.c = p.c;
+    a.y = y;
+    a.rev = rev;
+    return a;
+}
+
 /* elements per tile */
 template <class F> CZ_HD uint32_t pass_elems(const pass_args<F> &a) { return (uint32_t)1 << (a.t + a.c); }
 

@@ -274,14 +274,7 @@ template <class F> struct host_exec {
                        F *y = NULL, unsigned rev = nt::REV_NONE)
     {
         launches++;
-        nt::pass_args<F> a;
-        a.x = x;
-        a.tw = tw;
-        a.b0 = p.b0;
-        a.t = p.t;
-        a.c = p.c;
-        a.y = y;
-        a.rev = rev;
+        nt::pass_args<F> a = nt::pass_args_of(x, tw, p, y, rev);
         nt::pass_args<F> a2 = a;
         if (tw2) a2.tw = *tw2;
         const uint32_t E = nt::pass_elems(a);
