@@ -54,7 +54,7 @@ typedef struct cz_backend cz_backend;
 /* What one compute_h call moved to the device (device-timed); zeros on the
  * CPU. */
 typedef struct cz_backend_h_stats {
-    uint64_t h2d_bytes; /* a, b, c host-to-device */
+    uint64_t h2d_bytes; /* a, b (and c where given) host-to-device */
     double h2d_s;       /* seconds between device events around those copies */
 } cz_backend_h_stats;
 
@@ -78,8 +78,11 @@ typedef struct cz_backend_ops {
      * the n = 2^log_n constraint-row values A.w, B.w, C.w (Montgomery). On
      * return a holds, in natural order, h_i = A(x_i) B(x_i) - C(x_i) at the
      * coset points x_i = g omega_n^i (g = omega_2n, or 25 when n = 2^s), in
-     * Montgomery form; b and c are clobbered. stats (may be NULL): what this
-     * call moved to the device. */
+     * Montgomery form; b and c are clobbered. c may be NULL: the backend
+     * then forms c = a o b itself (what C.w is on every row of a satisfied
+     * system; snarkjs keys hold no C), in its own memory (the GPU's: c is
+     * never uploaded; the CPU's: n elements of scratch, in scratch_bytes).
+     * stats (may be NULL): what this call moved to the device. */
     cz_status (*compute_h)(cz_backend *be, cz_curve curve, unsigned log_n, void *a, void *b, void *c,
                            cz_backend_h_stats *stats, cz_error *err);
     /* out (Jacobian) = sum_{i<n} scalars_i * bases_i in G1 / G2. */

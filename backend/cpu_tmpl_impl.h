@@ -21,6 +21,16 @@ static void CP(pointwise_range)(void *arg, size_t lo, size_t hi, int thread)
     }
 }
 
+/* c = a o b (compute_h with c NULL) */
+static void CP(product_range)(void *arg, size_t lo, size_t hi, int thread)
+{
+    pointwise_ctx *p = arg;
+    (void)thread;
+    const FR *a = p->a, *b = p->b;
+    FR *c = p->c;
+    for (size_t i = lo; i < hi; i++) FRF(mul)(&c[i], &a[i], &b[i]);
+}
+
 /* The domain of size 2^k: the kept one, else built now and kept if its
  * bytes fit in the budget (*temp = 0), else built for this call only
  * (*temp = 1: the caller frees it). */
@@ -60,6 +70,17 @@ static cz_status CP(compute_h)(cz_backend *be, unsigned log_n, void *a, void *b,
     int temp;
     cz_status st = CP(get_domain)(cx, log_n, &dom, &temp);
     if (st != CZ_OK) return cz_error_set(err, st, "cannot build the NTT domain of 2^%u: %s", log_n, cz_status_str(st));
+    void *own = NULL; /* c = a o b where the caller passed none (backend.h) */
+    if (!c) {
+        const size_t bytes = ((size_t)1 << log_n) * sizeof(FR);
+        if (!(c = own = malloc(bytes))) {
+            if (temp) NTT(domain_free)(dom);
+            return cz_error_set(err, CZ_ERR_NO_MEMORY, "H step of 2^%u: out of memory for c = a o b (%zu bytes)",
+                                log_n, bytes);
+        }
+        pointwise_ctx pp = {a, b, c};
+        cz_parallel_for(cx->pool, (size_t)1 << log_n, 4096, CP(product_range), &pp);
+    }
     void *v[3] = {a, b, c};
     /* coefficients, then the coset evaluations in bit-reversed order: the
      * pointwise step does not care about order, so one permutation at the
@@ -71,9 +92,12 @@ static cz_status CP(compute_h)(cz_backend *be, unsigned log_n, void *a, void *b,
         if (st == CZ_OK) st = NTT(coset_forward_to_bitrev)(dom, v[i], &g, cx->pool);
     }
     if (temp) NTT(domain_free)(dom);
+    if (st == CZ_OK) {
+        pointwise_ctx pc = {a, b, c};
+        cz_parallel_for(cx->pool, (size_t)1 << log_n, 4096, CP(pointwise_range), &pc);
+    }
+    free(own);
     if (st != CZ_OK) return cz_error_set(err, st, "NTT of 2^%u failed: %s", log_n, cz_status_str(st));
-    pointwise_ctx pc = {a, b, c};
-    cz_parallel_for(cx->pool, (size_t)1 << log_n, 4096, CP(pointwise_range), &pc);
     st = NTT(bit_reverse)(a, log_n, cx->pool);
     if (st != CZ_OK) return cz_error_set(err, st, "bit reversal of 2^%u failed", log_n);
     return CZ_OK;
@@ -101,7 +125,9 @@ static size_t CP(scratch_bytes)(cpu_ctx *cx, unsigned log_n, size_t n)
     cz_msm_opts o;
     memset(&o, 0, sizeof o);
     o.window = cx->window;
+    /* the H step's: the NTTs' and c = a o b (compute_h with c NULL) */
     size_t m = NTT(scratch_bytes)(log_n, threads);
+    if (log_n <= NTT(MAX_LOG)) m += ((size_t)1 << log_n) * sizeof(FR);
     size_t g1 = CZ_CAT(CZ_G, _g1_msm_scratch_size_opts)(n, threads, &o);
     size_t g2 = CZ_CAT(CZ_G, _g2_msm_scratch_size_opts)(n, threads, &o);
     if (g1 > m) m = g1;

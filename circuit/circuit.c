@@ -18,7 +18,7 @@ typedef struct {
 static const circuit_curve circuit_curves[CZ_CURVE_COUNT] = {CZ_CURVE_LIST(CIRCUIT_ROW_)};
 #undef CIRCUIT_ROW_
 
-size_t cz_abc_bytes(uint32_t domain_size) { return (size_t)3 * domain_size * 32; }
+size_t cz_ab_bytes(uint32_t domain_size) { return (size_t)2 * domain_size * 32; }
 
 cz_status cz_circuit_abc(const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c, cz_pool *pool)
 {

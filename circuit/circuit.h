@@ -15,15 +15,17 @@
  *     witness and a, b, c themselves plug in here).
  * Life of a synth: info (curve and witness length, for the check against
  * the key at submit), prepare (make the witness available: read a file,
- * run a witness generator), abc (write a, b, c into the caller's buffer:
- * default the SpMV over the key's A/B matrices), witness (read by the MSMs
+ * run a witness generator), abc (write a, b (and c where asked) into the
+ * caller's buffers: default the SpMV over the key's A/B matrices), witness (read by the MSMs
  * and the self-verification), release (drop what prepare made; prepare may
  * be called again, after a device failure say), free.
  *
- * a, b, c are three arrays of domain_size scalar-field elements
- * (Montgomery) laid out one after the other in one buffer of
- * cz_abc_bytes(domain_size) bytes: a = A.w, b = B.w, c = a o b (snarkjs
- * stores no C matrix; c is the product, exactly what a satisfied row gives).
+ * a, b are two arrays of domain_size scalar-field elements (Montgomery)
+ * laid out one after the other in one buffer of cz_ab_bytes(domain_size)
+ * bytes: a = A.w, b = B.w. The H step's c = a o b (snarkjs stores no C
+ * matrix; c is the product, exactly what a satisfied row gives) is not
+ * part of it: the backend forms it where the H step runs (on a GPU, in its
+ * memory: a third less host memory and bus traffic per partition).
  *
  * Not thread-safe per synth (one partition is synthesized by one worker at
  * a time); different synths are independent.
@@ -42,13 +44,14 @@
 #include "util/error.h"
 #include "util/thread.h"
 
-/* Bytes of the a, b, c working set of a domain: 3 x domain_size x 32. The
- * one place this size is spelled out. */
-size_t cz_abc_bytes(uint32_t domain_size);
+/* Bytes of the a, b working set of a domain: 2 x domain_size x 32. The one
+ * place this size is spelled out. */
+size_t cz_ab_bytes(uint32_t domain_size);
 
 /* a = A.w, b = B.w over the key's CSR matrices (parallel over rows on pool,
- * NULL: the default pool), c = a o b; each domain_size scalars. The witness
- * must fit the key (cz_synth_check); CZ_ERR_UNSUPPORTED for an unknown curve. */
+ * NULL: the default pool), and c = a o b unless c is NULL; each domain_size
+ * scalars. The witness must fit the key (cz_synth_check); CZ_ERR_UNSUPPORTED
+ * for an unknown curve. */
 cz_status cz_circuit_abc(const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c, cz_pool *pool);
 
 /* Evaluates every constraint of r on w; CZ_ERR_UNSATISFIED with the index of
@@ -69,7 +72,8 @@ typedef struct cz_synth_ops {
     /* alloc: where witness memory comes from (NULL: the heap) */
     cz_status (*prepare)(void *ctx, const cz_allocator *alloc, cz_error *err);
     const cz_wtns *(*witness)(void *ctx); /* after prepare */
-    /* Optional (NULL: cz_circuit_abc over the witness). */
+    /* Optional (NULL: cz_circuit_abc over the witness). c may be NULL: a
+     * and b only (what cz_synth_ab asks for). */
     cz_status (*abc)(void *ctx, const cz_zkey *zk, void *a, void *b, void *c, cz_pool *pool, cz_error *err);
     void (*release)(void *ctx); /* optional */
     void (*destroy)(void *ctx); /* optional */
@@ -100,8 +104,8 @@ cz_status cz_synth_check(cz_synth *s, const cz_zkey *key, const char *key_name, 
 cz_status cz_synth_prepare(cz_synth *s, const cz_allocator *alloc, cz_error *err);
 /* NULL before prepare. */
 const cz_wtns *cz_synth_witness(cz_synth *s);
-/* a, b, c into abc (cz_abc_bytes(zk->domain_size) bytes), after prepare. */
-cz_status cz_synth_abc(cz_synth *s, const cz_zkey *zk, void *abc, cz_pool *pool, cz_error *err);
+/* a, b into ab (cz_ab_bytes(zk->domain_size) bytes), after prepare. */
+cz_status cz_synth_ab(cz_synth *s, const cz_zkey *zk, void *ab, cz_pool *pool, cz_error *err);
 void cz_synth_release(cz_synth *s);
 
 #endif

@@ -34,7 +34,7 @@ static void GN(abc_range)(void *arg, size_t lo, size_t hi, int thread)
     for (size_t i = lo; i < hi; i++) {
         GN(row_dot)(&x->a[i], &x->zk->A, (uint32_t)i, x->w);
         GN(row_dot)(&x->b[i], &x->zk->B, (uint32_t)i, x->w);
-        FRF(mul)(&x->c[i], &x->a[i], &x->b[i]);
+        if (x->c) FRF(mul)(&x->c[i], &x->a[i], &x->b[i]);
     }
 }
 

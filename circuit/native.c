@@ -487,7 +487,7 @@ static cz_status nat_abc(void *ctx, const cz_zkey *zk, void *a, void *b, void *c
 {
     nat_ctx *x = ctx;
     const cz_pce *p = &x->pe->pce;
-    if (!x->ready) return cz_error_set(err, CZ_ERR_INTERNAL, "%s: a, b, c asked for before prepare", x->c->name);
+    if (!x->ready) return cz_error_set(err, CZ_ERR_INTERNAL, "%s: a, b asked for before prepare", x->c->name);
     uint32_t npub = p->n_inputs - 1;
     if (zk->curve != x->curve || zk->n_vars != x->w.n || zk->n_public != npub ||
         (uint64_t)p->n_constraints + npub + 1 > zk->domain_size)
@@ -506,12 +506,12 @@ static cz_status nat_abc(void *ctx, const cz_zkey *zk, void *a, void *b, void *c
     for (uint32_t i = 0; i <= npub; i++) {
         fa[nc + i] = w[i];
         memset(&fb[nc + i], 0, 32);
-        memset(&fc[nc + i], 0, 32);
+        if (fc) memset(&fc[nc + i], 0, 32);
     }
     size_t rest = (size_t)zk->domain_size - nc - npub - 1;
     memset(&fa[nc + npub + 1], 0, rest * 32);
     memset(&fb[nc + npub + 1], 0, rest * 32);
-    memset(&fc[nc + npub + 1], 0, rest * 32);
+    if (fc) memset(&fc[nc + npub + 1], 0, rest * 32);
     return CZ_OK;
 }
 

@@ -64,7 +64,8 @@ void cz_pce_key(uint8_t key[32], const char *circuit, const char *params, uint32
 cz_status cz_pce_from_cs(cz_pce *p, cz_cs *cs, const uint8_t key[32], cz_error *err);
 void cz_pce_free(cz_pce *p);
 
-/* a, b, c (n_constraints elements each) from the witness w (n_inputs + n_aux
+/* a, b, c (n_constraints elements each; c may be NULL: computed for the
+ * check, not kept) from the witness w (n_inputs + n_aux
  * values): CZ_ERR_MISMATCH if n differs; first_bad (may be NULL) gets the
  * first row where a*b != c, UINT64_MAX when none. pool NULL: the default. */
 cz_status cz_pce_abc(const cz_pce *p, const cz_fe *w, uint32_t n, cz_fe *a, cz_fe *b, cz_fe *c, uint64_t *first_bad,

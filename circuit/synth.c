@@ -75,17 +75,17 @@ cz_status cz_synth_prepare(cz_synth *s, const cz_allocator *alloc, cz_error *err
 
 const cz_wtns *cz_synth_witness(cz_synth *s) { return s->ops->witness(s->ctx); }
 
-cz_status cz_synth_abc(cz_synth *s, const cz_zkey *zk, void *abc, cz_pool *pool, cz_error *err)
+cz_status cz_synth_ab(cz_synth *s, const cz_zkey *zk, void *ab, cz_pool *pool, cz_error *err)
 {
     const size_t each = (size_t)zk->domain_size * 32;
-    uint8_t *p = abc;
-    if (s->ops->abc) return s->ops->abc(s->ctx, zk, p, p + each, p + 2 * each, pool, err);
+    uint8_t *p = ab;
+    if (s->ops->abc) return s->ops->abc(s->ctx, zk, p, p + each, NULL, pool, err);
     const cz_wtns *w = s->ops->witness(s->ctx);
-    if (!w || !w->values) return cz_error_set(err, CZ_ERR_INTERNAL, "%s: a, b, c asked for before prepare", s->name);
+    if (!w || !w->values) return cz_error_set(err, CZ_ERR_INTERNAL, "%s: a, b asked for before prepare", s->name);
     if (w->curve != zk->curve || w->n != zk->n_vars)
         return cz_error_set(err, CZ_ERR_MISMATCH, "%s does not fit the key (%s, %u values; the key: %s, %u)", s->name,
                             cz_curve_name(w->curve), w->n, cz_curve_name(zk->curve), zk->n_vars);
-    if (cz_circuit_abc(zk, w, p, p + each, p + 2 * each, pool) != CZ_OK)
+    if (cz_circuit_abc(zk, w, p, p + each, NULL, pool) != CZ_OK)
         return cz_error_set(err, CZ_ERR_UNSUPPORTED, "%s: unknown curve %d", s->name, (int)zk->curve);
     return CZ_OK;
 }

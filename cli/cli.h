@@ -129,7 +129,7 @@ enum { CLI_OPT_CIRCUIT = 0x1001, CLI_OPT_INPUT, CLI_OPT_PARAM, CLI_OPT_PCE_DIR }
 /* The usage lines of those options. */
 #define CLI_NATIVE_USAGE                                                                                               \
     "      --circuit NAME    a circuit built into cuzk (`cuzk circuit list`) in place\n"                              \
-    "                        of the witness file: its witness and a, b, c are\n"                                     \
+    "                        of the witness file: its witness and a, b are\n"                                        \
     "                        synthesized here (witness-only + the recorded R1CS)\n"                                  \
     "      --input FILE      the circuit's input JSON (`cuzk circuit NAME --help`)\n"                                \
     "      --param K=V       a parameter of the circuit (repeatable)\n"                                              \

@@ -50,7 +50,7 @@ static int info_zkey(const char *path, const char *size, cz_error *err)
     printf("points:          A %u, B1 %u, B2 %u (G2), C %u, H %u, IC %u\n", zk.n_vars, zk.n_vars, zk.n_vars,
            zk.n_vars - zk.n_public - 1, zk.domain_size, zk.n_public + 1);
     printf("memory loaded:   %s\n", kb);
-    printf("prover working set: %zu bytes for a, b, c\n", cz_abc_bytes(zk.domain_size));
+    printf("prover working set: %zu bytes for a, b\n", cz_ab_bytes(zk.domain_size));
     cz_zkey_free(&zk);
     return EXIT_OK;
 }

@@ -4,12 +4,12 @@
  *
  * The command runs in four steps over one prove_cmd: options, loading (the
  * backend, the key, the witness, --check), proving (--repeat: warm proofs
- * with the key resident and pooled a, b, c buffers; the stage times become
+ * with the key resident and pooled a, b buffers; the stage times become
  * the medians of proofs 2..N), writing the outputs (all or none).
  *
  * Memory: one budget (mem/budget.h, detected or --budget) governs the
  * command as it governs the engine: the key's point tables and matrices,
- * the witness, the a, b, c working set (or the pool's buffers with
+ * the witness, the a, b working set (or the pool's buffers with
  * --repeat), the backend's scratch and its kept twiddle tables are each
  * reserved before they are allocated; what does not fit ends the command
  * with exit 6 and the bytes it needed.
@@ -72,7 +72,7 @@ const char USAGE_PROVE[] =
     "      --no-verify       skip the verification of the proof (not recommended)\n"
     "  -r, --repeat N        prove N times in this process (a benchmark of warm\n"
     "                        proofs: the key stays resident on the device and the\n"
-    "                        a, b, c buffers are pinned once and reused); with -v,\n"
+    "                        a, b buffers are pinned once and reused); with -v,\n"
     "                        each proof's stage times and their medians; the last\n"
     "                        proof is written (default 1)\n"
     CLI_NATIVE_USAGE
@@ -91,7 +91,7 @@ typedef struct prove_cmd {
     /* what was loaded */
     cz_backend *be;
     cz_budget *budget;
-    cz_budget_alloc ka, ma, wa, abc; /* key tables, matrices, witness, a/b/c: each reserved in the budget */
+    cz_budget_alloc ka, ma, wa, ab; /* key tables, matrices, witness, a/b: each reserved in the budget */
     cz_zkey zk;
     cz_wtns w;
     int have_zk, have_w;
@@ -200,8 +200,8 @@ static cz_status prove_load(prove_cmd *pc)
     cz_budget_alloc_init(&pc->ma, pc->budget, CZ_MEM_MATRIX, NULL);
     cz_budget_alloc_join(&pc->ma, &pc->ka);
     cz_budget_alloc_init(&pc->wa, pc->budget, CZ_MEM_WITNESS, NULL);
-    cz_budget_alloc_init(&pc->abc, pc->budget, CZ_MEM_WORKSET, NULL);
-    pc->ka.timeout_s = pc->ma.timeout_s = pc->wa.timeout_s = pc->abc.timeout_s = 0; /* nobody else frees */
+    cz_budget_alloc_init(&pc->ab, pc->budget, CZ_MEM_WORKSET, NULL);
+    pc->ka.timeout_s = pc->ma.timeout_s = pc->wa.timeout_s = pc->ab.timeout_s = 0; /* nobody else frees */
     cz_backend_opts bo = pc->bo; /* the table settings */
     bo.budget = pc->budget;
     /* -v: the device's notes too (an MSM table built, bases streamed) */
@@ -244,7 +244,7 @@ static cz_status prove_load(prove_cmd *pc)
     pc->have_zk = 1;
     pc->t_key = stage_done();
     if (pc->nat.name) {
-        /* the circuit's witness, synthesized into the budget (its a, b, c
+        /* the circuit's witness, synthesized into the budget (its a, b
          * come from its recorded R1CS, in prove_one) */
         stage("synthesizing the witness");
         if ((st = cli_native_open(&pc->nat, &pc->err)) != CZ_OK) return st;
@@ -300,7 +300,7 @@ static void median_timings(cz_prove_timings *tm, const cz_prove_timings *runs, i
     free(col);
 }
 
-/* --repeat: warm proofs as the engine runs them: the key resident, a, b, c
+/* --repeat: warm proofs as the engine runs them: the key resident, a, b
  * in pinned buffers from a pool (pinned once, reused); pageable buffers if
  * the pool cannot be made. */
 typedef struct warm_pool {
@@ -320,20 +320,21 @@ static void warm_pool_open(warm_pool *wp, cz_budget *budget, cz_backend *be, cz_
 
 static void warm_pool_close(warm_pool *wp) { cz_bufpool_free(wp->bufs); }
 
-/* One proof as cz_groth16_prove makes it, a, b, c from the synth with
- * --circuit (the recorded R1CS's SpMV, checking every row). */
+/* One proof as cz_groth16_prove makes it, a, b from the synth with
+ * --circuit (the recorded R1CS's SpMV, checking every row); c = a o b is
+ * the backend's. */
 static cz_status prove_one(prove_cmd *pc, const cz_prove_opts *po, cz_prove_timings *tm)
 {
     if (!pc->synth) return cz_groth16_prove(&pc->proof, &pc->zk, &pc->w, po, tm, &pc->err);
     memset(tm, 0, sizeof *tm);
     const double t0 = cz_now();
-    const size_t bytes = cz_abc_bytes(pc->zk.domain_size), each = bytes / 3;
-    uint8_t *abc = cz_alloc(po->alloc, bytes);
-    if (!abc) return cz_error_set(&pc->err, CZ_ERR_NO_MEMORY, "out of memory for the a, b, c vectors (%zu bytes)", bytes);
-    cz_status st = cz_synth_abc(pc->synth, &pc->zk, abc, NULL, &pc->err);
+    const size_t bytes = cz_ab_bytes(pc->zk.domain_size), each = bytes / 2;
+    uint8_t *ab = cz_alloc(po->alloc, bytes);
+    if (!ab) return cz_error_set(&pc->err, CZ_ERR_NO_MEMORY, "out of memory for the a, b vectors (%zu bytes)", bytes);
+    cz_status st = cz_synth_ab(pc->synth, &pc->zk, ab, NULL, &pc->err);
     tm->synth = cz_now() - t0;
-    if (st == CZ_OK) st = cz_groth16_prove_abc(&pc->proof, &pc->zk, &pc->w, abc, abc + each, abc + 2 * each, po, tm, &pc->err);
-    cz_free(po->alloc, abc, bytes);
+    if (st == CZ_OK) st = cz_groth16_prove_abc(&pc->proof, &pc->zk, &pc->w, ab, ab + each, NULL, po, tm, &pc->err);
+    cz_free(po->alloc, ab, bytes);
     tm->total = cz_now() - t0;
     return st;
 }
@@ -345,7 +346,7 @@ static cz_status prove_run(prove_cmd *pc)
     memset(&po, 0, sizeof po);
     po.backend = pc->be;
     po.skip_verify = pc->no_verify;
-    po.alloc = &pc->abc.a; /* a, b, c in the budget (the pool with --repeat) */
+    po.alloc = &pc->ab.a; /* a, b in the budget (the pool with --repeat) */
     const int repeat = pc->repeat;
     cz_prove_timings *runs = NULL;
     warm_pool wp = {NULL};
@@ -367,7 +368,7 @@ static cz_status prove_run(prove_cmd *pc)
     cz_prove_timings *tm = &pc->tm;
     for (int i = 0; i < repeat; i++) {
         if ((st = prove_one(pc, &po, tm)) != CZ_OK) {
-            if (st == CZ_ERR_NO_MEMORY) st = budget_refused(pc, st, &pc->abc, NULL, "the a, b, c working set");
+            if (st == CZ_ERR_NO_MEMORY) st = budget_refused(pc, st, &pc->ab, NULL, "the a, b working set");
             break;
         }
         if (runs) {

@@ -115,12 +115,13 @@ size_t cz_cuda_bases_resident(const cz_cuda *ctx);
 void *cz_cuda_host_alloc(cz_cuda *ctx, size_t bytes);
 void cz_cuda_host_free(cz_cuda *ctx, void *p);
 
-/* The H step of backend/backend.h's compute_h, on the GPU (cuda/ntt.cu). */
+/* The H step of backend/backend.h's compute_h, on the GPU (cuda/ntt.cu); c
+ * NULL: c = a o b formed on the device (not uploaded). */
 cz_status cz_cuda_compute_h(cz_cuda *ctx, cz_curve curve, unsigned log_n, void *a, void *b, void *c,
                             cz_error *err);
-/* The host-to-device transfer of a, b and c in the last successful
+/* The host-to-device transfer of a, b (and c) in the last successful
  * cz_cuda_compute_h on ctx: bytes and seconds between CUDA events around the
- * three copies (0, 0 when none was timed). */
+ * copies (0, 0 when none was timed). */
 void cz_cuda_last_upload(cz_cuda *ctx, uint64_t *bytes, double *seconds);
 
 /* Forward / inverse NTT of 2^log_n scalar-field elements (Montgomery, natural

@@ -186,6 +186,13 @@ template <class F> __global__ void k_pointwise(F *a, const F *b, const F *c, uin
         nt::pointwise(a, b, c, i);
 }
 
+template <class F> __global__ void k_product(F *c, const F *a, const F *b, uint64_t n)
+{
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        nt::product(c, a, b, i);
+}
+
 template <class F>
 __global__ void k_table(F *tab, const F *hi, const F *lo, unsigned m, F c, int coset, unsigned k, uint64_t entries)
 {
@@ -699,9 +706,19 @@ template <class F> static cz_status pointwise_dev(cz_cuda *ctx, F *a, const F *b
     return CZ_OK;
 }
 
+template <class F> static cz_status product_dev(cz_cuda *ctx, F *c, const F *a, const F *b, unsigned k, cz_error *err)
+{
+    const uint64_t n = (uint64_t)1 << k;
+    k_product<F><<<grid_for(n, 256), 256, 0, ctx->compute>>>(c, a, b, n);
+    CZ_CUDA_TRY(ctx, err, cudaGetLastError());
+    return CZ_OK;
+}
+
 /* The H step on device arrays x[0..2] = a, b, c (h into a). With host arrays
  * (host != NULL), array i is first uploaded from host[i] on ctx->h2d and
- * transformed once there, and h is downloaded into host[0]. */
+ * transformed once there, and h is downloaded into host[0]; host[2] NULL:
+ * c = a o b is formed on the device once a and b are there (backend.h), so
+ * a's transforms wait for b's upload too (only a and b cross the bus). */
 template <class F>
 static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_curve curve, unsigned k, F *x[3],
                              void *const host[3], cz_error *err)
@@ -716,9 +733,18 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
     s->last_up_s = 0;
     s->last_up_bytes = 0;
     bool pw_done = false; /* the pointwise step in c's last pass */
+    const int nup = host && !host[2] ? 2 : 3; /* the arrays uploaded */
     if (host) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[0], ctx->h2d));
+    if (nup == 2) {
+        for (int i = 0; i < 2; i++) {
+            if ((st = upload(ctx, s, x[i], host[i], bytes, s->ev_up[i], err)) != CZ_OK) return st;
+            CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, s->ev_up[i], 0));
+        }
+        CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[1], ctx->h2d));
+        if ((st = product_dev<F>(ctx, x[2], x[0], x[1], k, err)) != CZ_OK) return st;
+    }
     for (int i = 0; i < 3; i++) {
-        if (host) {
+        if (host && nup == 3) {
             if ((st = upload(ctx, s, x[i], host[i], bytes, s->ev_up[i], err)) != CZ_OK) return st;
             if (i == 2) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[1], ctx->h2d));
             CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, s->ev_up[i], 0));
@@ -744,13 +770,13 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
         return st;
     }
     /* the kernels waited for every upload, so both events have completed;
-     * with pinned arrays the three copies ran back to back on ctx->h2d while
-     * the first NTTs ran, so this is their wire time; pageable ones include
-     * the staging memcpy, which is what they cost */
+     * with pinned arrays the copies ran back to back on ctx->h2d (the three
+     * while the first NTTs ran), so this is their wire time; pageable ones
+     * include the staging memcpy, which is what they cost */
     float ms = 0;
     CZ_CUDA_TRY(ctx, err, cudaEventElapsedTime(&ms, s->ev_t[0], s->ev_t[1]));
     s->last_up_s = ms / 1e3;
-    s->last_up_bytes = 3 * (uint64_t)bytes;
+    s->last_up_bytes = (uint64_t)nup * bytes;
     return CZ_OK;
 }
 
@@ -836,7 +862,7 @@ extern "C" cz_status cz_cuda_ntt(cz_cuda *ctx, cz_curve curve, unsigned log_n, v
 extern "C" cz_status cz_cuda_compute_h(cz_cuda *ctx, cz_curve curve, unsigned log_n, void *a, void *b, void *c,
                                        cz_error *err)
 {
-    if (!ctx || !a || !b || !c) return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_compute_h: NULL argument");
+    if (!ctx || !a || !b) return cz_error_set(err, CZ_ERR_INVALID_ARG, "cz_cuda_compute_h: NULL argument");
     cz_status st = check_args(curve, log_n, err);
     if (st != CZ_OK) return st;
     ntt_state *s;

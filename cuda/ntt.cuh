@@ -1013,6 +1013,12 @@ template <class F> CZ_HD void pointwise(F *a, const F *b, const F *c, uint64_t i
     store_el(a + i, load_el(a + i) * load_el(b + i) - load_el(c + i));
 }
 
+/* c_i = a_i b_i (the H step's c where the caller passed none: backend.h). */
+template <class F> CZ_HD void product(F *c, const F *a, const F *b, uint64_t i)
+{
+    store_el(c + i, load_el(a + i) * load_el(b + i));
+}
+
 /* ---- host side: constants from the CPU fields ------------------------------ */
 
 /* host_field<SHORT_fr>: the CPU scalar field and NTT of each curve */

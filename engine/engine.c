@@ -17,8 +17,8 @@
 typedef struct item {
     cz_job *job;
     size_t idx;
-    void *abc;
-    size_t abc_got;
+    void *ab; /* a, b (cz_ab_bytes), from the pool */
+    size_t ab_got;
     size_t scratch;         /* CZ_MEM_SCRATCH bytes reserved for its device step */
     cz_budget_alloc walloc; /* its witness memory (CZ_MEM_WITNESS) */
     int walloc_init;
@@ -580,7 +580,7 @@ void cz_engine_key_remove(cz_engine *e, cz_engine_key *k)
 /* the bytes one partition of a job needs besides its key */
 static size_t partition_need(cz_engine *e, const cz_zkey *zi, size_t witness_bytes)
 {
-    return cz_abc_bytes(zi->domain_size) + witness_bytes + scratch_need(e, zi);
+    return cz_ab_bytes(zi->domain_size) + witness_bytes + scratch_need(e, zi);
 }
 
 cz_status cz_engine_admit(cz_engine *e, cz_engine_key *k, size_t witness_bytes, cz_engine_admission *out)
@@ -665,8 +665,8 @@ static void push_locked(item **q, item *it)
 /* Gives back the item's device-step memory: its pool buffer and scratch. */
 static void item_drop_device_mem(cz_engine *e, item *it)
 {
-    if (it->abc) cz_bufpool_put(e->pool, it->abc);
-    it->abc = NULL;
+    if (it->ab) cz_bufpool_put(e->pool, it->ab);
+    it->ab = NULL;
     if (it->scratch) cz_budget_release(e->budget, CZ_MEM_SCRATCH, it->scratch);
     it->scratch = 0;
 }
@@ -787,20 +787,20 @@ static cz_status reserve_partition(cz_engine *e, item *it, cz_error *err)
     }
     /* the working set: waits here while the budget is full (this is
      * what bounds how far synthesis runs ahead of the device) */
-    if (st == CZ_OK) st = cz_bufpool_get(e->pool, cz_abc_bytes(zk->domain_size), &it->abc, &it->abc_got, -1, &j->cancel, err);
-    if (st != CZ_OK) it->abc = NULL;
+    if (st == CZ_OK) st = cz_bufpool_get(e->pool, cz_ab_bytes(zk->domain_size), &it->ab, &it->ab_got, -1, &j->cancel, err);
+    if (st != CZ_OK) it->ab = NULL;
     pthread_mutex_unlock(&e->reserve_mu);
     return st;
 }
 
-/* a, b, c of it into its buffer (witness prepared first) */
+/* a, b of it into its buffer (witness prepared first) */
 static cz_status synthesize(cz_engine *e, item *it, cz_error *err)
 {
     (void)e;
     cz_job *j = it->job;
     cz_synth *s = j->parts[it->idx];
     cz_status st = cz_synth_prepare(s, &it->walloc.a, err);
-    if (st == CZ_OK) st = cz_synth_abc(s, &j->key->zk, it->abc, NULL, err);
+    if (st == CZ_OK) st = cz_synth_ab(s, &j->key->zk, it->ab, NULL, err);
     return st;
 }
 
@@ -852,7 +852,7 @@ static void *synth_main(void *arg)
             continue;
         }
         r->t.synth_s = cz_now() - t;
-        r->t.abc_bytes = cz_abc_bytes(j->key->zk.domain_size);
+        r->t.ab_bytes = cz_ab_bytes(j->key->zk.domain_size);
         timeline(e, j, idx, "synthesis done");
         to_gpu_queue(e, it);
     }
@@ -892,11 +892,11 @@ static void device_failed(cz_engine *e, device *d, item *it, const cz_error *err
         }
         return;
     }
-    /* the failed step may have clobbered a, b, c (the H step works in place) */
+    /* the failed step may have clobbered a, b (the H step works in place) */
     cz_error serr;
     cz_error_clear(&serr);
     double t = cz_now();
-    cz_status st = cz_synth_abc(it->job->parts[it->idx], &it->job->key->zk, it->abc, NULL, &serr);
+    cz_status st = cz_synth_ab(it->job->parts[it->idx], &it->job->key->zk, it->ab, NULL, &serr);
     it->job->res[it->idx].t.synth_s += cz_now() - t;
     if (st != CZ_OK) {
         fail_item(e, it, st, cz_error_msg(&serr));
@@ -1086,7 +1086,7 @@ static void *gpu_main(void *arg)
         cz_error_clear(&err);
         const cz_zkey *zk = &key->zk; /* held: the job's reference keeps it loaded */
         const size_t each = (size_t)zk->domain_size * 32;
-        uint8_t *abc = it->abc;
+        uint8_t *ab = it->ab;
         timeline(e, j, it->idx, "device start");
         lane_mark(d);
         double t = cz_now();
@@ -1095,8 +1095,8 @@ static void *gpu_main(void *arg)
             st = cz_error_set(&err, CZ_ERR_CUDA, "injected failure at device step %llu (fail_step)",
                               (unsigned long long)step);
         else
-            st = cz_groth16_device(&it->part, zk, cz_synth_witness(j->parts[it->idx]), abc, abc + each,
-                                   abc + 2 * each, &o, &r->t.stages, &err);
+            st = cz_groth16_device(&it->part, zk, cz_synth_witness(j->parts[it->idx]), ab, ab + each, NULL, &o,
+                                   &r->t.stages, &err); /* c = a o b: the backend's */
         double dt = cz_now() - t;
         timeline(e, j, it->idx, st == CZ_OK ? "device done" : "device failed");
         if (st == CZ_OK) lane_note(e, d, key);
@@ -1195,8 +1195,8 @@ cz_status cz_engine_submit_job(cz_engine *e, const cz_job_spec *spec, cz_job **o
         if ((st = cz_synth_info_get(spec->parts[i], &si, err)) != CZ_OK) return st;
         if (si.witness_bytes > wmax) wmax = si.witness_bytes;
     }
-    const size_t abc = cz_abc_bytes(key->info.domain_size), scratch = scratch_need(e, &key->info);
-    const size_t need = key->bytes + abc + wmax + scratch, limit = cz_budget_limit(e->budget);
+    const size_t ab = cz_ab_bytes(key->info.domain_size), scratch = scratch_need(e, &key->info);
+    const size_t need = key->bytes + ab + wmax + scratch, limit = cz_budget_limit(e->budget);
     no_device_msg m;
     pthread_mutex_lock(&e->mu);
     int none = no_device_locked(e, &m);
@@ -1206,7 +1206,7 @@ cz_status cz_engine_submit_job(cz_engine *e, const cz_job_spec *spec, cz_job **o
         return cz_error_set(err, CZ_ERR_BUDGET,
                             "the job needs %zu bytes (%zu MiB: key %zu MiB + working set %zu MiB + witness %zu MiB + "
                             "scratch %zu MiB) at least; the memory budget is %zu bytes (%zu MiB)",
-                            need, need >> 20, key->bytes >> 20, abc >> 20, wmax >> 20, scratch >> 20, limit,
+                            need, need >> 20, key->bytes >> 20, ab >> 20, wmax >> 20, scratch >> 20, limit,
                             limit >> 20);
     cz_job *j = calloc(1, sizeof *j);
     cz_synth **parts = calloc(n, sizeof *parts);

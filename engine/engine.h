@@ -11,13 +11,13 @@
  *    memory, a .wtns file read when the partition is synthesized, or a
  *    native circuit. The engine owns a job's synths from submit on.
  *  - synthesis (CPU): the witness is made available (cz_synth_prepare, in
- *    memory reserved in the budget as CZ_MEM_WITNESS) and a, b, c are
+ *    memory reserved in the budget as CZ_MEM_WITNESS) and a, b are
  *    written straight into a buffer of the pinned pool (mem/bufpool.h): the
  *    device reads them from there, no staging copy. Partitions are taken by
  *    priority (higher first), then by age. How far synthesis runs ahead of
  *    the device is bounded by the budget (a worker waits for its memory)
  *    and by config.max_ready synthesized partitions waiting for the device.
- *    A partition's memory (witness, a, b, c, the backend's host scratch)
+ *    A partition's memory (witness, a, b, the backend's host scratch)
  *    is reserved by one worker at a time, so two half-reserved partitions
  *    can never wait for each other.
  *  - device workers, one per device (every GPU, or the configured subset):
@@ -172,7 +172,7 @@ typedef struct cz_engine_stats {
 typedef struct cz_partition_timings {
     double queue_s;    /* submit -> synthesis start */
     double key_load_s; /* (re)loading the key for this partition, if it had to */
-    double synth_s;    /* witness + a, b, c */
+    double synth_s;    /* witness + a, b */
     double gpu_wait_s; /* synthesis done -> device start */
     double device_s;   /* H step + MSMs (on the device that completed it) */
     int device;        /* which device (index into cz_engine_stats.dev) */
@@ -180,7 +180,7 @@ typedef struct cz_partition_timings {
     double finalize_s; /* assembly + verification */
     double total_s;    /* submit -> done */
     cz_prove_timings stages; /* the backend's split (h, msm_*) */
-    size_t abc_bytes;  /* a, b, c handed to the device */
+    size_t ab_bytes;  /* a, b handed to the device */
 } cz_partition_timings;
 
 typedef struct cz_partition_result {
@@ -201,7 +201,7 @@ typedef enum cz_engine_event_kind {
 } cz_engine_event_kind;
 
 typedef enum cz_partition_stage {
-    CZ_STAGE_SYNTH = 0,    /* witness and a, b, c */
+    CZ_STAGE_SYNTH = 0,    /* witness and a, b */
     CZ_STAGE_DEVICE = 1,   /* H step and MSMs */
     CZ_STAGE_FINALIZE = 2, /* assembly and verification */
 } cz_partition_stage;
@@ -298,7 +298,7 @@ void cz_engine_key_remove(cz_engine *e, cz_engine_key *k);
 typedef struct cz_engine_admission {
     int fits;          /* the key plus one partition fit the whole budget (else submit says CZ_ERR_BUDGET) */
     int can_start;     /* a partition could take its memory now without waiting */
-    size_t need;       /* bytes to start one partition now: the key if not loaded + witness + a, b, c + scratch */
+    size_t need;       /* bytes to start one partition now: the key if not loaded + witness + a, b + scratch */
     size_t key_bytes;  /* of which the key (0 when loaded) */
     size_t available;  /* free now + what idle pool buffers and idle keys would give back */
     size_t missing;    /* need - available when positive */

@@ -51,17 +51,17 @@ cz_status cz_engine_report_compute(cz_engine_report *r, const cz_engine_run *run
     r->key_bytes = run->key_bytes;
     r->key_vram_need = run->key_vram_need;
     r->key_load_s = run->key_load_s;
-    r->abc_bytes_per_partition = 3 * (size_t)run->domain_size * 32;
+    r->ab_bytes_per_partition = cz_ab_bytes(run->domain_size);
 
-    /* a, b, c and the H step, summed in job order */
+    /* a, b and the H step, summed in job order */
     for (size_t i = 0; i < n; i++) {
         const cz_partition_timings *t = &run->results[i].t;
-        r->abc_bytes += t->abc_bytes;
+        r->ab_bytes += t->ab_bytes;
         r->h_s += t->stages.h;
         r->h2d_bytes += t->stages.h2d_bytes;
         r->h2d_s += t->stages.h2d;
     }
-    r->h_gbps = r->h_s > 0 ? r->abc_bytes / 1e9 / r->h_s : 0.0;
+    r->h_gbps = r->h_s > 0 ? r->ab_bytes / 1e9 / r->h_s : 0.0;
     r->h2d_gbps = r->h2d_s > 0 ? r->h2d_bytes / 1e9 / r->h2d_s : 0.0;
 
     const double proofs = (double)(jobs * parts);
@@ -108,8 +108,8 @@ void cz_engine_report_print(FILE *f, const cz_engine_report *r)
     fprintf(f, "bench-engine: %s, %s 2^%u, %llu jobs x %llu partitions, device %s, pool %s\n", r->key_name,
             cz_curve_name(r->curve), r->log_domain, (unsigned long long)r->jobs, (unsigned long long)r->partitions,
             r->device_name, r->pool_pinned ? "pinned" : "ordinary memory");
-    fprintf(f, "key: %.2f GiB, loaded in %.2f s; working set per partition (a, b, c): %.1f MiB",
-            (double)r->key_bytes / (1 << 30), r->key_load_s, (double)r->abc_bytes_per_partition / (1 << 20));
+    fprintf(f, "key: %.2f GiB, loaded in %.2f s; working set per partition (a, b): %.1f MiB",
+            (double)r->key_bytes / (1 << 30), r->key_load_s, (double)r->ab_bytes_per_partition / (1 << 20));
     if (r->key_vram_need) /* lanes: what the gate admits a step by */
         fprintf(f, "; in VRAM per device step: %.2f GiB", (double)r->key_vram_need / (1 << 30));
     fputc('\n', f);
@@ -122,13 +122,13 @@ void cz_engine_report_print(FILE *f, const cz_engine_report *r)
     } else {
         fprintf(f, "\ndevice busy: %.1f%%%s", r->busy_pct, mean);
     }
-    fprintf(f, "\na, b, c: %.2f GB handed to the device, %.1f GB/s of H step time (transfer + NTTs)\n",
-            r->abc_bytes / 1e9, r->h_gbps);
+    fprintf(f, "\na, b: %.2f GB handed to the device, %.1f GB/s of H step time (transfer + NTTs)\n",
+            r->ab_bytes / 1e9, r->h_gbps);
     if (r->h2d_bytes)
-        fprintf(f, "a, b, c H2D: %.2f GB in %.3f s of copies (device events) = %.1f GB/s\n", r->h2d_bytes / 1e9,
+        fprintf(f, "a, b H2D: %.2f GB in %.3f s of copies (device events) = %.1f GB/s\n", r->h2d_bytes / 1e9,
                 r->h2d_s, r->h2d_gbps);
     else
-        fprintf(f, "a, b, c H2D: none (the H step ran on the CPU)\n");
+        fprintf(f, "a, b H2D: none (the H step ran on the CPU)\n");
     fprintf(f,
             "memory: peak RSS %.2f GiB; budget %.2f GiB, peak reserved %.2f GiB (key + working sets); RSS / reserved "
             "peak = %.2f\n",

@@ -65,7 +65,7 @@ typedef struct cz_engine_report {
     int pool_pinned;
     size_t key_bytes, key_vram_need;
     double key_load_s;
-    size_t abc_bytes_per_partition; /* the a, b, c working set: 3 x domain x 32 */
+    size_t ab_bytes_per_partition; /* the a, b working set: 2 x domain x 32 (cz_ab_bytes) */
 
     /* throughput; the steady state (after the first job) only with jobs > 1 */
     double wall_s, proofs_per_min;
@@ -76,10 +76,10 @@ typedef struct cz_engine_report {
     int ndevices;
     double busy_pct, busy_pct_steady;
 
-    /* a, b, c handed to the device; per second of H step (transfer + NTTs)
+    /* a, b handed to the device; per second of H step (transfer + NTTs)
      * and of the device-timed host-to-device copies (h2d_bytes 0: the H
      * step ran on the CPU) */
-    size_t abc_bytes;
+    size_t ab_bytes;
     double h_s, h_gbps;
     uint64_t h2d_bytes;
     double h2d_s, h2d_gbps;
@@ -103,7 +103,7 @@ typedef struct cz_engine_report {
 cz_status cz_engine_report_compute(cz_engine_report *r, const cz_engine_run *run, cz_error *err);
 
 /* Writes the report as `cuzk bench-engine` prints it: a header line, key,
- * throughput, device busy, a, b, c (H step, H2D), memory, pool, the stage
+ * throughput, device busy, a, b (H step, H2D), memory, pool, the stage
  * medians, and with several devices one line per device. */
 void cz_engine_report_print(FILE *f, const cz_engine_report *r);
 

@@ -167,16 +167,17 @@ cz_status cz_groth16_prove(cz_proof *out, const cz_zkey *zk, const cz_wtns *w, c
     cz_status st = cz_groth16_check_inputs(zk, w, "the proving key", "the witness", err);
     if (st != CZ_OK) return st;
     if (!g16_curve_of(zk->curve, CZ_ERR_INVALID_ARG, err)) return CZ_ERR_INVALID_ARG;
-    const size_t each = (size_t)zk->domain_size * 32, bytes = cz_abc_bytes(zk->domain_size);
-    uint8_t *abc = cz_alloc(o->alloc, bytes);
-    if (!abc) return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory for the a, b, c vectors (%zu bytes)", bytes);
-    if ((st = cz_circuit_abc(zk, w, abc, abc + each, abc + 2 * each, NULL)) != CZ_OK) {
-        cz_free(o->alloc, abc, bytes);
-        return cz_error_set(err, st, "a, b, c: unknown curve %d", (int)zk->curve);
+    const size_t each = (size_t)zk->domain_size * 32, bytes = cz_ab_bytes(zk->domain_size);
+    uint8_t *ab = cz_alloc(o->alloc, bytes);
+    if (!ab) return cz_error_set(err, CZ_ERR_NO_MEMORY, "out of memory for the a, b vectors (%zu bytes)", bytes);
+    if ((st = cz_circuit_abc(zk, w, ab, ab + each, NULL, NULL)) != CZ_OK) {
+        cz_free(o->alloc, ab, bytes);
+        return cz_error_set(err, st, "a, b: unknown curve %d", (int)zk->curve);
     }
     t->synth = cz_now() - t0;
-    st = cz_groth16_prove_abc(out, zk, w, abc, abc + each, abc + 2 * each, o, t, err);
-    cz_free(o->alloc, abc, bytes);
+    /* c = a o b: the backend's (backend.h compute_h) */
+    st = cz_groth16_prove_abc(out, zk, w, ab, ab + each, NULL, o, t, err);
+    cz_free(o->alloc, ab, bytes);
     t->total = cz_now() - t0;
     return st;
 }

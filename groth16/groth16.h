@@ -4,9 +4,10 @@
  *
  * DESIGN: proving is three stages so the engine can pipeline them:
  *   1. synthesis (CPU, the circuit/ layer): a = A.w, b = B.w over the
- *      zkey's CSR matrices (parallel over rows), c = a o b, written into
- *      caller buffers (cz_circuit_abc, or a cz_synth);
- *   2. device work through a backend: h from a, b, c (3 inverse NTTs, 3
+ *      zkey's CSR matrices (parallel over rows), written into caller
+ *      buffers (cz_circuit_abc, or a cz_synth);
+ *   2. device work through a backend: h from a, b and c = a o b (formed by
+ *      the backend: on a GPU c never crosses the bus; 3 inverse NTTs, 3
  *      coset NTTs, pointwise), the G1 MSMs A, B1, C, H and the G2 MSM B;
  *   3. finalize (CPU): blinding with r, s from the OS CSPRNG, assembly
  *      pi_a = A + alpha1 + r delta1, pi_b = B + beta2 + s delta2,
@@ -28,9 +29,9 @@
 #include "io/zkey.h"
 
 typedef struct cz_prove_timings {
-    double synth;   /* a, b, c */
+    double synth;   /* a, b */
     double h;       /* NTTs + pointwise */
-    double h2d;     /* of which: a, b, c to the device (device-timed; 0 on the CPU) */
+    double h2d;     /* of which: a, b (c where given) to the device (device-timed; 0 on the CPU) */
     uint64_t h2d_bytes;
     double msm_a, msm_b1, msm_b2, msm_c, msm_h;
     double finalize; /* blinding, assembly */
@@ -69,7 +70,8 @@ typedef struct cz_groth16_partial {
 } cz_groth16_partial;
 
 /* Stage 2: the H step and the MSMs on opts->backend, from a, b, c
- * (clobbered). The engine's GPU worker runs this. */
+ * (clobbered; c may be NULL: c = a o b, formed by the backend, backend.h
+ * compute_h). The engine's GPU worker runs this. */
 cz_status cz_groth16_device(cz_groth16_partial *out, const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c,
                             const cz_prove_opts *opts, cz_prove_timings *t, cz_error *err);
 
@@ -79,7 +81,7 @@ cz_status cz_groth16_device(cz_groth16_partial *out, const cz_zkey *zk, const cz
 cz_status cz_groth16_finalize(cz_proof *out, const cz_zkey *zk, const cz_wtns *w, const cz_groth16_partial *p,
                               const cz_prove_opts *opts, cz_prove_timings *t, cz_error *err);
 
-/* Stages 2 and 3 from a, b, c (clobbered). */
+/* Stages 2 and 3 from a, b, c (clobbered; c may be NULL, as for cz_groth16_device). */
 cz_status cz_groth16_prove_abc(cz_proof *out, const cz_zkey *zk, const cz_wtns *w, void *a, void *b, void *c,
                                const cz_prove_opts *opts, cz_prove_timings *t, cz_error *err);
 

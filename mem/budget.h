@@ -38,7 +38,7 @@ typedef enum cz_mem_consumer {
     CZ_MEM_KEY = 0,  /* proving keys' point tables in host memory */
     CZ_MEM_MATRIX,   /* constraint matrices (CSR): the A/B coefficients of keys */
     CZ_MEM_WITNESS,  /* witnesses held for partitions between synthesis and finalize */
-    CZ_MEM_WORKSET,  /* a, b, c working sets outside the pool (cz_abc_bytes) */
+    CZ_MEM_WORKSET,  /* a, b working sets outside the pool (cz_ab_bytes) */
     CZ_MEM_SCRATCH,  /* backend scratch: CPU MSM buckets, CPU NTT twiddle tables */
     CZ_MEM_POOL,     /* buffers of the pinned pool (mem/bufpool.h) */
     CZ_MEM_CONSUMERS_

@@ -12,6 +12,8 @@
  *    error is returned as it is, without a rerun or a warning; keep/drop,
  *    host allocator and memory query go to the primary; scratch_bytes is the
  *    larger of the two; name and kind are the primary's;
+ *  - compute_h with c NULL (c = a o b, the backend's) on the CPU and through
+ *    the fallback: the H step of a, b, a o b;
  *  - the CPU backend: options (window out of range refused), scratch_bytes
  *    covers what a domain not yet kept adds, and twiddle tables it keeps are
  *    reserved in the budget (and released at free), or not kept when they do
@@ -392,6 +394,25 @@ static void test_fallback(cz_rng *rng)
                   strstr(ls.last, "pretend:3") && strstr(ls.last, "failed on purpose") && strstr(ls.last, "CPU"),
               "warning: %s", ls.last);
 
+    /* c NULL (backend.h: c = a o b, the backend's): the CPU's result is the
+     * H step of a, b, a o b; so is the fallback's after a device error, from
+     * the untouched a, b */
+    for (int i = 0; i < N; i++) cz_bn254_fr_mul(&c2[i], &a[i], &b[i]);
+    memcpy(a2, a, sizeof a);
+    memcpy(b2, b, sizeof b);
+    CHECK(cpu->ops->compute_h(cpu, CZ_CURVE_BN254, LOG, a2, b2, c2, NULL, &err) == CZ_OK);
+    cz_bn254_fr want_ab[N];
+    memcpy(want_ab, a2, sizeof want_ab);
+    CHECK(memcmp(want_ab, want, sizeof want) != 0); /* (another c) */
+    memcpy(a2, a, sizeof a);
+    memcpy(b2, b, sizeof b);
+    CHECK(cpu->ops->compute_h(cpu, CZ_CURVE_BN254, LOG, a2, b2, NULL, NULL, &err) == CZ_OK);
+    CHECK(memcmp(a2, want_ab, sizeof want_ab) == 0);
+    memcpy(a2, a, sizeof a);
+    memcpy(b2, b, sizeof b);
+    CHECK(fb->ops->compute_h(fb, CZ_CURVE_BN254, LOG, a2, b2, NULL, &hs, &err) == CZ_OK);
+    CHECK(memcmp(a2, want_ab, sizeof want_ab) == 0 && f.calls == 3 && ls.lines == 2);
+
     /* MSMs: G1 and G2 against the CPU */
     cz_bn254_g1_affine g1[N];
     cz_bn254_g2_affine g2[N];
@@ -412,17 +433,17 @@ static void test_fallback(cz_rng *rng)
     CHECK(fb->ops->msm_g1(fb, CZ_CURVE_BN254, &r1, g1, a, N, CZ_MSM_MONTGOMERY, &err) == CZ_OK);
     CHECK(fb->ops->msm_g2(fb, CZ_CURVE_BN254, &r2, g2, a, N, CZ_MSM_MONTGOMERY, &err) == CZ_OK);
     CHECK(cz_bn254_g1_eq(&r1, &w1) && cz_bn254_g2_eq(&r2, &w2));
-    CHECK(ls.lines == 3 && strstr(ls.last, "a G2 MSM"));
+    CHECK(ls.lines == 4 && strstr(ls.last, "a G2 MSM"));
     f.fail_with = CZ_ERR_DEVICE_MEMORY;
     CHECK(fb->ops->msm_g1(fb, CZ_CURVE_BN254, &r1, g1, a, N, CZ_MSM_MONTGOMERY, &err) == CZ_OK &&
-          cz_bn254_g1_eq(&r1, &w1) && ls.lines == 4);
+          cz_bn254_g1_eq(&r1, &w1) && ls.lines == 5);
 
     /* an input error is the caller's: returned, no rerun, no warning */
     f.fail_with = CZ_ERR_RANGE;
     int calls = f.calls;
     cz_error_clear(&err);
     CHECK(fb->ops->msm_g1(fb, CZ_CURVE_BN254, &r1, g1, a, N, CZ_MSM_MONTGOMERY, &err) == CZ_ERR_RANGE);
-    CHECK(strstr(cz_error_msg(&err), "failed on purpose") && f.calls == calls + 1 && ls.lines == 4);
+    CHECK(strstr(cz_error_msg(&err), "failed on purpose") && f.calls == calls + 1 && ls.lines == 5);
 
     /* the primary's: keep/drop, memory; scratch: the larger */
     CHECK(fb->ops->keep_bases(fb, g1, sizeof g1, &err) == CZ_OK && f.keeps == 1);

@@ -1,17 +1,19 @@
 /*
  * test_circuit: the circuit layer (circuit/circuit.h) on the snarkjs
  * fixtures of both curves:
- *  - cz_abc_bytes is 3 x domain x 32;
+ *  - cz_ab_bytes is 2 x domain x 32;
  *  - the SpMV: a = A.w and b = B.w against a row-by-row reference written
- *    here over the key's CSR, c = a o b; a satisfied witness gives rows that
+ *    here over the key's CSR, c = a o b (and with c NULL: a and b the same,
+ *    nothing else written); a satisfied witness gives rows that
  *    satisfy the .r1cs (cz_r1cs_check passes), a changed witness value makes
  *    cz_r1cs_check name a failing constraint;
  *  - synths: a borrowed witness (left untouched), a moved-in one (the
  *    caller's emptied), a .wtns file (header checked at create, values read
  *    at prepare into the given allocator, released after, prepared again;
  *    a file that changed after create is refused), a custom source through
- *    cz_synth_create with its own abc; cz_synth_abc writes exactly what
- *    cz_circuit_abc writes; cz_synth_check refuses another curve's or
+ *    cz_synth_create with its own abc (asked for a and b only: c NULL);
+ *    cz_synth_ab writes exactly the a, b cz_circuit_abc writes and nothing
+ *    past them; cz_synth_check refuses another curve's or
  *    circuit's witness naming both; bad files are refused naming the file.
  */
 #include <stdio.h>
@@ -69,10 +71,10 @@ static void ca_free(void *ctx, void *p, size_t n)
     cz_free(NULL, p, n);
 }
 
-/* a custom source: the witness borrowed, a, b, c all ones */
+/* a custom source: the witness borrowed, a, b (c where asked) all ones */
 typedef struct {
     const cz_wtns *w;
-    int prepared, released, destroyed, abc_calls;
+    int prepared, released, destroyed, abc_calls, no_c;
 } custom_ctx;
 
 static cz_status cu_info(void *ctx, cz_synth_info *o, cz_error *err)
@@ -103,7 +105,8 @@ static cz_status cu_abc(void *ctx, const cz_zkey *zk, void *a, void *b, void *c,
     ((custom_ctx *)ctx)->abc_calls++;
     memset(a, 1, (size_t)zk->domain_size * 32);
     memset(b, 1, (size_t)zk->domain_size * 32);
-    memset(c, 1, (size_t)zk->domain_size * 32);
+    if (c) memset(c, 1, (size_t)zk->domain_size * 32);
+    else ((custom_ctx *)ctx)->no_c++;
     return CZ_OK;
 }
 static void cu_release(void *ctx) { ((custom_ctx *)ctx)->released++; }
@@ -127,9 +130,10 @@ static void test_dir(const char *dir, const char *other_dir)
         CHECK_MSG(0, "%s: %s", dir, cz_error_msg(&err));
         return;
     }
-    const size_t n = zk.domain_size, each = n * 32, bytes = cz_abc_bytes(zk.domain_size);
-    CHECK(bytes == 3 * each);
-    uint8_t *abc = malloc(bytes), *ref = malloc(bytes), *abc2 = malloc(bytes);
+    const size_t n = zk.domain_size, each = n * 32, bytes = cz_ab_bytes(zk.domain_size), abcb = 3 * each;
+    CHECK(bytes == 2 * each);
+    /* abc2: a, b of a synth and a guard as long as c would be */
+    uint8_t *abc = malloc(abcb), *ref = malloc(abcb), *abc2 = malloc(abcb);
     CHECK(cz_circuit_abc(&zk, &w, abc, abc + each, abc + 2 * each, NULL) == CZ_OK);
     int bad = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -148,6 +152,10 @@ static void test_dir(const char *dir, const char *other_dir)
         bad += memcmp(prod, abc + 2 * each + 32 * i, 32) != 0;
     }
     CHECK_MSG(bad == 0, "%s: SpMV differs from the row-by-row reference", dir);
+    /* c NULL: a and b alone */
+    memset(abc2, 0xee, abcb);
+    CHECK(cz_circuit_abc(&zk, &w, abc2, abc2 + each, NULL, NULL) == CZ_OK && memcmp(abc, abc2, bytes) == 0);
+    CHECK(abc2[bytes] == 0xee && abc2[abcb - 1] == 0xee);
     cz_zkey other = zk;
     other.curve = (cz_curve)9;
     CHECK(cz_circuit_abc(&other, &w, abc2, abc2 + each, abc2 + 2 * each, NULL) == CZ_ERR_UNSUPPORTED);
@@ -172,8 +180,9 @@ static void test_dir(const char *dir, const char *other_dir)
     CHECK(cz_synth_info_get(s, &in, &err) == CZ_OK && in.curve == zk.curve && in.n_vars == zk.n_vars &&
           in.witness_bytes == 0);
     CHECK(cz_synth_prepare(s, NULL, &err) == CZ_OK && cz_synth_witness(s) == &w);
-    memset(abc2, 0xee, bytes);
-    CHECK(cz_synth_abc(s, &zk, abc2, NULL, &err) == CZ_OK && memcmp(abc, abc2, bytes) == 0);
+    memset(abc2, 0xee, abcb);
+    CHECK(cz_synth_ab(s, &zk, abc2, NULL, &err) == CZ_OK && memcmp(abc, abc2, bytes) == 0);
+    CHECK(abc2[bytes] == 0xee && abc2[abcb - 1] == 0xee); /* nothing past a, b */
     cz_synth_free(s);
     CHECK(w.values != NULL);
 
@@ -182,7 +191,7 @@ static void test_dir(const char *dir, const char *other_dir)
     CHECK(cz_wtns_load(&mv, wp, NULL, &err) == CZ_OK);
     CHECK(cz_synth_take_wtns(&s, &mv, NULL, &err) == CZ_OK && mv.values == NULL && mv.n == 0);
     CHECK(cz_synth_prepare(s, NULL, &err) == CZ_OK && cz_synth_witness(s)->n == w.n);
-    CHECK(cz_synth_abc(s, &zk, abc2, NULL, &err) == CZ_OK && memcmp(abc, abc2, bytes) == 0);
+    CHECK(cz_synth_ab(s, &zk, abc2, NULL, &err) == CZ_OK && memcmp(abc, abc2, bytes) == 0);
     cz_synth_free(s);
 
     /* a file: values read at prepare into the allocator, released after */
@@ -191,10 +200,10 @@ static void test_dir(const char *dir, const char *other_dir)
     CHECK(cz_synth_from_file(&s, wp, &err) == CZ_OK && !strcmp(cz_synth_name(s), wp));
     CHECK(cz_synth_info_get(s, &in, &err) == CZ_OK && in.witness_bytes == (size_t)w.n * 32);
     CHECK(cz_synth_witness(s) == NULL);
-    CHECK(cz_synth_abc(s, &zk, abc2, NULL, &err) == CZ_ERR_INTERNAL); /* not prepared */
+    CHECK(cz_synth_ab(s, &zk, abc2, NULL, &err) == CZ_ERR_INTERNAL); /* not prepared */
     CHECK(cz_synth_prepare(s, &al, &err) == CZ_OK && ca.allocs == 1 && ca.live == (size_t)w.n * 32);
     CHECK(cz_synth_info_get(s, &in, &err) == CZ_OK && in.witness_bytes == 0); /* in memory now */
-    CHECK(cz_synth_abc(s, &zk, abc2, NULL, &err) == CZ_OK && memcmp(abc, abc2, bytes) == 0);
+    CHECK(cz_synth_ab(s, &zk, abc2, NULL, &err) == CZ_OK && memcmp(abc, abc2, bytes) == 0);
     cz_synth_release(s);
     CHECK(ca.live == 0 && ca.frees == 1 && cz_synth_witness(s) == NULL);
     CHECK(cz_synth_prepare(s, &al, &err) == CZ_OK && ca.allocs == 2); /* again, after a release */
@@ -244,15 +253,16 @@ static void test_dir(const char *dir, const char *other_dir)
     CHECK(cz_synth_borrow_wtns(&s, &sh, NULL, &err) == CZ_OK);
     cz_error_clear(&err);
     CHECK(cz_synth_check(s, &zk, "KEYNAME", &err) == CZ_ERR_MISMATCH && strstr(cz_error_msg(&err), "nVars"));
-    CHECK(cz_synth_prepare(s, NULL, &err) == CZ_OK && cz_synth_abc(s, &zk, abc2, NULL, &err) == CZ_ERR_MISMATCH);
+    CHECK(cz_synth_prepare(s, NULL, &err) == CZ_OK && cz_synth_ab(s, &zk, abc2, NULL, &err) == CZ_ERR_MISMATCH);
     cz_synth_free(s);
 
     /* a custom source */
-    custom_ctx cc = {&w, 0, 0, 0, 0};
+    custom_ctx cc = {&w, 0, 0, 0, 0, 0};
     CHECK(cz_synth_create(&s, &custom_ops, &cc, NULL, &err) == CZ_OK && !strcmp(cz_synth_name(s), "custom"));
     CHECK(cz_synth_check(s, &zk, "k", &err) == CZ_OK && cz_synth_prepare(s, NULL, &err) == CZ_OK);
-    CHECK(cz_synth_abc(s, &zk, abc2, NULL, &err) == CZ_OK && cc.abc_calls == 1 && abc2[0] == 1 &&
-          abc2[bytes - 1] == 1);
+    memset(abc2, 0xee, abcb);
+    CHECK(cz_synth_ab(s, &zk, abc2, NULL, &err) == CZ_OK && cc.abc_calls == 1 && cc.no_c == 1 && abc2[0] == 1 &&
+          abc2[bytes - 1] == 1 && abc2[bytes] == 0xee);
     cz_synth_free(s);
     CHECK(cc.released == 1 && cc.destroyed == 1);
     static const cz_synth_ops incomplete = {"x", NULL, cu_prepare, cu_witness, NULL, NULL, cu_destroy};

@@ -161,6 +161,10 @@ static void test_tamper_row(void)
     uint64_t fb = 0;
     CHECK(cz_pce_abc(&p, w, n, abc, abc + h.n_constraints, abc + 2 * h.n_constraints, &fb, NULL, &err) == CZ_OK);
     CHECK_MSG(fb == 26, "first bad %llu", (unsigned long long)fb);
+    /* c NULL: checked all the same, not kept */
+    fb = 0;
+    CHECK(cz_pce_abc(&p, w, n, abc, abc + h.n_constraints, NULL, &fb, NULL, &err) == CZ_OK);
+    CHECK_MSG(fb == 26, "first bad %llu (c NULL)", (unsigned long long)fb);
     free(abc);
     cz_pce_free(&p);
     cz_cs_free(rec);
@@ -227,6 +231,10 @@ static void test_pce_file(void)
     CHECK(cz_pce_abc(&p, w, n, x, x + nc, x + 2 * nc, &f1, NULL, &err) == CZ_OK);
     CHECK(cz_pce_abc(&q, w, n, x + 3 * nc, x + 4 * nc, x + 5 * nc, &f2, NULL, &err) == CZ_OK);
     CHECK(!memcmp(x, x + 3 * nc, 3 * nc * 32) && f1 == UINT64_MAX && f2 == UINT64_MAX);
+    /* c NULL: the same a, b, nothing else written */
+    memset(x + 3 * nc, 0x5a, 3 * nc * 32);
+    CHECK(cz_pce_abc(&q, w, n, x + 3 * nc, x + 4 * nc, NULL, &f2, NULL, &err) == CZ_OK && f2 == UINT64_MAX);
+    CHECK(!memcmp(x, x + 3 * nc, 2 * nc * 32) && ((uint8_t *)(x + 5 * nc))[0] == 0x5a);
     /* density: aux column 0 (x) is in A (row 0) and B; input 1 in A (row of q) */
     CHECK(cz_pce_density(&q, 0, 0) && cz_pce_density(&q, 2, 0) && !cz_pce_density(&q, 1, 1));
     cz_pce_free(&q);

@@ -35,8 +35,8 @@ typedef struct fixture {
     cz_zkey zk; /* loaded separately, for verification */
     cz_vkey vk;
     cz_wtns w;
-    size_t abc;  /* working-set bytes of a partition */
-    size_t part; /* everything one partition takes besides the key (cz_engine_admit): a, b, c + CPU scratch */
+    size_t ab;   /* working-set bytes of a partition (a, b) */
+    size_t part; /* everything one partition takes besides the key (cz_engine_admit): a, b + CPU scratch */
 } fixture;
 
 static char g_dir[128];
@@ -74,7 +74,7 @@ static int make_fixture(fixture *f, const char *name, cz_curve curve, cz_gen_pro
     if (st == CZ_OK) st = cz_wtns_load(&f->w, f->wtns, NULL, &err);
     if (st == CZ_OK) st = cz_vkey_from_zkey(&f->vk, &f->zk);
     CHECK_MSG(st == CZ_OK, "load %s: %s", name, cz_error_msg(&err));
-    f->abc = cz_abc_bytes(f->zk.domain_size);
+    f->ab = cz_ab_bytes(f->zk.domain_size);
     return st == CZ_OK;
 }
 
@@ -93,7 +93,7 @@ static int measure_part(fixture *f)
     memset(&a, 0, sizeof a);
     if (cz_engine_create(&e, &c, &err) == CZ_OK && cz_engine_key_add(e, f->zkey, &k, &err) == CZ_OK)
         cz_engine_admit(e, k, 0, &a);
-    CHECK_MSG(a.fits && a.can_start && a.key_bytes == 0 && a.need >= f->abc, "admission: %s", cz_error_msg(&err));
+    CHECK_MSG(a.fits && a.can_start && a.key_bytes == 0 && a.need >= f->ab, "admission: %s", cz_error_msg(&err));
     f->part = a.need;
     if (k) cz_engine_key_remove(e, k);
     cz_engine_free(e);
@@ -217,7 +217,7 @@ static void test_partitions(fixture *f)
     CHECK(n == 4);
     for (size_t i = 0; i < n; i++) {
         CHECK(r[i].t.synth_s >= 0 && r[i].t.device_s > 0 && r[i].t.total_s >= r[i].t.device_s);
-        CHECK(r[i].t.abc_bytes == f->abc);
+        CHECK(r[i].t.ab_bytes == f->ab);
         CHECK(r[i].n_pub == f->zk.n_public &&
               (!r[i].n_pub || memcmp(r[i].pub, (const uint8_t *)f->w.values + 32, 32 * r[i].n_pub) == 0));
     }
@@ -254,7 +254,7 @@ static void test_partitions(fixture *f)
 /* a budget that holds the key and one working set and a half: jobs queue */
 static void test_small_budget(fixture *f)
 {
-    size_t budget = f->zk.bytes + f->part + f->abc / 2;
+    size_t budget = f->zk.bytes + f->part + f->ab / 2;
     cz_engine_key *k;
     cz_engine *e = engine_with_key(budget, 3, f, &k);
     if (!e) return;
@@ -327,7 +327,7 @@ static void test_max_ready(fixture *f)
 
 static void test_too_big(fixture *f)
 {
-    size_t budget = f->zk.bytes + f->abc / 2;
+    size_t budget = f->zk.bytes + f->ab / 2;
     cz_engine_key *k;
     cz_engine *e = engine_with_key(budget, 1, f, &k);
     if (!e) return;
@@ -561,6 +561,9 @@ typedef struct fake_farm {
     size_t ws_big;
     size_t asked[CZ_ENGINE_MAX_DEVICES];
     int big_steps[CZ_ENGINE_MAX_DEVICES];
+    /* H steps handed a c array (the engine hands a and b only: c = a o b
+     * is the backend's, backend.h) and in all */
+    int h_with_c, h_steps;
 } fake_farm;
 
 typedef struct fake_dev {
@@ -601,6 +604,8 @@ static cz_status fake_compute_h(cz_backend *be, cz_curve curve, unsigned log_n, 
 {
     fake_dev *d = be->ctx;
     fake_farm *fm = d->farm;
+    __atomic_add_fetch(&fm->h_steps, 1, __ATOMIC_SEQ_CST);
+    if (c) __atomic_add_fetch(&fm->h_with_c, 1, __ATOMIC_SEQ_CST);
     if (fm->lanes) {
         int now = __atomic_add_fetch(&fm->in_h, 1, __ATOMIC_SEQ_CST);
         for (int m = __atomic_load_n(&fm->max_h, __ATOMIC_SEQ_CST); now > m;)
@@ -783,6 +788,8 @@ static void test_devices_spread(fixture *f)
     CHECK_MSG(s.dev[0].partitions >= 2 && s.dev[1].partitions >= 2, "partitions per device: %llu, %llu",
               (unsigned long long)s.dev[0].partitions, (unsigned long long)s.dev[1].partitions);
     CHECK(s.dev[0].key_uploads == 1 && s.dev[1].key_uploads == 1);
+    CHECK_MSG(farm.h_steps == 8 && farm.h_with_c == 0, "H steps %d, %d of them given c", farm.h_steps,
+              farm.h_with_c);
     printf("  2 devices, one job of 8: %llu + %llu partitions\n", (unsigned long long)s.dev[0].partitions,
            (unsigned long long)s.dev[1].partitions);
     engine_done(e, k);
@@ -1490,10 +1497,10 @@ int main(void)
     static fixture f1, f2;
     if (make_fixture(&f1, "bn", CZ_CURVE_BN254, CZ_GEN_DENSE, 500, 1) &&
         make_fixture(&f2, "bls", CZ_CURVE_BLS12_381, CZ_GEN_CHAIN, 1500, 2)) {
-        CHECK(f2.abc > f1.abc);
+        CHECK(f2.ab > f1.ab);
         CHECK(measure_part(&f1) && measure_part(&f2));
-        printf("  per partition besides the key: %zu (a, b, c %zu) and %zu (%zu) bytes\n", f1.part, f1.abc, f2.part,
-               f2.abc);
+        printf("  per partition besides the key: %zu (a, b %zu) and %zu (%zu) bytes\n", f1.part, f1.ab, f2.part,
+               f2.ab);
         test_partitions(&f1);
         test_small_budget(&f1);
         test_too_big(&f1);

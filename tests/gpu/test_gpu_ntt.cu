@@ -15,7 +15,9 @@
  *    few sizes;
  *  - compute_h for 2^0..2^22 (2^24 with BIG) in the same modes, against the
  *    CPU backend; from pageable, pinned and mixed host memory (chunked
- *    staging from 2^20 on);
+ *    staging from 2^20 on); each also with c NULL (c = a o b formed on the
+ *    device) against the CPU's H step of a, b, a o b, and the bytes
+ *    uploaded (3 n or 2 n elements);
  *  - 2^24: inverse(forward(x)) = x and coset_inverse(coset_forward(x)) = x,
  *    plus two outputs of the forward transform checked by Horner's rule on
  *    the CPU (a wrong but invertible transform cannot pass);
@@ -210,22 +212,29 @@ static void test_ops(const field_t *f)
 
 /* ---- the H step against the CPU backend ---- */
 
+/* c NULL: c = a o b formed on the device (backend.h); what crossed the bus
+ * (cz_cuda_last_upload) is a, b (and c where given) */
 static void run_h(const field_t *f, unsigned k, const el *a, const el *b, const el *c, const el *want, int pa,
                   int pb, int pc, const char *what)
 {
     const size_t n = (size_t)1 << k;
-    hbuf x(n, pa), y(n, pb), z(n, pc);
-    CHECK(x.p && y.p && z.p);
-    if (!x.p || !y.p || !z.p) return;
+    hbuf x(n, pa), y(n, pb), z(c ? n : 0, pc);
+    CHECK(x.p && y.p && (z.p || !c));
+    if (!x.p || !y.p || (!z.p && c)) return;
     memcpy(x.p, a, n * sizeof(el));
     memcpy(y.p, b, n * sizeof(el));
-    memcpy(z.p, c, n * sizeof(el));
+    if (c) memcpy(z.p, c, n * sizeof(el));
     cz_error err;
     cz_error_clear(&err);
-    cz_status st = cz_cuda_compute_h(gpu, f->curve, k, x.p, y.p, z.p, &err);
-    CHECK_MSG(st == CZ_OK, "%s H step 2^%u (%s): %s", f->name, k, what, cz_error_msg(&err));
-    CHECK_MSG(memcmp(x.p, want, n * sizeof(el)) == 0, "%s H step 2^%u (%s) differs from the CPU backend", f->name, k,
-              what);
+    cz_status st = cz_cuda_compute_h(gpu, f->curve, k, x.p, y.p, c ? z.p : NULL, &err);
+    CHECK_MSG(st == CZ_OK, "%s H step 2^%u (%s%s): %s", f->name, k, what, c ? "" : ", c = a o b", cz_error_msg(&err));
+    CHECK_MSG(memcmp(x.p, want, n * sizeof(el)) == 0, "%s H step 2^%u (%s%s) differs from the CPU backend", f->name,
+              k, what, c ? "" : ", c = a o b");
+    uint64_t up = 0;
+    double up_s = 0;
+    cz_cuda_last_upload(gpu, &up, &up_s);
+    CHECK_MSG(up == (c ? 3 : 2) * n * sizeof(el), "%s H step 2^%u (%s): %llu bytes uploaded", f->name, k, what,
+              (unsigned long long)up);
 }
 
 static void test_h(const field_t *f)
@@ -241,15 +250,23 @@ static void test_h(const field_t *f)
         cz_error err;
         cz_error_clear(&err);
         CHECK(cpu_be->ops->compute_h(cpu_be, f->curve, k, want.data(), wb.data(), wc.data(), NULL, &err) == CZ_OK);
+        /* c = a o b: the CPU backend's with c given (test_backend: its own
+         * c NULL path gives the same) */
+        std::vector<el> want_ab = a, wb2 = b, wab(n);
+        for (size_t i = 0; i < n; i++) f->mul(&wab[i], &a[i], &b[i]);
+        CHECK(cpu_be->ops->compute_h(cpu_be, f->curve, k, want_ab.data(), wb2.data(), wab.data(), NULL, &err) == CZ_OK);
         for (int m = 0; m < NMODES; m++) {
             set_mode(m);
             run_h(f, k, a.data(), b.data(), c.data(), want.data(), 0, 0, 0, MODES[m].name);
+            run_h(f, k, a.data(), b.data(), NULL, want_ab.data(), 0, 0, 0, MODES[m].name);
         }
         set_mode(0);
         if (k == 10 || k == 20 || k == kmax) {
             run_h(f, k, a.data(), b.data(), c.data(), want.data(), 1, 1, 1, "pinned");
             run_h(f, k, a.data(), b.data(), c.data(), want.data(), 1, 0, 1, "pinned a, c");
             run_h(f, k, a.data(), b.data(), c.data(), want.data(), 0, 1, 0, "pinned b");
+            run_h(f, k, a.data(), b.data(), NULL, want_ab.data(), 1, 1, 0, "pinned");
+            run_h(f, k, a.data(), b.data(), NULL, want_ab.data(), 0, 1, 0, "pinned b");
         }
     }
 }
