@@ -716,9 +716,11 @@ template <class F> static cz_status product_dev(cz_cuda *ctx, F *c, const F *a, 
 
 /* The H step on device arrays x[0..2] = a, b, c (h into a). With host arrays
  * (host != NULL), array i is first uploaded from host[i] on ctx->h2d and
- * transformed once there, and h is downloaded into host[0]; host[2] NULL:
- * c = a o b is formed on the device once a and b are there (backend.h), so
- * a's transforms wait for b's upload too (only a and b cross the bus). */
+ * transformed once there, and h is downloaded into host[0]. host[2] NULL:
+ * c = a o b is formed on the device (backend.h), and only a and b cross the
+ * bus: b comes first and is copied into c's array, b's transforms run while
+ * a uploads, then c = a o c in place and a's and c's transforms (c last: its
+ * last pass holds the pointwise step). */
 template <class F>
 static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_curve curve, unsigned k, F *x[3],
                              void *const host[3], cz_error *err)
@@ -733,22 +735,20 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
     s->last_up_s = 0;
     s->last_up_bytes = 0;
     bool pw_done = false; /* the pointwise step in c's last pass */
-    const int nup = host && !host[2] ? 2 : 3; /* the arrays uploaded */
+    const bool form_c = host && !host[2]; /* c = a o b here */
+    const int nup = form_c ? 2 : 3;       /* the arrays uploaded */
+    static const int order[2][3] = {{0, 1, 2}, {1, 0, 2}};
     if (host) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[0], ctx->h2d));
-    if (nup == 2) {
-        for (int i = 0; i < 2; i++) {
+    for (int j = 0; j < 3; j++) {
+        const int i = order[form_c][j];
+        if (host && host[i]) {
             if ((st = upload(ctx, s, x[i], host[i], bytes, s->ev_up[i], err)) != CZ_OK) return st;
+            if (j == nup - 1) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[1], ctx->h2d));
             CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, s->ev_up[i], 0));
         }
-        CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[1], ctx->h2d));
-        if ((st = product_dev<F>(ctx, x[2], x[0], x[1], k, err)) != CZ_OK) return st;
-    }
-    for (int i = 0; i < 3; i++) {
-        if (host && nup == 3) {
-            if ((st = upload(ctx, s, x[i], host[i], bytes, s->ev_up[i], err)) != CZ_OK) return st;
-            if (i == 2) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[1], ctx->h2d));
-            CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, s->ev_up[i], 0));
-        }
+        if (form_c && i == 1) /* b, before its transforms, into c's array */
+            CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(x[2], x[1], bytes, cudaMemcpyDeviceToDevice, ctx->compute));
+        if (form_c && i == 0 && (st = product_dev<F>(ctx, x[2], x[0], x[2], k, err)) != CZ_OK) return st;
         const bool pw = i == 2 && CZ_CUDA_NTT_H_PW && nt::h_pw_ok(cfg->simple ? NULL : &pl, CZ_CUDA_NTT_H_FUSE);
         if (k > 0 && (st = nt::run_h_array(ex, x[i], nt::h_tw_inv(tw_inv, i), tw_cos, cfg->simple ? NULL : &pl,
                                            CZ_CUDA_NTT_H_FUSE, pw ? x[0] : NULL, pw ? x[1] : NULL)) != CZ_OK)
