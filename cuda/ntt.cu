@@ -698,64 +698,71 @@ static cz_status h_tables(cz_cuda *ctx, ntt_state *s, cz_curve curve, unsigned k
     return CZ_OK;
 }
 
-template <class F> static cz_status pointwise_dev(cz_cuda *ctx, F *a, const F *b, const F *c, unsigned k, cz_error *err)
+template <class F> static cz_status pointwise_dev(cz_cuda *ctx, F *a, const F *b, const F *c, uint64_t n, cz_error *err)
 {
-    const uint64_t n = (uint64_t)1 << k;
     k_pointwise<F><<<grid_for(n, 256), 256, 0, ctx->compute>>>(a, b, c, n);
     CZ_CUDA_TRY(ctx, err, cudaGetLastError());
     return CZ_OK;
 }
 
-template <class F> static cz_status product_dev(cz_cuda *ctx, F *c, const F *a, const F *b, unsigned k, cz_error *err)
+template <class F> static cz_status product_dev(cz_cuda *ctx, F *c, const F *a, const F *b, uint64_t n, cz_error *err)
 {
-    const uint64_t n = (uint64_t)1 << k;
     k_product<F><<<grid_for(n, 256), 256, 0, ctx->compute>>>(c, a, b, n);
     CZ_CUDA_TRY(ctx, err, cudaGetLastError());
     return CZ_OK;
 }
 
-/* The H step on device arrays x[0..2] = a, b, c (h into a). With host arrays
- * (host != NULL), array i is first uploaded from host[i] on ctx->h2d and
- * transformed once there, and h is downloaded into host[0]. host[2] NULL:
- * c = a o b is formed on the device (backend.h), and only a and b cross the
- * bus: b comes first and is copied into c's array, b's transforms run while
- * a uploads, then c = a o c in place and a's and c's transforms (c last: its
- * last pass holds the pointwise step). */
+/* The executor of the H step (ntt.cuh run_h_step): gpu_exec's launches, and
+ * the arrays' arrival: with host arrays each is uploaded on ctx->h2d and
+ * ctx->compute waits for it; ev_t[1] is recorded after the last upload */
+template <class F> struct h_exec : gpu_exec<F> {
+    ntt_state *s;
+    void *const *host; /* NULL: the arrays are on the device */
+    F *const *x;
+    uint64_t n;
+    int arrived;
+    cz_status arrive(int i)
+    {
+        if (!host) return CZ_OK;
+        cz_cuda *ctx = this->ctx;
+        cz_status st = upload(ctx, s, x[i], host[i], n * sizeof(F), s->ev_up[i], this->err);
+        if (st != CZ_OK) return st;
+        if (++arrived == (host[2] ? 3 : 2)) CZ_CUDA_TRY(ctx, this->err, cudaEventRecord(s->ev_t[1], ctx->h2d));
+        CZ_CUDA_TRY(ctx, this->err, cudaStreamWaitEvent(ctx->compute, s->ev_up[i], 0));
+        return CZ_OK;
+    }
+    cz_status copy(F *dst, const F *src)
+    {
+        CZ_CUDA_TRY(this->ctx, this->err,
+                    cudaMemcpyAsync(dst, src, n * sizeof(F), cudaMemcpyDeviceToDevice, this->ctx->compute));
+        return CZ_OK;
+    }
+    cz_status product(F *c, const F *a, const F *b) { return product_dev<F>(this->ctx, c, a, b, n, this->err); }
+    cz_status pointwise(F *a, const F *b, const F *c) { return pointwise_dev<F>(this->ctx, a, b, c, n, this->err); }
+};
+
+/* The H step on device arrays x[0..2] = a, b, c (h into a), in the order of
+ * ntt.cuh run_h_step. With host arrays (host != NULL), the arrays are first
+ * uploaded from host[0..2] on ctx->h2d, each transformed once it is there,
+ * and h is downloaded into host[0]; host[2] NULL: c = a o b is formed on the
+ * device (backend.h), and only a and b cross the bus. */
 template <class F>
 static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_curve curve, unsigned k, F *x[3],
                              void *const host[3], cz_error *err)
 {
     const size_t bytes = ((size_t)1 << k) * sizeof(F);
-    nt::tw_t<F> tw_inv, tw_cos;
+    nt::tw_t<F> tw_inv = nt::tw_t<F>(), tw_cos = nt::tw_t<F>();
     cz_status st = CZ_OK;
     if (k > 0 && (st = h_tables<F>(ctx, s, curve, k, &tw_inv, &tw_cos, err)) != CZ_OK) return st;
     nt::plan_t pl;
     cfg_plan(&pl, k, cfg);
-    gpu_exec<F> ex = {ctx, err, cfg->simple != 0};
     s->last_up_s = 0;
     s->last_up_bytes = 0;
-    bool pw_done = false; /* the pointwise step in c's last pass */
     const bool form_c = host && !host[2]; /* c = a o b here */
-    const int nup = form_c ? 2 : 3;       /* the arrays uploaded */
-    static const int order[2][3] = {{0, 1, 2}, {1, 0, 2}};
+    h_exec<F> ex = {{ctx, err, cfg->simple != 0}, s, host, x, (uint64_t)1 << k, 0};
     if (host) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[0], ctx->h2d));
-    for (int j = 0; j < 3; j++) {
-        const int i = order[form_c][j];
-        if (host && host[i]) {
-            if ((st = upload(ctx, s, x[i], host[i], bytes, s->ev_up[i], err)) != CZ_OK) return st;
-            if (j == nup - 1) CZ_CUDA_TRY(ctx, err, cudaEventRecord(s->ev_t[1], ctx->h2d));
-            CZ_CUDA_TRY(ctx, err, cudaStreamWaitEvent(ctx->compute, s->ev_up[i], 0));
-        }
-        if (form_c && i == 1) /* b, before its transforms, into c's array */
-            CZ_CUDA_TRY(ctx, err, cudaMemcpyAsync(x[2], x[1], bytes, cudaMemcpyDeviceToDevice, ctx->compute));
-        if (form_c && i == 0 && (st = product_dev<F>(ctx, x[2], x[0], x[2], k, err)) != CZ_OK) return st;
-        const bool pw = i == 2 && CZ_CUDA_NTT_H_PW && nt::h_pw_ok(cfg->simple ? NULL : &pl, CZ_CUDA_NTT_H_FUSE);
-        if (k > 0 && (st = nt::run_h_array(ex, x[i], nt::h_tw_inv(tw_inv, i), tw_cos, cfg->simple ? NULL : &pl,
-                                           CZ_CUDA_NTT_H_FUSE, pw ? x[0] : NULL, pw ? x[1] : NULL)) != CZ_OK)
-            return st; /* (pw only where h_pw_ok: the executor set err) */
-        if (pw) pw_done = true;
-    }
-    if (!pw_done && (st = pointwise_dev<F>(ctx, x[0], x[1], x[2], k, err)) != CZ_OK) return st;
+    if ((st = nt::run_h_step(ex, x, tw_inv, tw_cos, cfg->simple ? NULL : &pl, k, form_c)) != CZ_OK)
+        return st; /* (the executor set err) */
     if (!host) return CZ_OK;
     /* the kernels are queued: resident blocks still pending (the prover's
      * witness) are copied now, behind them (after the staging copies of
@@ -776,7 +783,7 @@ static cz_status compute_h_t(cz_cuda *ctx, ntt_state *s, const ntt_cfg *cfg, cz_
     float ms = 0;
     CZ_CUDA_TRY(ctx, err, cudaEventElapsedTime(&ms, s->ev_t[0], s->ev_t[1]));
     s->last_up_s = ms / 1e3;
-    s->last_up_bytes = (uint64_t)nup * bytes;
+    s->last_up_bytes = (uint64_t)ex.arrived * bytes;
     return CZ_OK;
 }
 

@@ -1283,6 +1283,35 @@ static inline cz_status run_h_array(X &ex, F *x, const tw_t<F> &tw_inv, const tw
     return st;
 }
 
+/* The H step on arrays x[0..2] = a, b, c of 2^k elements (h into a): the
+ * order of its work, for the GPU (cuda/ntt.cu compute_h_t) and the emulator
+ * alike. X adds to run_h_array's executor: arrive(i) (array i is there from
+ * here on: the GPU queues its upload and waits for it; nothing where the
+ * arrays are there already), copy(dst, src), product(c, a, b) (c = a o b)
+ * and pointwise(a, b, c) (a = a b - c). form_c: c is not given (backend.h
+ * compute_h with c NULL): b arrives first and is copied into x[2] before its
+ * transforms, which run while a arrives; then x[2] = a o x[2] and a's and
+ * c's transforms. c goes last either way: its last pass holds the pointwise
+ * step where h_pw_ok. */
+template <class F, class X>
+static inline cz_status run_h_step(X &ex, F *const x[3], const tw_t<F> &tw_inv, const tw_t<F> &tw_cos,
+                                   const plan_t *pl, unsigned k, bool form_c)
+{
+    static const int order[2][3] = {{0, 1, 2}, {1, 0, 2}};
+    const bool pw = CZ_CUDA_NTT_H_PW && h_pw_ok(pl, CZ_CUDA_NTT_H_FUSE);
+    cz_status st = CZ_OK;
+    for (int j = 0; j < 3 && st == CZ_OK; j++) {
+        const int i = order[form_c][j];
+        if (!form_c || i != 2) st = ex.arrive(i);
+        if (st == CZ_OK && form_c && i == 1) st = ex.copy(x[2], x[1]);
+        if (st == CZ_OK && form_c && i == 0) st = ex.product(x[2], x[0], x[2]);
+        if (st == CZ_OK && k > 0)
+            st = run_h_array(ex, x[i], h_tw_inv(tw_inv, i), tw_cos, pl, CZ_CUDA_NTT_H_FUSE, pw && i == 2 ? x[0] : NULL,
+                             pw && i == 2 ? x[1] : NULL);
+    }
+    return st == CZ_OK && !pw ? ex.pointwise(x[0], x[1], x[2]) : st;
+}
+
 } // namespace ntt
 } // namespace cz_dev
 
