@@ -26,7 +26,10 @@
  *  - the H step (run_h_array x 3 + pointwise) byte-identical to the CPU
  *    backend's compute_h, in two passes or fused, with the switches of
  *    ntt.cuh (H_SCALE_B, H_PW) on and off, the pointwise pass counted where
- *    it applies;
+ *    it applies; and run_h_step (the order cuda/ntt.cu runs it in) with c
+ *    given and with c = a o b formed (b first, copied into c's array, then
+ *    c = a o c): the CPU's H step of a, b, c and of a, b, a o b, the arrays'
+ *    order of arrival, the copy and the product counted;
  *  - the host bit reversal against cz_ntt_bitrev_index, and the tiled one of
  *    the pass path (k_bitrev_tiles, blocks in a random order) against the
  *    element-wise one.
@@ -229,6 +232,36 @@ template <class F> struct host_exec {
         return CZ_OK;
     }
     cz_status pass(F *x, const nt::tw_t<F> &tw, const nt::pass_t &p, bool dit) { return run_pass(x, tw, NULL, p, dit); }
+    /* run_h_step's (cuda/ntt.cu h_exec): arrays of n elements; the order
+     * they arrive in, the copies, products and pointwise steps */
+    uint64_t n = 0;
+    std::vector<int> arrivals;
+    long copies = 0, products = 0, pointwises = 0;
+    cz_status arrive(int i)
+    {
+        arrivals.push_back(i);
+        return CZ_OK;
+    }
+    cz_status copy(F *dst, const F *src)
+    {
+        copies++;
+        memcpy(dst, src, n * sizeof(F));
+        return CZ_OK;
+    }
+    cz_status product(F *c, const F *a, const F *b)
+    {
+        launches++;
+        products++;
+        for (uint64_t i = 0; i < n; i++) nt::product(c, a, b, i);
+        return CZ_OK;
+    }
+    cz_status pointwise(F *a, const F *b, const F *c)
+    {
+        launches++;
+        pointwises++;
+        for (uint64_t i = 0; i < n; i++) nt::pointwise(a, b, c, i);
+        return CZ_OK;
+    }
     /* out of place with the bit reversal where rev says (ntt.cuh run_op, CZ_CUDA_NTT_FUSED_REV) */
     long revs = 0;
     cz_status pass_io(F *src, F *dst, const nt::tw_t<F> &tw, const nt::pass_t &p, bool dit, unsigned rev)
@@ -622,6 +655,29 @@ template <class F> static void test_compute_h(void)
                 if (k > 0) CHECK(ex.launches == 3 * (v < 0 ? 2 * (long)k : 2 * (long)pl.npass - fuse));
                 njoint += ex.joints;
                 njoint_odd += ex.joints_odd;
+            }
+        /* run_h_step, the order cuda/ntt.cu's compute_h_t runs: with c given,
+         * and with c formed from a and b (b arrives first, is copied into c's
+         * array, then c = a o c), against the CPU backend's H step of a, b, c
+         * and of a, b, a o b */
+        std::vector<F> wab_a = a, wab_b = b, wab_c(n);
+        for (size_t i = 0; i < n; i++) wab_c[i] = a[i] * b[i];
+        CHECK(be->ops->compute_h(be, P::curve, k, wab_a.data(), wab_b.data(), wab_c.data(), NULL, &err) == CZ_OK);
+        for (int v = -1; v < NPLANS; v++)
+            for (int form_c = 0; form_c < 2; form_c++) {
+                std::vector<F> x[3] = {a, b, form_c ? random_vec<F>(n) : c}; /* (formed: c's array holds garbage) */
+                F *const xp[3] = {x[0].data(), x[1].data(), x[2].data()};
+                host_exec<F> ex = {0, false, 1 + (v & 1)};
+                ex.n = n;
+                nt::plan_t pl;
+                if (v >= 0) plan_of(&pl, v, k);
+                CHECK(nt::run_h_step(ex, xp, ti, tcs, v >= 0 ? &pl : NULL, k, form_c != 0) == CZ_OK);
+                CHECK_MSG(memcmp(x[0].data(), (form_c ? wab_a : wa).data(), n * sizeof(F)) == 0,
+                          "%s run_h_step 2^%u, plan %d%s", P::name(), k, v, form_c ? ", c = a o b formed" : "");
+                const std::vector<int> order = form_c ? std::vector<int>{1, 0} : std::vector<int>{0, 1, 2};
+                CHECK(ex.arrivals == order && ex.copies == form_c && ex.products == form_c);
+                const bool pw = CZ_CUDA_NTT_H_PW && nt::h_pw_ok(v >= 0 ? &pl : NULL, CZ_CUDA_NTT_H_FUSE);
+                CHECK(ex.pws == (pw ? 1 : 0) && ex.pointwises == (pw ? 0 : 1));
             }
     }
     CHECK(njoint > 0 || !CZ_CUDA_NTT_H_JOINT);
