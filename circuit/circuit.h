@@ -16,9 +16,9 @@
  * Life of a synth: info (curve and witness length, for the check against
  * the key at submit), prepare (make the witness available: read a file,
  * run a witness generator), abc (write a, b (and c where asked) into the
- * caller's buffers: default the SpMV over the key's A/B matrices), witness (read by the MSMs
- * and the self-verification), release (drop what prepare made; prepare may
- * be called again, after a device failure say), free.
+ * caller's buffers: default the SpMV over the key's A/B matrices), witness
+ * (read by the MSMs and the self-verification), release (drop what prepare
+ * made; prepare may be called again, after a device failure say), free.
  *
  * a, b are two arrays of domain_size scalar-field elements (Montgomery)
  * laid out one after the other in one buffer of cz_ab_bytes(domain_size)

@@ -180,7 +180,7 @@ typedef struct cz_partition_timings {
     double finalize_s; /* assembly + verification */
     double total_s;    /* submit -> done */
     cz_prove_timings stages; /* the backend's split (h, msm_*) */
-    size_t ab_bytes;  /* a, b handed to the device */
+    size_t ab_bytes;   /* a, b handed to the device */
 } cz_partition_timings;
 
 typedef struct cz_partition_result {
