@@ -59,7 +59,10 @@
 #                                       cuzk bench-engine (issue 6): jobs (20) x 10
 #                                       partitions (default: 2^22 filecoin and 2^24
 #                                       dense, BLS12-381), pinned, then nopin_jobs
-#                                       (5) x 10 with --no-pin; the timeline kept
+#                                       (5) x 10 with --no-pin; the timeline kept;
+#                                       CZ_GPU_ENGINE_AB=DIR also runs DIR/cuzk (a
+#                                       bundle) on the same key, then this build's
+#                                       again, then DIR's (engine-*-abR.log)
 #   scripts/gpu_check.sh lanes [K:profile[:jobs[:order]]]..
 #                                       cuzk bench-engine with --lanes N, N in order
 #                                       (default 2121: 2, 1, 2, 1), jobs (2) x 10 partitions
@@ -297,6 +300,16 @@ stage_engine() {
     CZ_ENGINE_TIMELINE=1 ./$bld/cuzk bench-engine -q -d "${CZ_GPU_ENGINE_DEV:-cuda}" -j $nj -p 10 $base.zkey $base.wtns \
       >"$out/engine-$k-$prof.log" 2>"$out/engine-$k-$prof.timeline"
     cat "$out/engine-$k-$prof.log"
+    if [ -n "${CZ_GPU_ENGINE_AB:-}" ]; then # the other build on the same key: other, this, other
+      local r b
+      for r in 1 2 3; do
+        b=$CZ_GPU_ENGINE_AB/cuzk
+        [ $r = 2 ] && b=./$bld/cuzk
+        echo "== engine A/B round $r: $b"
+        "$b" bench-engine -q -d "${CZ_GPU_ENGINE_DEV:-cuda}" -j $nj -p 10 $base.zkey $base.wtns 2>&1 |
+          tee "$out/engine-$k-$prof-ab$r.log"
+      done
+    fi
     [ "$nn" -gt 0 ] &&
       ./$bld/cuzk bench-engine -q -d cuda -j $nn -p 10 --no-pin $base.zkey $base.wtns 2>&1 | tee "$out/engine-$k-$prof-nopin.log"
     [ -n "${CZ_GPU_PIN_KEYS:-}" ] && # keys pinned too: load time and first placement
